@@ -1,0 +1,1 @@
+// Benchmarks arrive with the foundation issue.

@@ -1,0 +1,8 @@
+#ifndef COMPANION_COPENSSL_SHIM_H
+#define COMPANION_COPENSSL_SHIM_H
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/kdf.h>
+#include <openssl/rand.h>
+#include <openssl/err.h>
+#endif

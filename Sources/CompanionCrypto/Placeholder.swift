@@ -1,0 +1,1 @@
+// CompanionCrypto: filled in by the foundation issue.

@@ -1,0 +1,1 @@
+// CompanionHTTP: filled in by the foundation issue.

@@ -1,0 +1,1 @@
+// The terminal client; commands arrive with the foundation issue.
