@@ -45,13 +45,13 @@ let package = Package(
 
         // Tests. `CompanionTestSupport` finds the servers `scripts/test` started and fails loudly when one is missing.
         .target(
-            name: "CompanionTestSupport", dependencies: ["CompanionCore"], path: "Tests/CompanionTestSupport",
+            name: "CompanionTestSupport", dependencies: ["CompanionCore", "CompanionHTTP"], path: "Tests/CompanionTestSupport",
             swiftSettings: strict),
         .testTarget(name: "CompanionCoreTests", dependencies: ["CompanionCore"], swiftSettings: strict),
         .testTarget(name: "CompanionCryptoTests", dependencies: ["CompanionCrypto"], swiftSettings: strict),
         .testTarget(
             name: "CompanionHTTPTests",
             dependencies: ["CompanionHTTP", "CompanionCore", "CompanionTestSupport"],
-            swiftSettings: strict),
+            resources: [.copy("Fixtures")], swiftSettings: strict),
     ]
 )
