@@ -23,6 +23,8 @@ Routes (JSON bodies unless noted; "envelope" = {"error":{"code","message"}}):
   POST|PATCH|PUT /write?key_required=0|1&fail_first=N&mode=503|reset|stall&stall=S  (Idempotency-Key)
   GET  /_stats?key=K                {"attempts":a,"effects":e}
   POST /_reset                      clears every counter and log
+  Fault routes below answer any method (GET and a keyed POST see the same fault). Any request
+  carrying an Idempotency-Key header counts as an attempt for that key (see /_stats).
   GET  /reset                       headers (Content-Length 10000) + 100 bytes, then TCP RST
   GET  /reset-before                TCP RST before any byte
   GET  /truncate                    headers (Content-Length 10000) + 100 bytes, then FIN
@@ -202,6 +204,11 @@ class Handler(BaseHTTPRequestHandler):
                 STATE.secondary.append({"method": self.command, "path": self.path,
                                         "headers": self.header_dict()})
                 del STATE.secondary[:-MAX_LOG]
+        key = self.headers.get("Idempotency-Key")
+        if key and self.route != "/write":
+            # Every keyed request counts as an attempt, so a test can see how often a client retried.
+            with STATE.lock:
+                STATE.attempts[key] = STATE.attempts.get(key, 0) + 1
         if self.route.startswith("/status/"):
             return self.r_status()
         entry = ROUTES.get(self.route)
@@ -532,36 +539,36 @@ ROUTES = {
     "/api/version": (GET, Handler.r_version),
     "/.well-known/fault.json": (GET, Handler.r_manifest),
     "/health": (GET, Handler.r_health),
-    "/ok": (GET, Handler.r_ok),
-    "/small": (GET, Handler.r_small),
-    "/json": (GET, Handler.r_json),
-    "/items": (GET, Handler.r_items),
+    "/ok": (ANY, Handler.r_ok),
+    "/small": (ANY, Handler.r_small),
+    "/json": (ANY, Handler.r_json),
+    "/items": (ANY, Handler.r_items),
     "/echo": (ANY, Handler.r_echo),
     "/echo-headers": (ANY, Handler.r_echo),
     "/flaky": (ANY, Handler.r_flaky),
     "/write": (WRITE, Handler.r_write),
     "/_stats": (GET, Handler.r_stats),
     "/_reset": (("POST",), Handler.r_reset_state),
-    "/reset": (GET, Handler.r_reset),
-    "/reset-before": (GET, Handler.r_reset_before),
-    "/truncate": (GET, Handler.r_truncate),
-    "/truncated-json": (GET, Handler.r_truncated_json),
-    "/stall": (GET, Handler.r_stall),
-    "/stall-body": (GET, Handler.r_stall_body),
-    "/html-error": (GET, Handler.r_html_error),
-    "/wrong-content-type": (GET, Handler.r_wrong_content_type),
-    "/oversized": (GET, Handler.r_oversized),
-    "/invalid-utf8": (GET, Handler.r_invalid_utf8),
-    "/not-json": (GET, Handler.r_not_json),
-    "/wrong-shape": (GET, Handler.r_wrong_shape),
-    "/redirect-loop": (GET, Handler.r_redirect_loop),
+    "/reset": (ANY, Handler.r_reset),
+    "/reset-before": (ANY, Handler.r_reset_before),
+    "/truncate": (ANY, Handler.r_truncate),
+    "/truncated-json": (ANY, Handler.r_truncated_json),
+    "/stall": (ANY, Handler.r_stall),
+    "/stall-body": (ANY, Handler.r_stall_body),
+    "/html-error": (ANY, Handler.r_html_error),
+    "/wrong-content-type": (ANY, Handler.r_wrong_content_type),
+    "/oversized": (ANY, Handler.r_oversized),
+    "/invalid-utf8": (ANY, Handler.r_invalid_utf8),
+    "/not-json": (ANY, Handler.r_not_json),
+    "/wrong-shape": (ANY, Handler.r_wrong_shape),
+    "/redirect-loop": (ANY, Handler.r_redirect_loop),
     "/redirect": (ANY, Handler.r_redirect),
     "/redirect-cross-origin": (ANY, Handler.r_redirect_cross),
-    "/redirect-to-https": (GET, Handler.r_redirect_https),
-    "/redirect-to-http-from-tls": (GET, Handler.r_redirect_http),
+    "/redirect-to-https": (ANY, Handler.r_redirect_https),
+    "/redirect-to-http-from-tls": (ANY, Handler.r_redirect_http),
     "/_secondary_log": (GET, Handler.r_secondary_log),
-    "/auth/required": (GET, Handler.r_auth_required),
-    "/auth/forbidden": (GET, Handler.r_auth_forbidden),
+    "/auth/required": (ANY, Handler.r_auth_required),
+    "/auth/forbidden": (ANY, Handler.r_auth_forbidden),
     "/cookie/set": (GET, Handler.r_cookie_set),
     "/sse": (GET, Handler.r_sse),
     "/_sse_stats": (GET, Handler.r_sse_stats),

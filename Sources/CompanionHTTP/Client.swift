@@ -118,7 +118,9 @@ public actor Client {
         guard configuration.permits(url) else { throw .insecureTransport(url: HTTPError.describe(url)) }
         var headers = configuration.defaultHeaders
         for (name, value) in request.headers { headers[name] = value }
-        return HTTPRequest(method: request.method, url: url, headers: headers, body: request.body, timeout: request.timeout ?? configuration.timeout)
+        return HTTPRequest(
+            method: request.method, url: url, headers: headers, body: request.body, timeout: request.timeout ?? configuration.timeout,
+            bufferLimit: request.maxResponseBytes ?? configuration.maxResponseBytes)
     }
 
     /// Sends `request` and returns its decoded reply; a non-success status throws `.status` with the
@@ -147,7 +149,8 @@ public actor Client {
 
     /// Sends a request through the chain without retry and returns the streaming body (for SSE).
     public func open(_ request: Request<Void>) async throws(HTTPError) -> (HTTPResponse, HTTPBody) {
-        let http = try httpRequest(for: request)
+        var http = try httpRequest(for: request)
+        http.bufferLimit = nil
         return try await streamChain(http)
     }
 

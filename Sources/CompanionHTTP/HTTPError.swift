@@ -194,11 +194,30 @@ public enum HTTPError: Error, Sendable, Hashable, CustomStringConvertible, Local
                 return .insecureTransport(url: place)
             case .dataLengthExceedsMaximum:
                 return .bodyTooLarge(limit: 0, url: place)
+            case .unknown:
+                // FoundationNetworking reports many libcurl failures as -1 with curl's own sentence.
+                return fromCurlSentence(urlError.localizedDescription, host: host, place: place, receivedBytes: receivedBytes)
             default:
                 return .transport("URLError \(urlError.code.rawValue) for \(place)")
             }
         }
         return .transport(String(describing: type(of: error)))
+    }
+
+    /// Classifies a libcurl failure sentence (curl's messages name no credentials).
+    static func fromCurlSentence(_ sentence: String, host: String, place: String, receivedBytes: Int) -> HTTPError {
+        let lower = sentence.lowercased()
+        if lower.contains("ssl") || lower.contains("certificate") || lower.contains("tls") {
+            return .tls(host: host, detail: sentence)
+        }
+        if lower.contains("transfer closed") || lower.contains("partial") || lower.contains("recv failure")
+            || lower.contains("reset") || lower.contains("empty reply")
+        {
+            return .connectionLost(url: place, receivedBytes: receivedBytes)
+        }
+        if lower.contains("timed out") || lower.contains("timeout") { return .timedOut(url: place) }
+        if lower.contains("couldn't connect") || lower.contains("could not resolve") { return .unreachable(host: host, detail: sentence) }
+        return .transport("\(sentence) (\(place))")
     }
 
     static func reason(_ status: Int) -> String {

@@ -15,17 +15,22 @@ public struct HTTPRequest: Sendable, Hashable {
     /// The idle timeout: how long the transport waits for the next bytes. Whole seconds on Linux,
     /// where libcurl rounds a sub-second timeout down to zero; the transport rounds up.
     public var timeout: Duration
+    /// When set, the body is read whole (up to this many bytes) inside the retry loop, so a
+    /// connection that breaks mid-body is retried like one that broke before the head. `nil` for
+    /// streams, whose bodies are read as they arrive.
+    public var bufferLimit: Int?
 
     /// Creates a request.
     public init(
         method: HTTPMethod = .get, url: URL, headers: HTTPHeaders = HTTPHeaders(), body: Data? = nil,
-        timeout: Duration = .seconds(30)
+        timeout: Duration = .seconds(30), bufferLimit: Int? = nil
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.bufferLimit = bufferLimit
     }
 
     /// The idempotency key header name (IETF draft-ietf-httpapi-idempotency-key-header).

@@ -118,10 +118,16 @@ public struct RetryMiddleware: Middleware {
         var attempt = 1
         while true {
             let delay: Duration
-            do {
+            do throws(HTTPError) {
                 let (response, body) = try await next(request)
                 guard policy.retryableStatuses.contains(response.status), attempt < policy.maxAttempts else {
-                    return (response, body)
+                    guard let limit = request.bufferLimit else { return (response, body) }
+                    if response.isSuccess, let length = response.contentLength, length > limit {
+                        throw HTTPError.bodyTooLarge(limit: limit, url: HTTPError.describe(request.url))
+                    }
+                    // Read the body here, so a connection lost mid-body is retried too.
+                    let data = try await body.collect(upTo: response.isSuccess ? limit : min(limit, 1 << 20), url: request.url)
+                    return (response, HTTPBody(data))
                 }
                 // Read the (small) error body so the connection is free and the last one can be returned.
                 let data = (try? await body.collect(upTo: 64 * 1024, url: request.url)) ?? Data()

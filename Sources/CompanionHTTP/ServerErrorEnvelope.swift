@@ -110,12 +110,16 @@ public struct ServerErrorEnvelope: Sendable, Hashable {
         return nil
     }
 
+    /// The page's `<title>`, or its first `<h1>` when it has no title.
     private static func htmlTitle(_ body: Data) -> String? {
         let text = String(decoding: body.prefix(64 * 1024), as: UTF8.self)
-        guard let open = text.range(of: "<title>", options: .caseInsensitive),
-            let close = text.range(of: "</title>", options: .caseInsensitive, range: open.upperBound..<text.endIndex)
-        else { return nil }
-        let title = text[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
-        return title.isEmpty ? nil : String(title.prefix(200))
+        for tag in ["title", "h1"] {
+            guard let open = text.range(of: "<\(tag)>", options: .caseInsensitive),
+                let close = text.range(of: "</\(tag)>", options: .caseInsensitive, range: open.upperBound..<text.endIndex)
+            else { continue }
+            let title = text[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
+            if !title.isEmpty { return String(title.prefix(200)) }
+        }
+        return nil
     }
 }
