@@ -78,11 +78,15 @@ public actor Client {
     private let decoder: JSONDecoder
 
     /// Creates a client for the server at `baseURL`.
-    public init(baseURL: URL, configuration: Configuration = Configuration(), transport: any Transport = URLSessionTransport()) {
+    public init(
+        baseURL: URL, configuration: Configuration = Configuration(), transport: any Transport = URLSessionTransport()
+    ) {
         self.baseURL = baseURL
         self.configuration = configuration
         var outer: [any Middleware] = []
-        if configuration.automaticIdempotencyKeys { outer.append(IdempotencyKeyMiddleware(random: configuration.random)) }
+        if configuration.automaticIdempotencyKeys {
+            outer.append(IdempotencyKeyMiddleware(random: configuration.random))
+        }
         let retry = RetryMiddleware(
             policy: configuration.retryPolicy, sleeper: configuration.sleeper, random: configuration.random,
             clock: configuration.clock, journal: configuration.journal)
@@ -118,8 +122,13 @@ public actor Client {
         guard configuration.permits(url) else { throw .insecureTransport(url: HTTPError.describe(url)) }
         var headers = configuration.defaultHeaders
         for (name, value) in request.headers { headers[name] = value }
+        if request.body != nil, headers["Content-Type"] == nil {
+            // The kit's bodies are JSON unless a request says otherwise (forms set their own type).
+            headers["Content-Type"] = "application/json"
+        }
         return HTTPRequest(
-            method: request.method, url: url, headers: headers, body: request.body, timeout: request.timeout ?? configuration.timeout,
+            method: request.method, url: url, headers: headers, body: request.body,
+            timeout: request.timeout ?? configuration.timeout,
             bufferLimit: request.maxResponseBytes ?? configuration.maxResponseBytes)
     }
 
@@ -130,7 +139,9 @@ public actor Client {
     }
 
     /// Sends `request` and returns its decoded reply together with the response head.
-    public func exchange<Response>(_ request: Request<Response>) async throws(HTTPError) -> (value: Response, response: HTTPResponse) {
+    public func exchange<Response>(_ request: Request<Response>) async throws(HTTPError) -> (
+        value: Response, response: HTTPResponse
+    ) {
         let http = try httpRequest(for: request)
         let (response, body) = try await chain(http)
         let limit = request.maxResponseBytes ?? configuration.maxResponseBytes

@@ -132,12 +132,15 @@ extension Client {
         return .ended
     }
 
-    private func wait(settings: EventSourceConfiguration, failures: Int, serverRetry: Duration?, error: HTTPError?) async throws(HTTPError) {
+    private func wait(settings: EventSourceConfiguration, failures: Int, serverRetry: Duration?, error: HTTPError?)
+        async throws(HTTPError)
+    {
         let base = serverRetry ?? settings.initialDelay
         let exponential = min(settings.maxDelay.seconds, base.seconds * pow(2, Double(failures - 1)))
         let delay = Duration.milliseconds(Int64(exponential * 1000))
         configuration.journal.record(
-            .sync, "event stream reconnect", fields: ["delayMs": "\(delay.milliseconds)", "error": error?.description ?? "ended"])
+            .sync, "event stream reconnect",
+            fields: ["delayMs": "\(delay.milliseconds)", "error": error?.description ?? "ended"])
         do {
             try await configuration.sleeper.sleep(for: delay)
         } catch {

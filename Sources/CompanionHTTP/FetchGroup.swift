@@ -27,7 +27,9 @@ public struct FetchGroup: Sendable {
     }
 
     /// Decodes the member called `name` as `type`.
-    public func decode<T: Decodable>(_ type: T.Type, _ name: String, decoder: JSONDecoder = JSONDecoder()) throws(HTTPError) -> T {
+    public func decode<T: Decodable>(_ type: T.Type, _ name: String, decoder: JSONDecoder = JSONDecoder())
+        throws(HTTPError) -> T
+    {
         guard let member = members[name] else { throw .invalidRequest("the group has no member called \(name)") }
         return try JSONDecoding.decode(T.self, from: member.data, response: member.response, decoder: decoder)
     }
@@ -38,7 +40,9 @@ extension Client {
     /// first failure after cancelling the rest.
     public func fetchGroup(_ requests: [String: Request<Data>]) async throws(HTTPError) -> FetchGroup {
         let fetchedAt = configuration.clock.now()
-        let prepared = try requests.map { entry throws(HTTPError) in (entry.key, try httpRequest(for: entry.value), entry.value.maxResponseBytes) }
+        let prepared = try requests.map { entry throws(HTTPError) in
+            (entry.key, try httpRequest(for: entry.value), entry.value.maxResponseBytes)
+        }
         let journal = configuration.journal
         let limit = configuration.maxResponseBytes
         do {
@@ -53,11 +57,14 @@ extension Client {
                 for try await (name, member) in group { members[name] = member }
                 return members
             }
-            journal.record(.sync, "group of \(members.count) fetched", fields: ["members": members.keys.sorted().joined(separator: ",")])
+            journal.record(
+                .sync, "group of \(members.count) fetched",
+                fields: ["members": members.keys.sorted().joined(separator: ",")])
             return FetchGroup(fetchedAt: fetchedAt, members: members)
         } catch {
             let wrapped = HTTPError.wrap(error, url: nil)
-            journal.record(.error, "group of \(requests.count) failed; nothing kept", fields: ["error": wrapped.description])
+            journal.record(
+                .error, "group of \(requests.count) failed; nothing kept", fields: ["error": wrapped.description])
             throw wrapped
         }
     }

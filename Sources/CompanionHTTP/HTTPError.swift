@@ -64,7 +64,9 @@ public enum HTTPError: Error, Sendable, Hashable, CustomStringConvertible, Local
         public var retryAfter: Duration?
 
         /// Creates a status failure.
-        public init(method: String, url: String, status: Int, envelope: ServerErrorEnvelope? = nil, retryAfter: Duration? = nil) {
+        public init(
+            method: String, url: String, status: Int, envelope: ServerErrorEnvelope? = nil, retryAfter: Duration? = nil
+        ) {
             self.method = method
             self.url = url
             self.status = status
@@ -140,7 +142,8 @@ public enum HTTPError: Error, Sendable, Hashable, CustomStringConvertible, Local
         case .redirectRefused(let from, let to, let reason):
             switch reason {
             case .downgrade:
-                return "\(from) redirected to the unencrypted \(to); the app refused to follow. Tell the server's admin."
+                return
+                    "\(from) redirected to the unencrypted \(to); the app refused to follow. Tell the server's admin."
             case .policy:
                 return "\(from) redirected to \(to), which the app may not connect to. Tell the server's admin."
             }
@@ -148,10 +151,12 @@ public enum HTTPError: Error, Sendable, Hashable, CustomStringConvertible, Local
             return "\(url) redirected too many times. The server is misconfigured; tell its admin."
         case .status(let failure):
             let said = failure.envelope?.summary.map { " The server said: \($0)" } ?? ""
-            return "\(failure.method) \(failure.url) failed with status \(failure.status) (\(Self.reason(failure.status))).\(said)"
+            return
+                "\(failure.method) \(failure.url) failed with status \(failure.status) (\(Self.reason(failure.status))).\(said)"
         case .undecodable(let failure):
             let place = failure.path.isEmpty ? "" : " at \(failure.path)"
-            return "The reply from \(failure.url) did not match \(failure.type)\(place): \(failure.detail). The server may run an unsupported version."
+            return
+                "The reply from \(failure.url) did not match \(failure.type)\(place): \(failure.detail). The server may run an unsupported version."
         case .unexpectedContentType(let expected, let received, let url, let sentence):
             let said = sentence.map { " It said: \($0)" } ?? ""
             return "\(url) sent \(received) where \(expected) was expected; is this the right server address?\(said)"
@@ -196,7 +201,8 @@ public enum HTTPError: Error, Sendable, Hashable, CustomStringConvertible, Local
                 return .bodyTooLarge(limit: 0, url: place)
             case .unknown:
                 // FoundationNetworking reports many libcurl failures as -1 with curl's own sentence.
-                return fromCurlSentence(urlError.localizedDescription, host: host, place: place, receivedBytes: receivedBytes)
+                return fromCurlSentence(
+                    urlError.localizedDescription, host: host, place: place, receivedBytes: receivedBytes)
             default:
                 return .transport("URLError \(urlError.code.rawValue) for \(place)")
             }
@@ -216,7 +222,9 @@ public enum HTTPError: Error, Sendable, Hashable, CustomStringConvertible, Local
             return .connectionLost(url: place, receivedBytes: receivedBytes)
         }
         if lower.contains("timed out") || lower.contains("timeout") { return .timedOut(url: place) }
-        if lower.contains("couldn't connect") || lower.contains("could not resolve") { return .unreachable(host: host, detail: sentence) }
+        if lower.contains("couldn't connect") || lower.contains("could not resolve") {
+            return .unreachable(host: host, detail: sentence)
+        }
         return .transport("\(sentence) (\(place))")
     }
 

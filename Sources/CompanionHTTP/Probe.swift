@@ -28,11 +28,13 @@ public struct ProbeReport: Sendable, Hashable {
     /// One sentence: what answered, or why nothing did.
     public var summary: String {
         if let version {
-            return "\(HTTPError.describe(baseURL)) runs version \(version)" + (manifest == nil ? "." : ", with a manifest.")
+            return "\(HTTPError.describe(baseURL)) runs version \(version)"
+                + (manifest == nil ? "." : ", with a manifest.")
         }
         if isReachable {
             let statuses = steps.compactMap { step in step.status.map { "\(step.path) → \($0)" } }
-            return "\(HTTPError.describe(baseURL)) answered (\(statuses.joined(separator: ", "))) but did not say its version."
+            return
+                "\(HTTPError.describe(baseURL)) answered (\(statuses.joined(separator: ", "))) but did not say its version."
         }
         return steps.first?.error?.description ?? "Nothing was asked."
     }

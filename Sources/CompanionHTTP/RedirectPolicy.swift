@@ -19,7 +19,10 @@ public struct RedirectPolicy: Sendable {
     public var redactor: Redactor
 
     /// Creates a policy.
-    public init(maxRedirects: Int = 10, redactor: Redactor = Redactor(), permits: @escaping @Sendable (URL) -> Bool = { _ in true }) {
+    public init(
+        maxRedirects: Int = 10, redactor: Redactor = Redactor(),
+        permits: @escaping @Sendable (URL) -> Bool = { _ in true }
+    ) {
         self.maxRedirects = maxRedirects
         self.permits = permits
         self.redactor = redactor

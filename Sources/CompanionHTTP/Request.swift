@@ -65,8 +65,12 @@ public struct Request<Response: Sendable>: Sendable {
 
 extension Request where Response: Decodable {
     /// A JSON request whose reply decodes as `Response`.
-    public init(method: HTTPMethod = .get, path: String, query: [URLQueryItem] = [], headers: HTTPHeaders = HTTPHeaders(), body: Data? = nil) {
-        self.init(method: method, path: path, query: query, headers: headers, body: body) { data, response, decoder throws(HTTPError) in
+    public init(
+        method: HTTPMethod = .get, path: String, query: [URLQueryItem] = [], headers: HTTPHeaders = HTTPHeaders(),
+        body: Data? = nil
+    ) {
+        self.init(method: method, path: path, query: query, headers: headers, body: body) {
+            data, response, decoder throws(HTTPError) in
             try JSONDecoding.decode(Response.self, from: data, response: response, decoder: decoder)
         }
     }
@@ -77,7 +81,9 @@ extension Request where Response: Decodable {
     }
 
     /// A request sending `payload` as JSON.
-    public static func json(_ method: HTTPMethod, _ path: String, body payload: some Encodable & Sendable) throws(HTTPError) -> Self {
+    public static func json(_ method: HTTPMethod, _ path: String, body payload: some Encodable & Sendable)
+        throws(HTTPError) -> Self
+    {
         let data: Data
         do {
             let encoder = JSONEncoder()
@@ -92,14 +98,18 @@ extension Request where Response: Decodable {
 
 extension Request where Response == Data {
     /// A request whose reply is the raw body.
-    public static func raw(_ method: HTTPMethod = .get, _ path: String, body: Data? = nil, headers: HTTPHeaders = HTTPHeaders()) -> Self {
+    public static func raw(
+        _ method: HTTPMethod = .get, _ path: String, body: Data? = nil, headers: HTTPHeaders = HTTPHeaders()
+    ) -> Self {
         Self(method: method, path: path, headers: headers, body: body) { data, _, _ in data }
     }
 }
 
 extension Request where Response == Void {
     /// A request whose reply body is ignored (204, 202).
-    public static func empty(_ method: HTTPMethod, _ path: String, body: Data? = nil, headers: HTTPHeaders = HTTPHeaders()) -> Self {
+    public static func empty(
+        _ method: HTTPMethod, _ path: String, body: Data? = nil, headers: HTTPHeaders = HTTPHeaders()
+    ) -> Self {
         Self(method: method, path: path, headers: headers, body: body) { _, _, _ in () }
     }
 }
@@ -107,11 +117,14 @@ extension Request where Response == Void {
 /// JSON decoding with errors that name the field path and the media type received.
 public enum JSONDecoding {
     /// Decodes `type` from a response body; an HTML page or a decoding failure becomes a typed `HTTPError`.
-    public static func decode<T: Decodable>(_ type: T.Type, from data: Data, response: HTTPResponse, decoder: JSONDecoder) throws(HTTPError) -> T {
+    public static func decode<T: Decodable>(
+        _ type: T.Type, from data: Data, response: HTTPResponse, decoder: JSONDecoder
+    ) throws(HTTPError) -> T {
         let url = response.url.map(HTTPError.describe) ?? ""
         if let media = response.mediaType, !isJSON(media) {
             let sentence = ServerErrorEnvelope.parse(data, mediaType: media)?.summary
-            throw .unexpectedContentType(expected: "application/json", received: media, url: url, serverSentence: sentence)
+            throw .unexpectedContentType(
+                expected: "application/json", received: media, url: url, serverSentence: sentence)
         }
         do {
             return try decoder.decode(T.self, from: data)

@@ -102,7 +102,8 @@ public struct RetryMiddleware: Middleware {
 
     /// Creates the middleware.
     public init(
-        policy: RetryPolicy = RetryPolicy(), sleeper: any Sleeper = TaskSleeper(), random: any RandomSource = SystemRandomSource(),
+        policy: RetryPolicy = RetryPolicy(), sleeper: any Sleeper = TaskSleeper(),
+        random: any RandomSource = SystemRandomSource(),
         clock: any WallClock = SystemWallClock(), journal: Journal? = nil
     ) {
         self.policy = policy
@@ -126,7 +127,8 @@ public struct RetryMiddleware: Middleware {
                         throw HTTPError.bodyTooLarge(limit: limit, url: HTTPError.describe(request.url))
                     }
                     // Read the body here, so a connection lost mid-body is retried too.
-                    let data = try await body.collect(upTo: response.isSuccess ? limit : min(limit, 1 << 20), url: request.url)
+                    let data = try await body.collect(
+                        upTo: response.isSuccess ? limit : min(limit, 1 << 20), url: request.url)
                     return (response, HTTPBody(data))
                 }
                 // Read the (small) error body so the connection is free and the last one can be returned.
@@ -136,7 +138,9 @@ public struct RetryMiddleware: Middleware {
                 delay = retryAfter ?? policy.backoff(afterAttempt: attempt, random: random)
                 journal?.record(
                     .note, "retry \(request.method) \(HTTPError.describe(request.url))",
-                    fields: ["attempt": "\(attempt)", "status": "\(response.status)", "delayMs": "\(delay.milliseconds)"])
+                    fields: [
+                        "attempt": "\(attempt)", "status": "\(response.status)", "delayMs": "\(delay.milliseconds)",
+                    ])
             } catch {
                 guard policy.isRetryable(error), attempt < policy.maxAttempts else { throw error }
                 delay = policy.backoff(afterAttempt: attempt, random: random)

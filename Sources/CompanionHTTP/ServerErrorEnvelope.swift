@@ -38,7 +38,9 @@ public struct ServerErrorEnvelope: Sendable, Hashable {
     public var details: JSONValue?
 
     /// Creates an envelope.
-    public init(code: String? = nil, message: String? = nil, fieldProblems: [FieldProblem] = [], details: JSONValue? = nil) {
+    public init(
+        code: String? = nil, message: String? = nil, fieldProblems: [FieldProblem] = [], details: JSONValue? = nil
+    ) {
         self.code = code
         self.message = message
         self.fieldProblems = fieldProblems
@@ -89,7 +91,8 @@ public struct ServerErrorEnvelope: Sendable, Hashable {
                 let problems = items.compactMap { item -> FieldProblem? in
                     guard let message = item["msg"]?.stringValue else { return nil }
                     let location = (item["loc"]?.arrayValue ?? []).map { $0.stringValue ?? $0.jsonString() }
-                    return FieldProblem(field: location.joined(separator: "."), message: message, code: item["type"]?.stringValue)
+                    return FieldProblem(
+                        field: location.joined(separator: "."), message: message, code: item["type"]?.stringValue)
                 }
                 return ServerErrorEnvelope(code: root["code"]?.stringValue, fieldProblems: problems, details: json)
             }
@@ -97,7 +100,8 @@ public struct ServerErrorEnvelope: Sendable, Hashable {
         if let errors = root["errors"]?.arrayValue {
             let problems = errors.compactMap { item -> FieldProblem? in
                 guard let message = item["message"]?.stringValue else { return nil }
-                return FieldProblem(field: item["param"]?.stringValue ?? "", message: message, code: item["code"]?.stringValue)
+                return FieldProblem(
+                    field: item["param"]?.stringValue ?? "", message: message, code: item["code"]?.stringValue)
             }
             let single = problems.count == 1 && problems[0].field.isEmpty
             return ServerErrorEnvelope(
@@ -115,7 +119,8 @@ public struct ServerErrorEnvelope: Sendable, Hashable {
         let text = String(decoding: body.prefix(64 * 1024), as: UTF8.self)
         for tag in ["title", "h1"] {
             guard let open = text.range(of: "<\(tag)>", options: .caseInsensitive),
-                let close = text.range(of: "</\(tag)>", options: .caseInsensitive, range: open.upperBound..<text.endIndex)
+                let close = text.range(
+                    of: "</\(tag)>", options: .caseInsensitive, range: open.upperBound..<text.endIndex)
             else { continue }
             let title = text[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
             if !title.isEmpty { return String(title.prefix(200)) }

@@ -21,7 +21,10 @@ public final class URLSessionTransport: Transport {
     private let delegate: SessionDelegate
 
     /// Creates a transport with its own session.
-    public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(), redirectPolicy: RedirectPolicy = RedirectPolicy()) {
+    public init(
+        configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
+        redirectPolicy: RedirectPolicy = RedirectPolicy()
+    ) {
         let delegate = SessionDelegate(redirectPolicy: redirectPolicy)
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
@@ -65,7 +68,8 @@ public final class URLSessionTransport: Transport {
         let head: HTTPURLResponse
         do {
             head = try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPURLResponse, any Error>) in
+                try await withCheckedThrowingContinuation {
+                    (continuation: CheckedContinuation<HTTPURLResponse, any Error>) in
                     exchange.awaitHead(continuation)
                     task.resume()
                 }
@@ -118,7 +122,8 @@ private final class Exchange: Sendable {
     }
 
     func deliverHead(_ response: HTTPURLResponse) -> Bool {
-        let (continuation, refusal) = state.withLock { state -> (CheckedContinuation<HTTPURLResponse, any Error>?, HTTPError?) in
+        let (continuation, refusal) = state.withLock {
+            state -> (CheckedContinuation<HTTPURLResponse, any Error>?, HTTPError?) in
             let continuation = state.head
             state.head = nil
             state.headDelivered = true
@@ -157,7 +162,8 @@ private final class Exchange: Sendable {
             body.finish(throwing: wrapped)
         } else {
             if !delivered {
-                continuation?.resume(throwing: HTTPError.transport("the server closed the connection without a response"))
+                continuation?.resume(
+                    throwing: HTTPError.transport("the server closed the connection without a response"))
             }
             body.finish()
         }
@@ -232,7 +238,8 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
             }
             switch redirectPolicy.decide(from: from, to: target, headers: state.currentHeaders) {
             case .refuse(let reason):
-                state.refusal = .redirectRefused(from: HTTPError.describe(from), to: HTTPError.describe(target), reason: reason)
+                state.refusal = .redirectRefused(
+                    from: HTTPError.describe(from), to: HTTPError.describe(target), reason: reason)
                 return nil
             case .follow(let headers):
                 state.currentHeaders = headers

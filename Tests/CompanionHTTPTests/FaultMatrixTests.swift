@@ -35,36 +35,53 @@ struct FaultCase: Sendable, CustomTestStringConvertible {
         FaultCase(name: "truncated body", path: "/truncate", expectation: .connectionLost, attempts: 3),
         FaultCase(name: "truncated JSON", path: "/truncated-json", expectation: .undecodable(path: nil)),
         FaultCase(
-            name: "stall past the timeout", path: "/stall?seconds=4", expectation: .timedOut, attempts: 2, timeout: .seconds(1),
+            name: "stall past the timeout", path: "/stall?seconds=4", expectation: .timedOut, attempts: 2,
+            timeout: .seconds(1),
             retry: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(10))),
         FaultCase(
-            name: "stall mid-body", path: "/stall-body?seconds=4", expectation: .timedOut, attempts: 2, timeout: .seconds(1),
+            name: "stall mid-body", path: "/stall-body?seconds=4", expectation: .timedOut, attempts: 2,
+            timeout: .seconds(1),
             retry: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(10))),
         FaultCase(
             name: "503 with Retry-After, retried then surfaced", path: "/status/503?retry_after=0",
             expectation: .status(503, code: "service_unavailable", sentence: nil), attempts: 3),
-        FaultCase(name: "429 too many requests", path: "/status/429?retry_after=0", expectation: .status(429, code: "rate_limited", sentence: nil), attempts: 3),
-        FaultCase(name: "401 with an Omnigent envelope", path: "/status/401", expectation: .status(401, code: "unauthorized", sentence: nil)),
-        FaultCase(name: "403 forbidden", path: "/status/403", expectation: .status(403, code: "forbidden", sentence: nil)),
-        FaultCase(name: "404 not found", path: "/status/404", expectation: .status(404, code: "not_found", sentence: nil)),
+        FaultCase(
+            name: "429 too many requests", path: "/status/429?retry_after=0",
+            expectation: .status(429, code: "rate_limited", sentence: nil), attempts: 3),
+        FaultCase(
+            name: "401 with an Omnigent envelope", path: "/status/401",
+            expectation: .status(401, code: "unauthorized", sentence: nil)),
+        FaultCase(
+            name: "403 forbidden", path: "/status/403", expectation: .status(403, code: "forbidden", sentence: nil)),
+        FaultCase(
+            name: "404 not found", path: "/status/404", expectation: .status(404, code: "not_found", sentence: nil)),
         FaultCase(
             name: "422 FastAPI validation list", path: "/status/422?envelope=fastapi",
             expectation: .status(422, code: nil, sentence: "body.agent_id: Field required")),
         FaultCase(
             name: "400 plain error string", path: "/status/400?envelope=plain",
             expectation: .status(400, code: nil, sentence: "plain error sentence")),
-        FaultCase(name: "500 HTML error page", path: "/html-error", expectation: .status(500, code: nil, sentence: nil), attempts: 3),
-        FaultCase(name: "502 with no body", path: "/status/502?envelope=none", expectation: .status(502, code: nil, sentence: nil), attempts: 3),
-        FaultCase(name: "HTML where JSON was expected", path: "/wrong-content-type", expectation: .unexpectedContentType),
+        FaultCase(
+            name: "500 HTML error page", path: "/html-error", expectation: .status(500, code: nil, sentence: nil),
+            attempts: 3),
+        FaultCase(
+            name: "502 with no body", path: "/status/502?envelope=none",
+            expectation: .status(502, code: nil, sentence: nil), attempts: 3),
+        FaultCase(
+            name: "HTML where JSON was expected", path: "/wrong-content-type", expectation: .unexpectedContentType),
         FaultCase(name: "oversized body", path: "/oversized?bytes=4194304", expectation: .bodyTooLarge),
         FaultCase(name: "invalid UTF-8", path: "/invalid-utf8", expectation: .undecodable(path: nil)),
         FaultCase(name: "not JSON at all", path: "/not-json", expectation: .undecodable(path: nil)),
-        FaultCase(name: "JSON of the wrong shape", path: "/wrong-shape", expectation: .undecodable(path: "items[0].name")),
+        FaultCase(
+            name: "JSON of the wrong shape", path: "/wrong-shape", expectation: .undecodable(path: "items[0].name")),
         FaultCase(name: "redirect loop", path: "/redirect-loop", expectation: .tooManyRedirects, attempts: 11),
         FaultCase(name: "redirect to an untrusted https origin", path: "/redirect-to-https", expectation: .tls),
         FaultCase(name: "untrusted TLS certificate", path: "/ok", expectation: .tls, server: .tls),
-        FaultCase(name: "flaky: two 503s then success", path: "/flaky?fail=2&code=503&retry_after=0", expectation: .success, attempts: 3),
-        FaultCase(name: "flaky: one reset then success", path: "/flaky?fail=1&mode=reset", expectation: .success, attempts: 2),
+        FaultCase(
+            name: "flaky: two 503s then success", path: "/flaky?fail=2&code=503&retry_after=0", expectation: .success,
+            attempts: 3),
+        FaultCase(
+            name: "flaky: one reset then success", path: "/flaky?fail=1&mode=reset", expectation: .success, attempts: 2),
     ]
 }
 
@@ -123,7 +140,8 @@ struct FaultMatrixTests {
     private func check(_ error: HTTPError, against expectation: Expectation) {
         switch (expectation, error) {
         case (.unreachable, .unreachable), (.connectionLost, .connectionLost), (.timedOut, .timedOut), (.tls, .tls),
-            (.tooManyRedirects, .tooManyRedirects), (.bodyTooLarge, .bodyTooLarge), (.unexpectedContentType, .unexpectedContentType):
+            (.tooManyRedirects, .tooManyRedirects), (.bodyTooLarge, .bodyTooLarge),
+            (.unexpectedContentType, .unexpectedContentType):
             return
         case (.undecodable(let path), .undecodable(let failure)):
             if let path { #expect(failure.path == path) }
@@ -152,10 +170,12 @@ struct FaultMatrixTests {
         let client = Client(
             baseURL: try TestServers.fault(),
             configuration: Client.Configuration(
-                timeout: .seconds(1), retryPolicy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)), sleeper: RecordingSleeper()))
+                timeout: .seconds(1), retryPolicy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)),
+                sleeper: RecordingSleeper()))
         let key = "write-\(mode)-\(UUID().uuidString.lowercased())"
         let request = Request<JSONValue>(
-            method: .post, path: "/write?fail_first=1&mode=\(mode)&stall=3", headers: ["Content-Type": "application/json"],
+            method: .post, path: "/write?fail_first=1&mode=\(mode)&stall=3",
+            headers: ["Content-Type": "application/json"],
             body: Data("{\"title\":\"x\"}".utf8)
         ).idempotencyKey(key)
         let value = try await client.send(request)
@@ -168,8 +188,10 @@ struct FaultMatrixTests {
     @Test func automaticKeyMakesAWriteApplyOnce() async throws {
         let client = Client(
             baseURL: try TestServers.fault(),
-            configuration: Client.Configuration(retryPolicy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)), sleeper: RecordingSleeper()))
-        let value = try await client.send(Request<JSONValue>(method: .post, path: "/write?fail_first=2&mode=reset", body: Data("{}".utf8)))
+            configuration: Client.Configuration(
+                retryPolicy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)), sleeper: RecordingSleeper()))
+        let value = try await client.send(
+            Request<JSONValue>(method: .post, path: "/write?fail_first=2&mode=reset", body: Data("{}".utf8)))
         let key = try #require(value["key"]?.stringValue)
         let stats = try await Self.stats(key: key)
         #expect(stats.effects == 1)
@@ -183,7 +205,10 @@ struct FaultMatrixTests {
         let client = Client(baseURL: fault)
         let request = Request<JSONValue>(
             path: "/redirect-cross-origin?code=302&path=/echo-headers",
-            headers: ["Authorization": "Bearer cross-origin-secret-1", "X-Certain-Token": "ctk_cross_origin_2", "Cookie": "ap_session=cookie-3"])
+            headers: [
+                "Authorization": "Bearer cross-origin-secret-1", "X-Certain-Token": "ctk_cross_origin_2",
+                "Cookie": "ap_session=cookie-3",
+            ])
         let echoed = try await client.send(request)
         let headers = try #require(echoed["headers"]?.objectValue)
         #expect(headers["authorization"] == nil)
@@ -197,7 +222,8 @@ struct FaultMatrixTests {
 
     @Test func credentialsStayOnASameOriginRedirect() async throws {
         let client = Client(baseURL: try TestServers.fault())
-        let request = Request<JSONValue>(path: "/redirect?to=/echo-headers&code=302", headers: ["Authorization": "Bearer same-origin-token"])
+        let request = Request<JSONValue>(
+            path: "/redirect?to=/echo-headers&code=302", headers: ["Authorization": "Bearer same-origin-token"])
         let echoed = try await client.send(request)
         #expect(echoed["headers"]?["authorization"]?.stringValue == "Bearer same-origin-token")
     }

@@ -9,12 +9,14 @@ struct PolicyTests {
     private let base = URL(string: "https://api.example.com/mount")
 
     private func client(
-        _ transport: ScriptedTransport, policy: RetryPolicy = RetryPolicy(), sleeper: RecordingSleeper = RecordingSleeper(),
+        _ transport: ScriptedTransport, policy: RetryPolicy = RetryPolicy(),
+        sleeper: RecordingSleeper = RecordingSleeper(),
         journal: Journal = Journal()
     ) throws -> Client {
         let url = try #require(base)
         let configuration = Client.Configuration(
-            retryPolicy: policy, journal: journal, clock: ManualWallClock(), sleeper: sleeper, random: SeededRandomSource(seed: 7))
+            retryPolicy: policy, journal: journal, clock: ManualWallClock(), sleeper: sleeper,
+            random: SeededRandomSource(seed: 7))
         return Client(baseURL: url, configuration: configuration, transport: transport)
     }
 
@@ -48,7 +50,8 @@ struct PolicyTests {
 
     @Test func getIsRetriedOn503AndHonoursRetryAfter() async throws {
         let transport = ScriptedTransport([
-            .respond(status: 503, headers: ["Retry-After": "2"]), .respond(status: 503), .respond(status: 200, body: "{\"ok\":true}"),
+            .respond(status: 503, headers: ["Retry-After": "2"]), .respond(status: 503),
+            .respond(status: 200, body: "{\"ok\":true}"),
         ])
         let sleeper = RecordingSleeper()
         let value = try await client(transport, sleeper: sleeper).send(Request<JSONValue>.get("/x"))
@@ -59,7 +62,9 @@ struct PolicyTests {
     }
 
     @Test func retriesStopAtMaxAttemptsAndSurfaceTheLastStatus() async throws {
-        let transport = ScriptedTransport([.respond(status: 502, body: #"{"error":{"code":"bad_gateway","message":"upstream down"}}"#)])
+        let transport = ScriptedTransport([
+            .respond(status: 502, body: #"{"error":{"code":"bad_gateway","message":"upstream down"}}"#)
+        ])
         let client = try client(transport, policy: RetryPolicy(maxAttempts: 4))
         await #expect {
             try await client.send(Request<JSONValue>.get("/x"))
@@ -87,7 +92,10 @@ struct PolicyTests {
     }
 
     @Test func postGetsOneIdempotencyKeyReusedByEveryRetry() async throws {
-        let transport = ScriptedTransport([.fail(.connectionLost(url: "x", receivedBytes: 0)), .respond(status: 503), .respond(status: 201, body: "{}")])
+        let transport = ScriptedTransport([
+            .fail(.connectionLost(url: "x", receivedBytes: 0)), .respond(status: 503),
+            .respond(status: 201, body: "{}"),
+        ])
         let client = try client(transport)
         _ = try await client.send(Request<JSONValue>(method: .post, path: "/write", body: Data("{}".utf8)))
         let keys = transport.requests.map(\.idempotencyKey)
@@ -109,11 +117,14 @@ struct PolicyTests {
 
     @Test func aKeyTheCallerSetIsKept() async throws {
         let transport = ScriptedTransport([.respond(status: 201, body: "{}")])
-        _ = try await client(transport).send(Request<JSONValue>(method: .patch, path: "/w").idempotencyKey("outbox-row-17"))
+        _ = try await client(transport).send(
+            Request<JSONValue>(method: .patch, path: "/w").idempotencyKey("outbox-row-17"))
         #expect(transport.requests.first?.idempotencyKey == "outbox-row-17")
     }
 
-    @Test("offline, TLS and cancellation are not retried", arguments: [HTTPError.offline(detail: ""), .tls(host: "h", detail: ""), .cancelled])
+    @Test(
+        "offline, TLS and cancellation are not retried",
+        arguments: [HTTPError.offline(detail: ""), .tls(host: "h", detail: ""), .cancelled])
     func finalFailures(error: HTTPError) async throws {
         let transport = ScriptedTransport([.fail(error)])
         let client = try client(transport)
@@ -124,28 +135,47 @@ struct PolicyTests {
     @Test func urlsJoinBelowTheMountPath() throws {
         let client = try client(ScriptedTransport([]))
         #expect(try client.url(for: "/v1/sessions").absoluteString == "https://api.example.com/mount/v1/sessions")
-        #expect(try client.url(for: "v1/sessions?limit=2").absoluteString == "https://api.example.com/mount/v1/sessions?limit=2")
+        #expect(
+            try client.url(for: "v1/sessions?limit=2").absoluteString
+                == "https://api.example.com/mount/v1/sessions?limit=2")
         let withQuery = try client.url(for: "/v1/s", query: [URLQueryItem(name: "q", value: "a b&c")])
         #expect(withQuery.absoluteString == "https://api.example.com/mount/v1/s?q=a%20b%26c")
     }
 
     @Test func redirectRules() throws {
         let policy = RedirectPolicy()
-        let headers: HTTPHeaders = ["Authorization": "Bearer s3cr3t-value", "X-Certain-Token": "ctk_abc", "Cookie": "a=b", "Accept": "application/json"]
+        let headers: HTTPHeaders = [
+            "Authorization": "Bearer s3cr3t-value", "X-Certain-Token": "ctk_abc", "Cookie": "a=b",
+            "Accept": "application/json",
+        ]
         let https = try #require(URL(string: "https://a.example.com/x"))
-        #expect(policy.decide(from: https, to: try #require(URL(string: "http://a.example.com/x")), headers: headers) == .refuse(.downgrade))
-        #expect(policy.decide(from: https, to: try #require(URL(string: "https://a.example.com/y")), headers: headers) == .follow(headers))
-        #expect(policy.decide(from: https, to: try #require(URL(string: "https://a.example.com:443/y")), headers: headers) == .follow(headers))
-        let crossed = policy.decide(from: https, to: try #require(URL(string: "https://a.example.com:8443/y")), headers: headers)
+        #expect(
+            policy.decide(from: https, to: try #require(URL(string: "http://a.example.com/x")), headers: headers)
+                == .refuse(.downgrade))
+        #expect(
+            policy.decide(from: https, to: try #require(URL(string: "https://a.example.com/y")), headers: headers)
+                == .follow(headers))
+        #expect(
+            policy.decide(from: https, to: try #require(URL(string: "https://a.example.com:443/y")), headers: headers)
+                == .follow(headers))
+        let crossed = policy.decide(
+            from: https, to: try #require(URL(string: "https://a.example.com:8443/y")), headers: headers)
         #expect(crossed == .follow(["Accept": "application/json"]))
         let strict = RedirectPolicy(permits: { $0.host != "evil.example" })
-        #expect(strict.decide(from: https, to: try #require(URL(string: "https://evil.example/")), headers: headers) == .refuse(.policy))
+        #expect(
+            strict.decide(from: https, to: try #require(URL(string: "https://evil.example/")), headers: headers)
+                == .refuse(.policy))
     }
 
     @Test func journalRedactsWhatTheChainSent() async throws {
         let journal = Journal()
-        let transport = ScriptedTransport([.respond(status: 200, headers: ["Set-Cookie": "ap_session=zzz-cookie-value"], body: #"{"token":"tok-abcdef123"}"#)])
-        var request = try Request<JSONValue>.json(.post, "/auth/login?token=query-secret-1", body: ["username": "root", "password": "hunter2-pass"])
+        let transport = ScriptedTransport([
+            .respond(
+                status: 200, headers: ["Set-Cookie": "ap_session=zzz-cookie-value"], body: #"{"token":"tok-abcdef123"}"#
+            )
+        ])
+        var request = try Request<JSONValue>.json(
+            .post, "/auth/login?token=query-secret-1", body: ["username": "root", "password": "hunter2-pass"])
         request.headers["Authorization"] = "Bearer header-secret-99"
         _ = try await client(transport, journal: journal).send(request)
         let text = String(decoding: journal.exportJSONLines(), as: UTF8.self)

@@ -4,7 +4,9 @@ import Testing
 
 @Suite("SSE parser")
 struct SSEParserTests {
-    private func parse(_ text: String, chunkSize: Int = .max, maxFrame: Int = 1024) throws -> ([ServerSentEvent], SSEParser) {
+    private func parse(_ text: String, chunkSize: Int = .max, maxFrame: Int = 1024) throws -> (
+        [ServerSentEvent], SSEParser
+    ) {
         var parser = SSEParser(maxFrameBytes: maxFrame)
         var events: [ServerSentEvent] = []
         let bytes = Array(text.utf8)
@@ -92,7 +94,8 @@ struct SSEParserTests {
     }
 
     @Test func realOmnigentStreamSample() throws {
-        let url = try #require(Bundle.module.url(forResource: "Fixtures/sse-session-stream-sample", withExtension: "txt"))
+        let url = try #require(
+            Bundle.module.url(forResource: "Fixtures/sse-session-stream-sample", withExtension: "txt"))
         let (events, _) = try parse(try String(contentsOf: url, encoding: .utf8), chunkSize: 13, maxFrame: 1 << 20)
         #expect(events.first?.event == "session.heartbeat")
         #expect(events.map(\.event).contains("response.output_item.done"))

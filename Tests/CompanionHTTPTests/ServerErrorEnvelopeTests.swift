@@ -11,20 +11,28 @@ struct ServerErrorEnvelopeTests {
     }
 
     @Test func omnigentEnvelopeFromARealReply() throws {
-        let envelope = try #require(ServerErrorEnvelope.parse(try fixture("error-404-session"), mediaType: "application/json"))
+        let envelope = try #require(
+            ServerErrorEnvelope.parse(try fixture("error-404-session"), mediaType: "application/json"))
         #expect(envelope.code == "not_found")
         #expect(envelope.summary?.isEmpty == false)
     }
 
     @Test func runnerUnavailableKeepsTheServersSentence() throws {
-        let envelope = try #require(ServerErrorEnvelope.parse(try fixture("event-error-message-no-runner"), mediaType: "application/json"))
+        let envelope = try #require(
+            ServerErrorEnvelope.parse(try fixture("event-error-message-no-runner"), mediaType: "application/json"))
         #expect(envelope.code == "runner_unavailable")
         #expect(envelope.message == "No runner bound for session")
     }
 
     @Test func fastAPIValidationListBecomesFieldProblems() throws {
-        let envelope = try #require(ServerErrorEnvelope.parse(try fixture("error-422-validation"), mediaType: "application/json"))
-        #expect(envelope.fieldProblems == [.init(field: "query.limit", message: "Input should be greater than or equal to 1", code: "greater_than_equal")])
+        let envelope = try #require(
+            ServerErrorEnvelope.parse(try fixture("error-422-validation"), mediaType: "application/json"))
+        #expect(
+            envelope.fieldProblems == [
+                .init(
+                    field: "query.limit", message: "Input should be greater than or equal to 1",
+                    code: "greater_than_equal")
+            ])
         #expect(envelope.summary == "query.limit: Input should be greater than or equal to 1")
     }
 
@@ -37,25 +45,30 @@ struct ServerErrorEnvelopeTests {
 
     @Test func plainErrorString() throws {
         let body = Data(#"{"error":"invalid username or password"}"#.utf8)
-        #expect(ServerErrorEnvelope.parse(body, mediaType: "application/json")?.message == "invalid username or password")
+        #expect(
+            ServerErrorEnvelope.parse(body, mediaType: "application/json")?.message == "invalid username or password")
     }
 
     @Test func mainworthyConflictKeepsCurrentInDetails() throws {
-        let body = Data(#"{"error":{"code":"decision_changed","message":"This question was decided meanwhile.","current":{"id":"d_305"}}}"#.utf8)
+        let body = Data(
+            #"{"error":{"code":"decision_changed","message":"This question was decided meanwhile.","current":{"id":"d_305"}}}"#
+                .utf8)
         let envelope = try #require(ServerErrorEnvelope.parse(body, mediaType: "application/json"))
         #expect(envelope.code == "decision_changed")
         #expect(envelope.details?["current"]?["id"]?.stringValue == "d_305")
     }
 
     @Test func mainworthyFieldsMap() throws {
-        let body = Data(#"{"error":{"code":"invalid","message":"The title is too long.","fields":{"title":"too_long"}}}"#.utf8)
+        let body = Data(
+            #"{"error":{"code":"invalid","message":"The title is too long.","fields":{"title":"too_long"}}}"#.utf8)
         let envelope = try #require(ServerErrorEnvelope.parse(body, mediaType: "application/json"))
         #expect(envelope.fieldProblems == [.init(field: "title", message: "too_long")])
         #expect(envelope.summary == "The title is too long.")
     }
 
     @Test func allauthErrorsList() throws {
-        let body = Data(#"{"status":400,"errors":[{"message":"Incorrect code.","code":"incorrect_code","param":"code"}]}"#.utf8)
+        let body = Data(
+            #"{"status":400,"errors":[{"message":"Incorrect code.","code":"incorrect_code","param":"code"}]}"#.utf8)
         let envelope = try #require(ServerErrorEnvelope.parse(body, mediaType: "application/json"))
         #expect(envelope.code == "incorrect_code")
         #expect(envelope.fieldProblems.first?.field == "code")

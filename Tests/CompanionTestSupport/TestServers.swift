@@ -18,7 +18,8 @@ public enum TestServers {
 
     /// The URL in environment variable `variable`.
     public static func url(_ variable: String) throws -> URL {
-        guard let text = ProcessInfo.processInfo.environment[variable], !text.isEmpty, let url = URL(string: text) else {
+        guard let text = ProcessInfo.processInfo.environment[variable], !text.isEmpty, let url = URL(string: text)
+        else {
             throw Missing(variable: variable)
         }
         return url
