@@ -43,10 +43,10 @@ let package = Package(
             name: "Benchmarks", dependencies: ["CompanionCore", "CompanionHTTP"], path: "Benchmarks",
             swiftSettings: strict),
 
-        // Tests. `CompanionTestSupport` finds the servers `scripts/test` started and fails loudly when one is missing.
+        // Tests. `CompanionTestSupport` finds the servers `scripts/test` started; a missing one fails loudly.
         .target(
-            name: "CompanionTestSupport", dependencies: ["CompanionCore", "CompanionHTTP"], path: "Tests/CompanionTestSupport",
-            swiftSettings: strict),
+            name: "CompanionTestSupport", dependencies: ["CompanionCore", "CompanionHTTP"],
+            path: "Tests/CompanionTestSupport", swiftSettings: strict),
         .testTarget(name: "CompanionCoreTests", dependencies: ["CompanionCore"], swiftSettings: strict),
         .testTarget(name: "CompanionCryptoTests", dependencies: ["CompanionCrypto"], swiftSettings: strict),
         .testTarget(
