@@ -72,8 +72,9 @@ public struct Redactor: Sendable, Hashable {
         guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             return scrubShapes(url.absoluteString)
         }
-        if parts.password != nil { parts.password = Self.mask }
-        if parts.user != nil { parts.user = nil }
+        // User info never reaches a log: drop it whole.
+        parts.password = nil
+        parts.user = nil
         if let items = parts.queryItems, !items.isEmpty {
             parts.queryItems = items.map { item in
                 isSecretField(item.name) ? URLQueryItem(name: item.name, value: Self.mask) : item

