@@ -13,12 +13,18 @@ enum P1 {
     static func run(url: URL, requests: Int = 1_000, rounds: Int = 5) async throws {
         let session = URLSession(configuration: .ephemeral)
         let client = Client(
-            baseURL: url.deletingLastPathComponent(), configuration: Client.Configuration(journal: Journal(capacity: 4_096)))
+            baseURL: url.deletingLastPathComponent(),
+            configuration: Client.Configuration(journal: Journal(capacity: 4_096)))
         let path = "/" + url.lastPathComponent
         var raw: [Double] = []
         var kit: [Double] = []
         var kitDecoded: [Double] = []
         var curl: [Double] = []
+        var transportOnly: [Double] = []
+        var noJournal: [Double] = []
+        let quiet = Client(
+            baseURL: url.deletingLastPathComponent(), configuration: Client.Configuration(recordsExchanges: false))
+        let transport = URLSessionTransport()
 
         // Warm up every path once (connections, lazy initialisation).
         _ = try await session.data(for: URLRequest(url: url))
@@ -37,6 +43,17 @@ enum P1 {
                 try await time {
                     for _ in 0..<requests { _ = try await client.send(Request<JSONValue>.get(path)) }
                 })
+            noJournal.append(
+                try await time {
+                    for _ in 0..<requests { _ = try await quiet.send(Request<Data>.raw(.get, path)) }
+                })
+            transportOnly.append(
+                try await time {
+                    for _ in 0..<requests {
+                        let (_, body) = try await transport.send(HTTPRequest(url: url))
+                        _ = try await body.collect(upTo: 1 << 20)
+                    }
+                })
             curl.append(try curlRun(url: url, requests: requests))
         }
         let rawMedian = median(raw)
@@ -46,6 +63,8 @@ enum P1 {
                 ("raw URLSession data(for:)", rawMedian, requests),
                 ("CompanionKit Client (Data)", median(kit), requests),
                 ("CompanionKit Client (decoded JSON)", median(kitDecoded), requests),
+                ("Client without journal (breakdown)", median(noJournal), requests),
+                ("URLSessionTransport alone (breakdown)", median(transportOnly), requests),
                 ("curl, one process, keep-alive", median(curl), requests),
             ], baseline: rawMedian)
     }
@@ -58,7 +77,9 @@ enum P1 {
         let start = ContinuousClock.now
         try process.run()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw BenchmarkError("curl exited with \(process.terminationStatus)") }
+        guard process.terminationStatus == 0 else {
+            throw BenchmarkError("curl exited with \(process.terminationStatus)")
+        }
         return (ContinuousClock.now - start).seconds
     }
 }
@@ -73,7 +94,8 @@ enum Report {
             let perOperation = seconds / Double(max(1, operations)) * 1000
             print(
                 pad(name, 40) + pad(String(format: "%.3f", seconds), 12) + pad(String(format: "%.4f", perOperation), 14)
-                    + pad(String(format: "%.0f", Double(operations) / seconds), 12) + String(format: "%.3fx", seconds / baseline))
+                    + pad(String(format: "%.0f", Double(operations) / seconds), 12)
+                    + String(format: "%.3fx", seconds / baseline))
         }
     }
 
@@ -91,7 +113,8 @@ func time(_ body: () async throws -> Void) async throws -> Double {
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     guard !sorted.isEmpty else { return 0 }
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    return sorted.count % 2 == 1
+        ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 struct BenchmarkError: Error, CustomStringConvertible {

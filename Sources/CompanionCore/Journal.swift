@@ -98,7 +98,7 @@ public final class Journal: Sendable {
     public func scrub(_ text: String) -> String {
         let secrets = state.withLock { $0.secrets }
         var result = redactor.scrubShapes(text)
-        for secret in secrets.sorted(by: { $0.count > $1.count }) where result.contains(secret) {
+        for secret in secrets.sorted(by: { $0.count > $1.count }) where Redactor.text(result, contains: secret) {
             result = result.replacingOccurrences(of: secret, with: Redactor.mask)
         }
         return result

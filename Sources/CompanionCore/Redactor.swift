@@ -39,7 +39,7 @@ public struct Redactor: Sendable, Hashable {
 
     /// Whether a header of this name carries a secret.
     public func isSecretHeader(_ name: String) -> Bool {
-        let lower = name.lowercased()
+        let lower = String(decoding: Self.asciiLowercased(name), as: UTF8.self)
         if allowedNames.contains(lower) { return false }
         if headerNames.contains(lower) { return true }
         if lower.hasPrefix("x-"), lower.hasSuffix("-token") || lower.hasSuffix("-key") || lower.hasSuffix("-secret") {
@@ -49,13 +49,52 @@ public struct Redactor: Sendable, Hashable {
     }
 
     /// Whether a JSON field or query parameter of this name carries a secret.
+    ///
+    /// Works on ASCII bytes: it runs for every header and field the journal records, so it avoids
+    /// Foundation string searches, which are slow on Linux.
     public func isSecretField(_ name: String) -> Bool {
-        let lower = name.lowercased()
+        let lowerBytes = Self.asciiLowercased(name)
+        let lower = String(decoding: lowerBytes, as: UTF8.self)
         if allowedNames.contains(lower) { return false }
-        let normalized = lower.replacingOccurrences(of: "_", with: "").replacingOccurrences(of: "-", with: "")
+        let normalizedBytes = lowerBytes.filter { $0 != UInt8(ascii: "_") && $0 != UInt8(ascii: "-") }
+        let normalized = String(decoding: normalizedBytes, as: UTF8.self)
         if allowedNames.contains(normalized) { return false }
-        if fieldFragments.contains(where: { normalized.contains($0) }) { return true }
-        return fieldSuffixes.contains(where: { normalized.hasSuffix($0.replacingOccurrences(of: "_", with: "")) })
+        if fieldFragments.contains(where: { Self.firstIndex(of: Array($0.utf8), in: normalizedBytes, from: 0) != nil })
+        {
+            return true
+        }
+        return fieldSuffixes.contains { suffix in
+            let bytes = Array(suffix.utf8).filter { $0 != UInt8(ascii: "_") }
+            return normalizedBytes.count >= bytes.count && normalizedBytes.suffix(bytes.count).elementsEqual(bytes)
+        }
+    }
+
+    /// The name's bytes with ASCII letters lowercased.
+    static func asciiLowercased(_ text: String) -> [UInt8] {
+        text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+    }
+
+    /// The first index at or after `start` where `needle` occurs in `haystack`.
+    static func firstIndex(of needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+        guard !needle.isEmpty, haystack.count >= needle.count, start <= haystack.count - needle.count else {
+            return nil
+        }
+        let first = needle[0]
+        var index = start
+        while index <= haystack.count - needle.count {
+            if haystack[index] == first {
+                var offset = 1
+                while offset < needle.count, haystack[index + offset] == needle[offset] { offset += 1 }
+                if offset == needle.count { return index }
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// Whether `needle` occurs in `text`, compared as UTF-8 bytes.
+    public static func text(_ text: String, contains needle: String) -> Bool {
+        firstIndex(of: Array(needle.utf8), in: Array(text.utf8), from: 0) != nil
     }
 
     /// The headers with every secret value masked; names are kept so a reader sees what was sent.
@@ -69,6 +108,9 @@ public struct Redactor: Sendable, Hashable {
 
     /// The URL as text with user info dropped and secret query values masked.
     public func redact(url: URL) -> String {
+        if url.query == nil, url.user == nil, url.password == nil, url.fragment == nil {
+            return scrubShapes(url.absoluteString)
+        }
         guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             return scrubShapes(url.absoluteString)
         }
@@ -118,31 +160,74 @@ public struct Redactor: Sendable, Hashable {
         return jsonObject
     }
 
-    /// Masks secrets recognisable in free text: `Bearer …`/`Basic …` credentials, JSON Web Tokens, and the
-    /// values of secret-named `name=value` and `"name": value` pairs.
+    /// Masks secrets recognisable in free text: `Bearer …`/`Basic …` credentials (any case), JSON Web
+    /// Tokens, and the values of secret-named `name=value` and `"name": value` pairs.
+    ///
+    /// Text holding none of the telling bytes (a space before a scheme word, `eyJ`, `=`, `"`) is
+    /// returned untouched after one pass over its bytes, which is the common case for header values.
     public func scrubShapes(_ text: String) -> String {
-        var result = text
-        for scheme in ["Bearer ", "Basic ", "bearer ", "basic "] {
-            var searchStart = result.startIndex
-            while let range = result.range(of: scheme, range: searchStart..<result.endIndex) {
-                let valueStart = range.upperBound
-                var valueEnd = valueStart
-                while valueEnd < result.endIndex, !" \",;\n\r\t}".contains(result[valueEnd]) {
-                    valueEnd = result.index(after: valueEnd)
+        let bytes = Array(text.utf8)
+        let hasScheme = Self.schemeMatch(in: bytes, at: nil) != nil
+        let hasJWT = Self.firstIndex(of: Self.jwtPrefix, in: bytes, from: 0) != nil
+        let hasPairs = bytes.contains(UInt8(ascii: "=")) || bytes.contains(UInt8(ascii: "\""))
+        guard hasScheme || hasJWT || hasPairs else { return text }
+        var result = hasScheme ? String(decoding: Self.scrubSchemes(bytes), as: UTF8.self) : text
+        if hasPairs { result = scrubNamedValues(result) }
+        if hasJWT { result = Self.scrubJWTs(result) }
+        return result
+    }
+
+    private static let jwtPrefix = Array("eyJ".utf8)
+    private static let schemes = [Array("bearer ".utf8), Array("basic ".utf8)]
+    private static let maskBytes = Array(mask.utf8)
+
+    /// The length of a scheme word (`bearer `, `basic `, any case) starting at `index`, or, when
+    /// `index` is nil, whether one occurs anywhere (its length).
+    private static func schemeMatch(in bytes: [UInt8], at index: Int?) -> Int? {
+        let positions = index.map { [$0] } ?? Array(bytes.indices)
+        for position in positions where bytes[position] | 0x20 == UInt8(ascii: "b") {
+            if position > 0, isWordByte(bytes[position - 1]) { continue }
+            for scheme in schemes where position + scheme.count <= bytes.count {
+                var offset = 0
+                while offset < scheme.count {
+                    let byte = bytes[position + offset]
+                    let folded = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                    if folded != scheme[offset] { break }
+                    offset += 1
                 }
-                if valueEnd > valueStart, result[valueStart..<valueEnd] != Self.mask {
-                    result.replaceSubrange(valueStart..<valueEnd, with: Self.mask)
-                    searchStart =
-                        result.index(valueStart, offsetBy: Self.mask.count, limitedBy: result.endIndex)
-                        ?? result.endIndex
-                } else {
-                    // Nothing replaced: continue right after the value, not a mask's length further,
-                    // which could jump over the next credential (`Bearer  Bearer secret`).
-                    searchStart = valueEnd
-                }
+                if offset == scheme.count { return scheme.count }
             }
         }
-        return Self.scrubJWTs(scrubNamedValues(result))
+        return nil
+    }
+
+    private static func isWordByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+    }
+
+    /// Replaces the credential after each scheme word; a value that is already the mask is kept.
+    private static func scrubSchemes(_ bytes: [UInt8]) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            guard let length = schemeMatch(in: bytes, at: index) else {
+                output.append(bytes[index])
+                index += 1
+                continue
+            }
+            output += bytes[index..<(index + length)]
+            var end = index + length
+            while end < bytes.count, !" \",;\n\r\t}".utf8.contains(bytes[end]) { end += 1 }
+            let value = bytes[(index + length)..<end]
+            if value.isEmpty || value.elementsEqual(maskBytes) {
+                output += value
+            } else {
+                output += maskBytes
+            }
+            index = end
+        }
+        return output
     }
 
     /// Masks the values of secret-named pairs inside free text: `name=value` (a query string or form

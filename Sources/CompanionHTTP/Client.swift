@@ -25,6 +25,8 @@ public actor Client {
         public var permits: @Sendable (URL) -> Bool
         /// Where exchanges are recorded.
         public var journal: Journal
+        /// Whether each exchange is written to the journal (retries and errors always are).
+        public var recordsExchanges: Bool
         /// How dates in JSON decode.
         public var dateDecoding: @Sendable (any Decoder) throws -> Date
         /// The time source.
@@ -40,7 +42,7 @@ public actor Client {
             timeout: Duration = .seconds(30), maxResponseBytes: Int = 32 * 1024 * 1024,
             retryPolicy: RetryPolicy = RetryPolicy(), automaticIdempotencyKeys: Bool = true,
             middlewares: [any Middleware] = [], permits: @escaping @Sendable (URL) -> Bool = { _ in true },
-            journal: Journal = Journal(),
+            journal: Journal = Journal(), recordsExchanges: Bool = true,
             dateDecoding: @escaping @Sendable (any Decoder) throws -> Date = Client.defaultDateDecoding,
             clock: any WallClock = SystemWallClock(), sleeper: any Sleeper = TaskSleeper(),
             random: any RandomSource = SystemRandomSource()
@@ -53,6 +55,7 @@ public actor Client {
             self.middlewares = middlewares
             self.permits = permits
             self.journal = journal
+            self.recordsExchanges = recordsExchanges
             self.dateDecoding = dateDecoding
             self.clock = clock
             self.sleeper = sleeper
@@ -90,7 +93,9 @@ public actor Client {
         let retry = RetryMiddleware(
             policy: configuration.retryPolicy, sleeper: configuration.sleeper, random: configuration.random,
             clock: configuration.clock, journal: configuration.journal)
-        let inner = configuration.middlewares + [JournalMiddleware(journal: configuration.journal)]
+        let inner =
+            configuration.middlewares
+            + (configuration.recordsExchanges ? [JournalMiddleware(journal: configuration.journal)] : [])
         self.chain = transport.chained(with: outer + [retry] + inner)
         self.streamChain = transport.chained(with: inner)
         let decoder = JSONDecoder()

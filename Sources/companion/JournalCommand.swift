@@ -17,12 +17,15 @@ enum JournalCommand {
         let arguments = try Arguments(words, flags: ["json"], options: ["limit", "kind"])
         try arguments.expectAtMost(0)
         guard let data = FileManager.default.contents(atPath: Terminal.journalFile.path) else {
-            throw CommandFailure("No journal yet: run another companion command first (it is kept in \(Terminal.journalFile.path)).")
+            throw CommandFailure(
+                "No journal yet: run another companion command first (it is kept in \(Terminal.journalFile.path)).")
         }
         var (events, skipped) = Journal.importJSONLines(data)
         if let kind = arguments.option("kind") {
             guard let wanted = JournalEvent.Kind(rawValue: kind) else {
-                throw UsageError("unknown kind \(kind); one of \(JournalEvent.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw UsageError(
+                    "unknown kind \(kind); one of \(JournalEvent.Kind.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
             events = events.filter { $0.kind == wanted }
         }
@@ -41,8 +44,11 @@ enum JournalCommand {
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             for event in events {
-                let fields = event.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-                Terminal.out("\(formatter.string(from: event.date)) \(event.kind.rawValue) \(event.message)" + (fields.isEmpty ? "" : "  \(fields)"))
+                let fields = event.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
+                    separator: " ")
+                Terminal.out(
+                    "\(formatter.string(from: event.date)) \(event.kind.rawValue) \(event.message)"
+                        + (fields.isEmpty ? "" : "  \(fields)"))
             }
         }
         if skipped > 0 { Terminal.err("companion: \(skipped) journal lines could not be read and were skipped") }
