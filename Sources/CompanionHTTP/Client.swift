@@ -63,13 +63,10 @@ public actor Client {
         }
     }
 
-    /// Decodes a date from a number of seconds since 1970 or an ISO 8601 string.
+    /// Decodes dates by the kit's timestamp rules (`Timestamp.decode`): ISO 8601 with or without a
+    /// zone and with up to nanosecond fractions, Unix seconds or milliseconds; zoneless stamps are UTC.
     public static let defaultDateDecoding: @Sendable (any Decoder) throws -> Date = { decoder in
-        let container = try decoder.singleValueContainer()
-        if let seconds = try? container.decode(Double.self) { return Date(timeIntervalSince1970: seconds) }
-        let text = try container.decode(String.self)
-        if let date = try? Date(text, strategy: .iso8601) { return date }
-        throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a date")
+        try Timestamp.decode(from: decoder)
     }
 
     /// The server's base URL (origin plus any mount path).

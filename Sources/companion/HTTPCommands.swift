@@ -40,8 +40,7 @@ enum HTTPCommands {
         return Client(
             baseURL: address.url,
             configuration: Client.Configuration(
-                timeout: timeout, permits: { policy.permits($0) }, journal: Terminal.journal,
-                dateDecoding: { try Timestamp.decode(from: $0) }))
+                timeout: timeout, permits: { policy.permits($0) }, journal: Terminal.journal))
     }
 
     static func probe(_ words: [String]) async throws -> Int32 {
