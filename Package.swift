@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "CompanionCore", targets: ["CompanionCore"]),
         .library(name: "CompanionCrypto", targets: ["CompanionCrypto"]),
         .library(name: "CompanionHTTP", targets: ["CompanionHTTP"]),
+        .library(name: "OmnigentCore", targets: ["OmnigentCore"]),
         .executable(name: "companion", targets: ["companion"]),
     ],
     targets: [
@@ -34,6 +35,11 @@ let package = Package(
             swiftSettings: strict),
         .target(name: "CompanionHTTP", dependencies: ["CompanionCore"], swiftSettings: strict),
 
+        // The apps' cores, each built only on the kit.
+        .target(
+            name: "OmnigentCore", dependencies: ["CompanionCore", "CompanionHTTP"], path: "Sources/Apps/Omnigent",
+            swiftSettings: strict),
+
         // The terminal client and the benchmarks.
         .executableTarget(
             name: "companion",
@@ -47,6 +53,9 @@ let package = Package(
         .target(
             name: "CompanionTestSupport", dependencies: ["CompanionCore", "CompanionHTTP"],
             path: "Tests/CompanionTestSupport", swiftSettings: strict),
+        .testTarget(
+            name: "OmnigentCoreTests", dependencies: ["OmnigentCore", "CompanionTestSupport"],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "CompanionCoreTests", dependencies: ["CompanionCore"], swiftSettings: strict),
         .testTarget(name: "CompanionCryptoTests", dependencies: ["CompanionCrypto"], swiftSettings: strict),
         .testTarget(

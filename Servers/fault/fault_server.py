@@ -23,6 +23,7 @@ Routes (JSON bodies unless noted; "envelope" = {"error":{"code","message"}}):
   POST|PATCH|PUT /write?key_required=0|1&fail_first=N&mode=503|reset|stall&stall=S  (Idempotency-Key)
   GET  /_stats?key=K                {"attempts":a,"effects":e}
   POST /_reset                      clears every counter and log
+  HEAD /  (second origin only)     200 with `Server: databricks` (a workspace root, for mount discovery)
   Fault routes below answer any method (GET and a keyed POST see the same fault). Any request
   carrying an Idempotency-Key header counts as an attempt for that key (see /_stats).
   GET  /reset                       headers (Content-Length 10000) + 100 bytes, then TCP RST
@@ -138,7 +139,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         self.dispatch()
 
-    do_POST = do_PUT = do_PATCH = do_DELETE = do_GET
+    do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_GET
 
     def read_body(self):
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
@@ -209,6 +210,13 @@ class Handler(BaseHTTPRequestHandler):
             # Every keyed request counts as an attempt, so a test can see how often a client retried.
             with STATE.lock:
                 STATE.attempts[key] = STATE.attempts.get(key, 0) + 1
+        if self.route == "/" and self.origin == "secondary":
+            # The second origin plays a Databricks workspace root for mount discovery (HEAD /).
+            self.server_version, self.sys_version = "databricks", ""
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if self.route.startswith("/status/"):
             return self.r_status()
         entry = ROUTES.get(self.route)

@@ -126,3 +126,24 @@ public enum JSONValue: Sendable, Hashable, Codable {
         return String(decoding: data, as: UTF8.self)
     }
 }
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+{
+    /// A string literal.
+    public init(stringLiteral value: String) { self = .string(value) }
+    /// An integer literal.
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    /// A floating-point literal.
+    public init(floatLiteral value: Double) { self = .number(value) }
+    /// `true` or `false`.
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An array literal.
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// A dictionary literal; a repeated key keeps the last value.
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+    /// `nil` is JSON `null`.
+    public init(nilLiteral: ()) { self = .null }
+}

@@ -1,0 +1,125 @@
+import CompanionCore
+import CompanionHTTP
+import Foundation
+
+/// The Omnigent routes the app uses, as `Request` values (research §3, watch calls O-WATCH-1…6).
+///
+/// Paths are relative to the server's API base; the `Client` keeps any mount path in front.
+public enum OmnigentAPI {
+    /// The sessions list (O-WATCH-1 uses `order=desc&sort_by=updated_at&limit=20`).
+    public static func sessions(
+        limit: Int = 20, after: String? = nil, search: String? = nil, includeArchived: Bool = false
+    ) -> Request<ListPage<Session>> {
+        Request<ListPage<Session>>.get(
+            "/v1/sessions",
+            query: [
+                "order": "desc", "sort_by": "updated_at", "limit": String(limit), "after": after,
+                "search_query": search.flatMap { $0.isEmpty ? nil : $0 },
+                "include_archived": includeArchived ? "true" : nil,
+            ])
+    }
+
+    /// The project names of the sessions (a bare JSON array).
+    public static func projects() -> Request<JSONValue> { .get("/v1/sessions/projects") }
+
+    /// A session's detail without items or liveness (O-WATCH-2).
+    public static func session(_ id: String) -> Request<Session> {
+        .get("/v1/sessions/\(escape(id))", query: ["include_items": "false", "include_liveness": "false"])
+    }
+
+    /// A session's items, newest first by default (O-WATCH-3).
+    public static func items(_ id: String, limit: Int = 100, after: String? = nil, order: String = "desc")
+        -> Request<ListPage<SessionItem>>
+    {
+        .get("/v1/sessions/\(escape(id))/items", query: ["order": order, "limit": String(limit), "after": after])
+    }
+
+    /// Posts a user message as a real turn (O-WATCH-4). A server without a runner answers 503
+    /// `runner_unavailable`, which surfaces as `HTTPError.status` with the server's sentence.
+    public static func sendMessage(_ id: String, text: String) throws(HTTPError) -> Request<EventAck> {
+        let event: JSONValue = .object([
+            "type": "message",
+            "data": .object([
+                "role": "user", "content": .array([.object(["type": "input_text", "text": .string(text)])]),
+            ]),
+        ])
+        return try .json(.post, "/v1/sessions/\(escape(id))/events", body: event)
+    }
+
+    /// Appends an assistant message without a runner (`external_assistant_message`).
+    public static func appendAssistantMessage(_ id: String, agent: String, text: String) throws(HTTPError) -> Request<
+        EventAck
+    > {
+        let event: JSONValue = .object([
+            "type": "external_assistant_message", "data": .object(["agent": .string(agent), "text": .string(text)]),
+        ])
+        return try .json(.post, "/v1/sessions/\(escape(id))/events", body: event)
+    }
+
+    /// Appends a user message without a runner (`external_conversation_item`).
+    public static func appendUserMessage(_ id: String, text: String) throws(HTTPError) -> Request<EventAck> {
+        let event: JSONValue = .object([
+            "type": "external_conversation_item",
+            "data": .object([
+                "item_type": "message",
+                "item_data": .object([
+                    "role": "user", "content": .array([.object(["type": "input_text", "text": .string(text)])]),
+                ]),
+            ]),
+        ])
+        return try .json(.post, "/v1/sessions/\(escape(id))/events", body: event)
+    }
+
+    /// Resolves an approval with accept or decline (O-WATCH-5).
+    public static func resolve(_ id: String, elicitation: String, accept: Bool) throws(HTTPError) -> Request<JSONValue>
+    {
+        try .json(
+            .post, "/v1/sessions/\(escape(id))/elicitations/\(escape(elicitation))/resolve",
+            body: ["action": accept ? "accept" : "decline"])
+    }
+
+    /// Changes a session's title, archived flag or labels (PATCH; omitted fields stay as they are).
+    public static func update(
+        _ id: String, title: String? = nil, archived: Bool? = nil, labels: [String: String]? = nil
+    )
+        throws(HTTPError) -> Request<Session>
+    {
+        var body: [String: JSONValue] = [:]
+        if let title { body["title"] = .string(title) }
+        if let archived { body["archived"] = .bool(archived) }
+        if let labels { body["labels"] = .object(labels.mapValues(JSONValue.string)) }
+        return try .json(.patch, "/v1/sessions/\(escape(id))", body: JSONValue.object(body))
+    }
+
+    /// Marks a session read up to `lastSeen` (Unix seconds).
+    public static func markRead(_ id: String, lastSeen: Int) throws(HTTPError) -> Request<Void> {
+        let body: JSONValue = .object(["last_seen": .integer(Int64(lastSeen)), "unread": .bool(false)])
+        let encoded = Data(body.jsonString().utf8)
+        return .empty(
+            .put, "/v1/sessions/\(escape(id))/read-state", body: encoded, headers: ["Content-Type": "application/json"])
+    }
+
+    /// Creates a session for `agentID`.
+    public static func createSession(agentID: String, title: String?) throws(HTTPError) -> Request<Session> {
+        var body: [String: JSONValue] = ["agent_id": .string(agentID)]
+        if let title { body["title"] = .string(title) }
+        return try .json(.post, "/v1/sessions", body: JSONValue.object(body))
+    }
+
+    /// The agents installed on the server.
+    public static func agents() -> Request<ListPage<Agent>> { .get("/v1/agents") }
+
+    /// The manifest (unauthenticated).
+    public static func manifest() -> Request<Manifest> { .get("/.well-known/omnigent.json") }
+
+    /// The signed-in identity.
+    public static func me() -> Request<Identity> { .get("/v1/me") }
+
+    /// The live stream of a session (SSE, O-WATCH-6).
+    public static func stream(_ id: String) -> Request<Void> { .empty(.get, "/v1/sessions/\(escape(id))/stream") }
+
+    /// Percent-encodes an id for a path segment, so an id never adds a path or query.
+    static func escape(_ id: String) -> String {
+        id.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-_"))) ?? id
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+/// The watch's grouping of a sessions list (O-WATCH-11, O-OPEN-18).
+///
+/// Rules: each session appears in exactly one group, in this order of precedence: needs attention
+/// (an approval waits) > active (launching, running, waiting) > its project > recent (no project).
+/// Within a group the list's own order (newest update first) is kept. Empty groups are left out.
+public struct SessionGroup: Sendable, Hashable, Identifiable {
+    /// What a group is.
+    public enum Kind: Sendable, Hashable {
+        /// Sessions with a pending approval.
+        case needsAttention
+        /// Sessions that are working.
+        case active
+        /// Sessions of one project.
+        case project(String)
+        /// Everything else.
+        case recent
+    }
+
+    /// The group's kind.
+    public var kind: Kind
+    /// Its sessions, in list order.
+    public var sessions: [Session]
+
+    /// A stable id for a list view.
+    public var id: String {
+        switch kind {
+        case .needsAttention: return "attention"
+        case .active: return "active"
+        case .project(let name): return "project:\(name)"
+        case .recent: return "recent"
+        }
+    }
+
+    /// The heading to show.
+    public var title: String {
+        switch kind {
+        case .needsAttention: return "Needs attention"
+        case .active: return "Active"
+        case .project(let name): return name
+        case .recent: return "Recent"
+        }
+    }
+
+    /// Groups `sessions` by the rules above; `projectNames` maps a project id to its display name.
+    public static func group(_ sessions: [Session], projectNames: [String: String] = [:]) -> [SessionGroup] {
+        var attention: [Session] = []
+        var active: [Session] = []
+        var projects: [String: [Session]] = [:]
+        var projectOrder: [String] = []
+        var recent: [Session] = []
+        for session in sessions {
+            if session.needsAttention {
+                attention.append(session)
+            } else if session.isActive {
+                active.append(session)
+            } else if let project = session.projectID, !project.isEmpty {
+                if projects[project] == nil { projectOrder.append(project) }
+                projects[project, default: []].append(session)
+            } else {
+                recent.append(session)
+            }
+        }
+        var groups: [SessionGroup] = []
+        if !attention.isEmpty { groups.append(SessionGroup(kind: .needsAttention, sessions: attention)) }
+        if !active.isEmpty { groups.append(SessionGroup(kind: .active, sessions: active)) }
+        for project in projectOrder {
+            groups.append(
+                SessionGroup(kind: .project(projectNames[project] ?? project), sessions: projects[project] ?? []))
+        }
+        if !recent.isEmpty { groups.append(SessionGroup(kind: .recent, sessions: recent)) }
+        return groups
+    }
+}
+
+extension Array where Element == SessionItem {
+    /// The newest `count` chat messages (user or assistant text), oldest first (O-WATCH-3, O-OPEN-19).
+    public func lastChatMessages(_ count: Int = 8) -> [SessionItem] {
+        let chat = filter(\.isChatMessage).sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        return Array(chat.suffix(count))
+    }
+}

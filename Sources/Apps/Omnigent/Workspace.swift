@@ -1,0 +1,109 @@
+import CompanionCore
+import CompanionHTTP
+import Foundation
+
+/// What kind of host an Omnigent address names (O-URL-9), which decides where sign-in happens (O-URL-10).
+public enum HostKind: String, Sendable, Hashable {
+    /// A Databricks workspace (`databricks.com`, `*.databricks.com`, `*.azuredatabricks.net`).
+    case databricksWorkspace
+    /// A Databricks App (`*.databricksapps.com`).
+    case databricksApp
+    /// Any other host: the generic path.
+    case generic
+
+    /// Classifies `host`, case-insensitively and on a dot boundary, so `notdatabricks.com` and
+    /// `databricks.com.example.org` stay generic.
+    public init(host: String) {
+        let lower = host.lowercased()
+        func matches(_ domain: String) -> Bool { lower == domain || lower.hasSuffix("." + domain) }
+        if matches("databricksapps.com") {
+            self = .databricksApp
+        } else if matches("databricks.com") || matches("azuredatabricks.net") {
+            self = .databricksWorkspace
+        } else {
+            self = .generic
+        }
+    }
+
+    /// Whether sign-in runs inside the web view (Databricks) rather than by the server's auth mode.
+    public var signsInInWebView: Bool { self != .generic }
+}
+
+/// Finds the Omnigent mount on a Databricks workspace and the API base of any server (§2 of the rules).
+public enum WorkspaceDiscovery {
+    /// The mount path Omnigent is served under on a workspace (O-OPEN-1: discovery writes `/omnigent`).
+    public static let mount = "/omnigent"
+    /// The older mount path, kept as given when a person or an admin names it.
+    public static let legacyMount = "/ml/omnigents"
+    /// The API base path on a workspace.
+    public static let workspaceAPIBase = "/api/2.0/omnigent"
+
+    /// Whether the probe may run (O-MOUNT-1): https, a bare root path, and not a Databricks App host.
+    public static func shouldProbe(_ url: URL) -> Bool { shouldProbe(url, requiringHTTPS: true) }
+
+    static func shouldProbe(_ url: URL, requiringHTTPS: Bool) -> Bool {
+        guard !requiringHTTPS || url.scheme?.lowercased() == "https", let host = url.host else { return false }
+        let path = url.path
+        guard path.isEmpty || path == "/" else { return false }
+        return HostKind(host: host) != .databricksApp
+    }
+
+    /// The URL with its path replaced by the mount, keeping scheme, host, port, query and fragment (O-MOUNT-4).
+    public static func mounted(_ url: URL) -> URL {
+        guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        parts.path = mount
+        return parts.url ?? url
+    }
+
+    /// Probes `url` with one HEAD to the origin root (O-MOUNT-2…5): 8 s, no cookies, same-origin
+    /// redirects only. A `server: databricks` reply maps the URL to the mount; anything else,
+    /// including any error, leaves it unchanged. Never throws.
+    public static func discover(_ url: URL, journal: Journal = Journal()) async -> URL {
+        await discover(url, journal: journal, requiringHTTPS: true)
+    }
+
+    /// The probe, with the https requirement switchable for tests against a loopback http server.
+    static func discover(_ url: URL, journal: Journal, requiringHTTPS: Bool) async -> URL {
+        guard shouldProbe(url, requiringHTTPS: requiringHTTPS), let origin = origin(of: url) else { return url }
+        let redirects = RedirectPolicy(maxRedirects: 5, permits: { target in Self.origin(of: target) == origin })
+        let client = Client(
+            baseURL: url,
+            configuration: Client.Configuration(
+                timeout: .seconds(8), retryPolicy: .never, automaticIdempotencyKeys: false, journal: journal),
+            transport: URLSessionTransport(redirectPolicy: redirects))
+        do {
+            var request = Request<Void>.empty(.head, "/")
+            request.timeout = .seconds(8)
+            let (response, _) = try await client.open(request)
+            if let final = response.url, Self.origin(of: final) != origin { return url }
+            let server = response.headers["Server"]?.trimmingCharacters(in: .whitespaces).lowercased()
+            guard server == "databricks" else { return url }
+            journal.record(.link, "workspace mount discovered", fields: ["origin": origin])
+            return mounted(url)
+        } catch {
+            journal.record(.link, "workspace probe failed; address kept", fields: ["error": error.description])
+            return url
+        }
+    }
+
+    /// The API base for a server URL (O-MOUNT-7): strip a trailing `/c/<id>`, drop query and
+    /// fragment; a path equal to a mount maps to `<origin>/api/2.0/omnigent`, anything else is the URL itself.
+    public static func apiBase(for url: URL) -> URL {
+        guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        var path = parts.path
+        if let range = path.range(of: "/c/", options: .backwards), !path[range.upperBound...].contains("/") {
+            path = String(path[..<range.lowerBound])
+        }
+        while path.hasSuffix("/") { path.removeLast() }
+        parts.query = nil
+        parts.fragment = nil
+        parts.path = (path == mount || path == legacyMount) ? workspaceAPIBase : path
+        return parts.url ?? url
+    }
+
+    static func origin(of url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        return "\(scheme)://\(host):\(port)"
+    }
+}

@@ -1,0 +1,183 @@
+import CompanionCore
+import CompanionHTTP
+import Foundation
+import Testing
+
+@testable import OmnigentCore
+
+/// Every model decodes a real reply captured from Omnigent 0.19.1 (fixtures from shared/fixtures/omnigent).
+@Suite("Omnigent models against real replies")
+struct ModelTests {
+    static func fixture(_ name: String) throws -> Data {
+        let url = try #require(Bundle.module.url(forResource: "Fixtures/\(name)", withExtension: "json"))
+        return try Data(contentsOf: url)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ name: String) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom(Client.defaultDateDecoding)
+        return try decoder.decode(T.self, from: try fixture(name))
+    }
+
+    @Test func sessionsList() throws {
+        let page = try Self.decode(ListPage<Session>.self, "sessions-list")
+        #expect(!page.data.isEmpty)
+        let first = try #require(page.data.first)
+        #expect(first.id.count == 32)
+        #expect(first.createdAt.timeIntervalSince1970 > 1_700_000_000)
+        #expect(first.updatedAt >= first.createdAt)
+    }
+
+    @Test func sessionDetailWithNestedItems() throws {
+        let session = try Self.decode(Session.self, "session-detail")
+        #expect(session.title == "swift integration test")
+        #expect(session.status == "idle")
+        #expect(session.pendingElicitations == [])
+        #expect(!session.needsAttention)
+        struct Detail: Decodable { var items: [SessionItem] }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom(Client.defaultDateDecoding)
+        let items = try decoder.decode(Detail.self, from: try Self.fixture("session-detail")).items
+        #expect(items.map(\.role) == ["user", "assistant"])
+        #expect(items.last?.text == "Echo: Hello from Swift")
+        #expect(items.last?.model == "debby")
+    }
+
+    @Test func flatItems() throws {
+        let page = try Self.decode(ListPage<SessionItem>.self, "session-items")
+        #expect(page.data.map(\.text) == ["Hello from Swift", "Echo: Hello from Swift"])
+        #expect(page.data.allSatisfy { $0.isChatMessage })
+    }
+
+    @Test func createAndPatchResponses() throws {
+        #expect(try Self.decode(Session.self, "session-create-response").id.count == 32)
+        #expect(try Self.decode(Session.self, "session-patch-response").id.count == 32)
+    }
+
+    @Test func manifestsInBothModes() throws {
+        #expect(try Self.decode(Manifest.self, "well-known-omnigent").authMode == .header)
+        let accounts = try Self.decode(Manifest.self, "accounts-well-known-omnigent")
+        #expect(accounts.authMode == .accounts)
+        #expect(accounts.auth.sessionCookie == "ap_session")
+    }
+
+    @Test func agentsAckAndIdentity() throws {
+        #expect(try Self.decode(ListPage<Agent>.self, "agents-list").data.contains { $0.name == "debby" })
+        #expect(try Self.decode(EventAck.self, "event-ack-external-item").itemID?.isEmpty == false)
+        #expect(try Self.decode(Identity.self, "v1-me").userID == "local")
+    }
+
+    @Test func aMissingRequiredFieldNamesItsPath() throws {
+        let body = Data(
+            #"{"object":"list","data":[{"id":"a","created_at":1},{"title":"x","created_at":2}],"has_more":false}"#.utf8)
+        let response = HTTPResponse(
+            status: 200, headers: ["Content-Type": "application/json"], url: URL(string: "http://h/v1/sessions"))
+        #expect {
+            _ = try JSONDecoding.decode(ListPage<Session>.self, from: body, response: response, decoder: JSONDecoder())
+        } throws: { error in
+            guard case .undecodable(let failure) = error as? HTTPError else { return false }
+            return failure.path == "data[1].id"
+        }
+    }
+}
+
+@Suite("Omnigent watch rules")
+struct WatchRuleTests {
+    static func session(
+        _ id: String, status: String = "idle", pending: Int = 0, project: String? = nil, updated: Int = 0
+    ) -> Session {
+        Session(
+            id: id, status: status, projectID: project, pendingElicitationsCount: pending,
+            createdAt: Date(timeIntervalSince1970: 1_000),
+            updatedAt: Date(timeIntervalSince1970: TimeInterval(1_000 + updated)))
+    }
+
+    @Test("O-WATCH-11 / O-OPEN-18: one group each, attention > active > project > recent")
+    func grouping() {
+        let sessions = [
+            Self.session("a", status: "running", pending: 1),
+            Self.session("b", status: "running"),
+            Self.session("c", status: "waiting", project: "p1"),
+            Self.session("d", project: "p1"),
+            Self.session("e", project: "p2"),
+            Self.session("f"),
+            Self.session("g", status: "launching"),
+            Self.session("h", status: "failed"),
+        ]
+        let groups = SessionGroup.group(sessions, projectNames: ["p1": "Project One"])
+        #expect(groups.map(\.title) == ["Needs attention", "Active", "Project One", "p2", "Recent"])
+        #expect(groups.map { $0.sessions.map(\.id) } == [["a"], ["b", "c", "g"], ["d"], ["e"], ["f", "h"]])
+        #expect(groups.flatMap(\.sessions).count == sessions.count)
+    }
+
+    @Test func emptyListHasNoGroups() { #expect(SessionGroup.group([]).isEmpty) }
+
+    @Test("O-WATCH-3 / O-OPEN-19: newest 8 chat messages, oldest first")
+    func lastMessages() {
+        var items: [SessionItem] = []
+        for index in 0..<12 {
+            items.append(
+                SessionItem(
+                    id: "m\(index)", role: index % 2 == 0 ? "user" : "assistant",
+                    content: [.init(type: "output_text", text: "t\(index)")],
+                    createdAt: Date(timeIntervalSince1970: TimeInterval(index))))
+        }
+        items.append(
+            SessionItem(
+                id: "tool", type: "function_call", role: nil, content: [], createdAt: Date(timeIntervalSince1970: 99)))
+        items.append(
+            SessionItem(
+                id: "sys", role: "system", content: [.init(type: "input_text", text: "s")],
+                createdAt: Date(timeIntervalSince1970: 98)))
+        let last = items.reversed().map { $0 }.lastChatMessages()
+        #expect(last.map(\.id) == (4..<12).map { "m\($0)" })
+    }
+
+    @Test(
+        "O-URL-9: host classification on a dot boundary",
+        arguments: [
+            ("databricks.com", HostKind.databricksWorkspace), ("x.cloud.databricks.com", .databricksWorkspace),
+            ("X.AzureDatabricks.net", .databricksWorkspace), ("x.databricksapps.com", .databricksApp),
+            ("databricks.com.example.org", .generic), ("notdatabricks.com", .generic), ("example.com", .generic),
+        ])
+    func hostKinds(host: String, kind: HostKind) { #expect(HostKind(host: host) == kind) }
+
+    @Test(
+        "O-MOUNT-1: probe only https bare roots that are not Apps",
+        arguments: [
+            ("https://w.cloud.databricks.com", true), ("https://w.cloud.databricks.com/", true),
+            ("http://w.cloud.databricks.com/", false), ("https://w.cloud.databricks.com/omnigent", false),
+            ("https://a.databricksapps.com/", false), ("https://example.com/?o=1", true),
+        ])
+    func probeCondition(url: String, probes: Bool) throws {
+        #expect(WorkspaceDiscovery.shouldProbe(try #require(URL(string: url))) == probes)
+    }
+
+    @Test("O-MOUNT-4: the mount keeps scheme, host, port, query and fragment")
+    func mounted() throws {
+        let url = try #require(URL(string: "https://w.cloud.databricks.com:8443/?o=42#f"))
+        #expect(WorkspaceDiscovery.mounted(url).absoluteString == "https://w.cloud.databricks.com:8443/omnigent?o=42#f")
+    }
+
+    @Test(
+        "O-MOUNT-7 / O-OPEN-1: API base",
+        arguments: [
+            ("https://w.cloud.databricks.com/omnigent", "https://w.cloud.databricks.com/api/2.0/omnigent"),
+            ("https://w.cloud.databricks.com/omnigent/c/conv_1?o=4", "https://w.cloud.databricks.com/api/2.0/omnigent"),
+            ("https://w.cloud.databricks.com/ml/omnigents/", "https://w.cloud.databricks.com/api/2.0/omnigent"),
+            ("https://omni.example.com", "https://omni.example.com"),
+            ("https://omni.example.com/team/c/abc", "https://omni.example.com/team"),
+        ])
+    func apiBase(url: String, base: String) throws {
+        #expect(WorkspaceDiscovery.apiBase(for: try #require(URL(string: url))).absoluteString == base)
+    }
+
+    @Test("O-WATCH-5: only form elicitations with an empty schema resolve on the watch")
+    func simpleApprovals() {
+        #expect(Elicitation(id: "1", kind: "form", schema: nil).isSimpleApproval)
+        #expect(Elicitation(id: "1", kind: "form", schema: ["type": "object", "properties": [:]]).isSimpleApproval)
+        #expect(
+            !Elicitation(id: "1", kind: "form", schema: ["properties": ["name": ["type": "string"]]]).isSimpleApproval)
+        #expect(!Elicitation(id: "1", kind: "url").isSimpleApproval)
+    }
+}
