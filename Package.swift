@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "CompanionCore", targets: ["CompanionCore"]),
         .library(name: "CompanionCrypto", targets: ["CompanionCrypto"]),
         .library(name: "CompanionHTTP", targets: ["CompanionHTTP"]),
+        .library(name: "CompanionVault", targets: ["CompanionVault"]),
         .executable(name: "companion", targets: ["companion"]),
     ],
     targets: [
@@ -22,6 +23,8 @@ let package = Package(
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
+        // zlib, for pack-vault blobs (envelope v2). Apple SDKs ship it as the `zlib` module.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
 
         // The kit, lowest first.
         .target(name: "CompanionCore", swiftSettings: strict),
@@ -33,14 +36,22 @@ let package = Package(
             ],
             swiftSettings: strict),
         .target(name: "CompanionHTTP", dependencies: ["CompanionCore"], swiftSettings: strict),
+        .target(
+            name: "CompanionVault",
+            dependencies: [
+                "CompanionCore", "CompanionCrypto",
+                .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
+                .target(name: "CZlib", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: strict),
 
         // The terminal client and the benchmarks.
         .executableTarget(
             name: "companion",
-            dependencies: ["CompanionCore", "CompanionCrypto", "CompanionHTTP"],
+            dependencies: ["CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionVault"],
             swiftSettings: strict),
         .executableTarget(
-            name: "Benchmarks", dependencies: ["CompanionCore", "CompanionHTTP"], path: "Benchmarks",
+            name: "Benchmarks", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionVault"], path: "Benchmarks",
             swiftSettings: strict),
 
         // Tests. `CompanionTestSupport` finds the servers `scripts/test` started and fails loudly when one is missing.
@@ -52,6 +63,9 @@ let package = Package(
         .testTarget(
             name: "CompanionHTTPTests",
             dependencies: ["CompanionHTTP", "CompanionCore", "CompanionTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "CompanionVaultTests", dependencies: ["CompanionVault", "CompanionCore", "CompanionTestSupport"],
             swiftSettings: strict),
     ]
 )
