@@ -2,7 +2,7 @@
 # Starts the real SG/Send server (sgraph-ai-app-send, disk storage) on 127.0.0.1 and a free port, in its own
 # process group, and waits (bounded) until it answers. Prints the variables the tests read, ready for `eval`:
 #   eval "$(bash Servers/sgit/start.sh)"     # sets SGIT_SERVER_URL, SGIT_SERVER_PIDFILE, SGIT_CLI
-# Stop it with: bash Servers/sgit/stop.sh
+# The same lines go to $SGIT_WORK/test-env.sh. Stop it with: bash Servers/sgit/stop.sh
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/env.sh"
@@ -28,7 +28,7 @@ setsid env -i PATH=/usr/bin:/bin HOME="$SGIT_SERVER_DIR/home" SEND__STORAGE_MODE
     "$SGIT_SRVPY" -c 'import sys, uvicorn
 from sgraph_ai_app_send__docker.app import create_app
 uvicorn.run(create_app(), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")' "$PORT" \
-    > "$SGIT_SERVER_DIR/server.log" 2>&1 < /dev/null &
+    > "$SGIT_SERVER_DIR/server.log" 2>&1 < /dev/null {WAITFD}>&- &
 PID=$!
 echo "$PID" > "$PIDFILE"
 
@@ -45,6 +45,8 @@ if [ "$ready" != 1 ]; then
     bash "$HERE/stop.sh" >&2 || true
     exit 1
 fi
-echo "export SGIT_SERVER_URL=$BASE"
-echo "export SGIT_SERVER_PIDFILE=$PIDFILE"
-echo "export SGIT_CLI=$SGIT_CLI"
+{
+    echo "export SGIT_SERVER_URL=$BASE"
+    echo "export SGIT_SERVER_PIDFILE=$PIDFILE"
+    echo "export SGIT_CLI=$SGIT_CLI"
+} | tee "$SGIT_WORK/test-env.sh"   # also kept on disk: `. $SGIT_WORK/test-env.sh` in a later shell

@@ -70,6 +70,13 @@ public struct VaultPullProgress: Sendable, Hashable {
     public let bytes: Int
     /// Seconds since the pull started.
     public let elapsed: Double
+
+    /// Creates a progress value.
+    public init(objects: Int, bytes: Int, elapsed: Double) {
+        self.objects = objects
+        self.bytes = bytes
+        self.elapsed = elapsed
+    }
 }
 
 /// A native, read-only sgit vault reader (sgit-vault.md §2.7).
