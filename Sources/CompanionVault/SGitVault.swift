@@ -152,7 +152,8 @@ public actor SGitVault {
 
         // 1. The ref: never from the cache.
         guard let refStored = try await fetchRaw(refID) else {
-            log.record(.error, path: refID, status: 404, detail: "ref not found: unknown vault, never pushed, or wrong key")
+            log.record(
+                .error, path: refID, status: 404, detail: "ref not found: unknown vault, never pushed, or wrong key")
             throw .vaultNotFound(vaultID: vaultID)
         }
         let headID = try VaultFormat.parseRef(decrypt(refStored, path: refID), path: refID)
@@ -249,7 +250,8 @@ public actor SGitVault {
         _ = try await objects(missingBlobs, staging: staging, stagedOnDisk: stagedBlobs, counter: counter, keep: false)
 
         // 6. Promote: blobs, trees children-first, commits; then the state.
-        for (id, data) in staged where !FileManager.default.fileExists(atPath: staging.appendingPathComponent(id).path) {
+        for (id, data) in staged where !FileManager.default.fileExists(atPath: staging.appendingPathComponent(id).path)
+        {
             try write(data, to: staging.appendingPathComponent(id))
         }
         try cache.promote(blobIDs, from: staging)
@@ -510,7 +512,9 @@ public actor SGitVault {
                 guard let id = iterator.next() else { return false }
                 group.addTask {
                     do throws(VaultError) {
-                        guard let stored = try await Self.fetch("bare/data/" + id, vaultID: vaultID, source: source, log: log)
+                        guard
+                            let stored = try await Self.fetch(
+                                "bare/data/" + id, vaultID: vaultID, source: source, log: log)
                         else {
                             log.record(.error, path: "bare/data/" + id, status: 404, detail: "object missing")
                             throw VaultError.objectMissing(id: id)
@@ -568,7 +572,8 @@ public actor SGitVault {
     {
         let started = ContinuousClock.now
         do {
-            let (plain, compressed) = try VaultFormat.open(stored, key: key.readKey, path: path, inflateLimit: inflateLimit)
+            let (plain, compressed) = try VaultFormat.open(
+                stored, key: key.readKey, path: path, inflateLimit: inflateLimit)
             log.record(
                 .decrypt, path: path, bytes: plain.count, durationMs: VaultKey.milliseconds(since: started),
                 detail: "AES-256-GCM\(compressed ? " + zlib" : ""), read key, \(stored.count) B → \(plain.count) B")

@@ -73,9 +73,8 @@ public enum VaultFormat {
 
     /// Parses a decrypted ref, `{"commit_id": "obj-cas-imm-…"}`, and returns the commit id.
     public static func parseRef(_ plaintext: Data, path: String = "ref") throws(VaultError) -> String {
-        struct Ref: Decodable { let commit_id: String? }  // swift-format-ignore: AlwaysUseLowerCamelCase
-        let ref: Ref = try decode(plaintext, path: path)
-        guard let id = ref.commit_id else { throw .malformedObject(path: path, reason: "no commit_id") }
+        let ref: RawRef = try decode(plaintext, path: path)
+        guard let id = ref.commitID else { throw .malformedObject(path: path, reason: "no commit_id") }
         guard isObjectID(id) else { throw .invalidIdentifier("commit id in ref") }
         return id
     }
@@ -145,6 +144,11 @@ public enum VaultFormat {
         } catch {
             throw .malformedObject(path: path, reason: "not the expected JSON")
         }
+    }
+
+    private struct RawRef: Decodable {
+        let commitID: String?
+        enum CodingKeys: String, CodingKey { case commitID = "commit_id" }
     }
 
     // swift-format-ignore: AlwaysUseLowerCamelCase

@@ -126,7 +126,9 @@ public final class VaultTrafficLog: Sendable {
         }
         counter.withLock { $0[kind, default: 0] += 1 }
         if let journal {
-            var fields = ["kind": kind.rawValue, "bytes": String(bytes), "durationMs": String(format: "%.3f", durationMs)]
+            var fields = [
+                "kind": kind.rawValue, "bytes": String(bytes), "durationMs": String(format: "%.3f", durationMs),
+            ]
             if !path.isEmpty { fields["path"] = path }
             if let status { fields["status"] = String(status) }
             if !detail.isEmpty { fields["detail"] = detail }

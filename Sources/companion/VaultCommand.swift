@@ -156,7 +156,8 @@ enum VaultCommand {
         let key = try VaultKey(importing: keyString)
         let folder = try stateFolder(for: key.vaultID, options: options)
         guard let origin = Origin.load(from: folder) else {
-            throw UsageError(message: "vault \(key.vaultID) has not been pulled here yet: run companion vault pull first")
+            throw UsageError(
+                message: "vault \(key.vaultID) has not been pulled here yet: run companion vault pull first")
         }
         return try SGitVault(
             key: key, source: origin.source, cache: folder.appendingPathComponent("cache"), log: VaultTrafficLog())

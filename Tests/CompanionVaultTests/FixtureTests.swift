@@ -34,7 +34,8 @@ import Testing
 
         // Every commit's every file reads back byte-identical.
         let commits = try await vault.history(limit: 10)
-        #expect(commits.map(\.message) == ["remove config", "edit readme, add nested note", "add initial files", "init"])
+        #expect(
+            commits.map(\.message) == ["remove config", "edit readme, add nested note", "add initial files", "init"])
         #expect(try await vault.history(limit: 2).count == 2)
         #expect(commits.count == history.count)
         for (commit, expected) in zip(commits, history) {

@@ -59,7 +59,8 @@ struct ServerEnvironment {
             }
             let name = (entry["name"] as? String) ?? ""
             vaults[name] = Vault(
-                name: name, vaultID: (entry["vault_id"] as? String) ?? "", keyString: (entry["key_string"] as? String) ?? "",
+                name: name, vaultID: (entry["vault_id"] as? String) ?? "",
+                keyString: (entry["key_string"] as? String) ?? "",
                 readKeyString: (entry["read_key_string"] as? String) ?? "",
                 vaultKeyString: (entry["vault_key_string"] as? String) ?? "", packs: (entry["packs"] as? Bool) ?? false,
                 branches: branches, workingCopy: (entry["working_copy"] as? String) ?? "")
@@ -80,7 +81,8 @@ struct ServerEnvironment {
     private func sha256(_ data: Data) -> String { VaultHex.encode(VaultCrypto.sha256(data)) }
 
     /// Pulls `branch`, then checks the first-parent history and every file of every commit byte for byte.
-    private func checkAllCommits(of vault: SGitVault, branch: String, expected: [ServerEnvironment.Commit]) async throws {
+    private func checkAllCommits(of vault: SGitVault, branch: String, expected: [ServerEnvironment.Commit]) async throws
+    {
         try await vault.pull(branch: branch == "current" ? nil : branch)
         let history = try await vault.history(limit: 100)
         #expect(history.count == expected.count, "\(branch): commit count")
