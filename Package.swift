@@ -51,19 +51,19 @@ let package = Package(
             dependencies: ["CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionVault"],
             swiftSettings: strict),
         .executableTarget(
-            name: "Benchmarks", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionVault"], path: "Benchmarks",
-            swiftSettings: strict),
+            name: "Benchmarks", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionVault"],
+            path: "Benchmarks", swiftSettings: strict),
 
-        // Tests. `CompanionTestSupport` finds the servers `scripts/test` started and fails loudly when one is missing.
+        // Tests. `CompanionTestSupport` finds the servers `scripts/test` started; a missing one fails loudly.
         .target(
-            name: "CompanionTestSupport", dependencies: ["CompanionCore"], path: "Tests/CompanionTestSupport",
-            swiftSettings: strict),
+            name: "CompanionTestSupport", dependencies: ["CompanionCore", "CompanionHTTP"],
+            path: "Tests/CompanionTestSupport", swiftSettings: strict),
         .testTarget(name: "CompanionCoreTests", dependencies: ["CompanionCore"], swiftSettings: strict),
         .testTarget(name: "CompanionCryptoTests", dependencies: ["CompanionCrypto"], swiftSettings: strict),
         .testTarget(
             name: "CompanionHTTPTests",
             dependencies: ["CompanionHTTP", "CompanionCore", "CompanionTestSupport"],
-            swiftSettings: strict),
+            resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "CompanionVaultTests", dependencies: ["CompanionVault", "CompanionCore", "CompanionTestSupport"],
             swiftSettings: strict),

@@ -1,1 +1,25 @@
-// Benchmarks arrive with the foundation issue.
+import Foundation
+
+/// CompanionKit's benchmarks, run in release mode by `scripts/bench`. Each prints a table of
+/// medians and ratios against a baseline measured side by side in the same run.
+let usage = """
+    usage: Benchmarks p1 <url-of-small-json>
+    """
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+do {
+    switch arguments.first {
+    case "p1":
+        guard arguments.count >= 2, let url = URL(string: arguments[1]) else {
+            print(usage)
+            exit(2)
+        }
+        try await P1.run(url: url)
+    default:
+        print(usage)
+        exit(2)
+    }
+} catch {
+    FileHandle.standardError.write(Data("benchmark failed: \(error)\n".utf8))
+    exit(1)
+}

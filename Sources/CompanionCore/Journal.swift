@@ -111,7 +111,8 @@ public final class Journal: Sendable {
         let cleanMessage = scrub(message)
         var cleanFields: [String: String] = [:]
         for (name, value) in fields {
-            cleanFields[name] = redactor.isSecretField(name) ? Redactor.mask : scrub(value)
+            // Header rules include the field rules, and a field is often a header (`Authorization`).
+            cleanFields[name] = redactor.isSecretHeader(name) ? Redactor.mask : scrub(value)
         }
         return state.withLock { state in
             let event = JournalEvent(
@@ -147,11 +148,12 @@ public final class Journal: Sendable {
         }
     }
 
-    /// The events as JSON Lines, oldest first, for `companion journal` and bug reports.
+    /// The events as JSON Lines, oldest first, for `companion journal` and bug reports. Dates are ISO 8601
+    /// UTC with milliseconds, so events within one second keep their spacing.
     public func exportJSONLines() -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .companionISO8601
         var output = Data()
         for event in events {
             if let line = try? encoder.encode(event) {
@@ -165,7 +167,7 @@ public final class Journal: Sendable {
     /// Reads events written by `exportJSONLines()`; lines that do not decode are skipped and counted.
     public static func importJSONLines(_ data: Data) -> (events: [JournalEvent], skipped: Int) {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = .companionFlexible
         var events: [JournalEvent] = []
         var skipped = 0
         for line in data.split(separator: 0x0A) where !line.isEmpty {

@@ -4,9 +4,10 @@ import Foundation
 ///
 /// Rule: the journal, logs and error descriptions only ever hold text that went through a
 /// `Redactor`. It redacts by name (a header called `Authorization`, a JSON field called
-/// `password`), by shape (`Bearer …`, a JWT) and by value (every secret the kit registered with
-/// the journal), because any one of those alone misses cases: a token echoed in a query string
-/// has no telling name, and a fresh secret has no telling shape.
+/// `password`, also as a `name=value` or `"name": value` pair inside free text), by shape
+/// (`Bearer …`, a JWT) and by value (every secret the kit registered with the journal), because
+/// any one of those alone misses cases: a token echoed in a query string has no telling header,
+/// and a fresh secret has no telling shape.
 public struct Redactor: Sendable, Hashable {
     /// What replaces a secret.
     public static let mask = "<redacted>"
@@ -71,8 +72,9 @@ public struct Redactor: Sendable, Hashable {
         guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             return scrubShapes(url.absoluteString)
         }
-        if parts.password != nil { parts.password = Self.mask }
-        if parts.user != nil { parts.user = nil }
+        // User info never reaches a log: drop it whole.
+        parts.password = nil
+        parts.user = nil
         if let items = parts.queryItems, !items.isEmpty {
             parts.queryItems = items.map { item in
                 isSecretField(item.name) ? URLQueryItem(name: item.name, value: Self.mask) : item
@@ -116,7 +118,8 @@ public struct Redactor: Sendable, Hashable {
         return jsonObject
     }
 
-    /// Masks secrets recognisable by shape alone: `Bearer …`/`Basic …` credentials and JSON Web Tokens.
+    /// Masks secrets recognisable in free text: `Bearer …`/`Basic …` credentials, JSON Web Tokens, and the
+    /// values of secret-named `name=value` and `"name": value` pairs.
     public func scrubShapes(_ text: String) -> String {
         var result = text
         for scheme in ["Bearer ", "Basic ", "bearer ", "basic "] {
@@ -129,13 +132,127 @@ public struct Redactor: Sendable, Hashable {
                 }
                 if valueEnd > valueStart, result[valueStart..<valueEnd] != Self.mask {
                     result.replaceSubrange(valueStart..<valueEnd, with: Self.mask)
+                    searchStart =
+                        result.index(valueStart, offsetBy: Self.mask.count, limitedBy: result.endIndex)
+                        ?? result.endIndex
+                } else {
+                    // Nothing replaced: continue right after the value, not a mask's length further,
+                    // which could jump over the next credential (`Bearer  Bearer secret`).
+                    searchStart = valueEnd
                 }
-                searchStart =
-                    result.index(valueStart, offsetBy: Self.mask.count, limitedBy: result.endIndex)
-                    ?? result.endIndex
             }
         }
-        return Self.scrubJWTs(result)
+        return Self.scrubJWTs(scrubNamedValues(result))
+    }
+
+    /// Masks the values of secret-named pairs inside free text: `name=value` (a query string or form
+    /// echoed in a message) and `"name": value` (a JSON body echoed in an error), where `name` is secret
+    /// by `isSecretField(_:)`. JSON `null`, `true`, `false`, objects and arrays are left alone (their
+    /// members are scanned in turn).
+    private func scrubNamedValues(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        guard bytes.contains(UInt8(ascii: "=")) || bytes.contains(UInt8(ascii: "\"")) else { return text }
+        let maskBytes = Array(Self.mask.utf8)
+        var ranges: [Range<Int>] = []
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "=") {
+                var nameStart = index
+                while nameStart > 0, Self.isNameByte(bytes[nameStart - 1]) { nameStart -= 1 }
+                var valueEnd = index + 1
+                while valueEnd < bytes.count, !Self.isPairDelimiter(bytes[valueEnd]) { valueEnd += 1 }
+                if nameStart < index, valueEnd > index + 1,
+                    Array(bytes[(index + 1)..<valueEnd]) != maskBytes,
+                    isSecretField(String(decoding: bytes[nameStart..<index], as: UTF8.self))
+                {
+                    ranges.append((index + 1)..<valueEnd)
+                    index = valueEnd
+                    continue
+                }
+            } else if byte == UInt8(ascii: "\""), let nameEnd = Self.stringEnd(bytes, from: index) {
+                var colon = nameEnd + 1
+                while colon < bytes.count, bytes[colon] == UInt8(ascii: " ") || bytes[colon] == UInt8(ascii: "\t") {
+                    colon += 1
+                }
+                if colon < bytes.count, bytes[colon] == UInt8(ascii: ":") {
+                    var valueStart = colon + 1
+                    while valueStart < bytes.count, Self.isJSONSpace(bytes[valueStart]) { valueStart += 1 }
+                    let name = String(decoding: bytes[(index + 1)..<nameEnd], as: UTF8.self)
+                    if valueStart < bytes.count, isSecretField(name),
+                        let value = Self.jsonScalarValue(bytes, from: valueStart),
+                        Array(bytes[value]) != maskBytes
+                    {
+                        ranges.append(value)
+                        index = value.upperBound
+                        continue
+                    }
+                    index = colon + 1
+                    continue
+                }
+            }
+            index += 1
+        }
+        guard !ranges.isEmpty else { return text }
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var copied = 0
+        for range in ranges {
+            output += bytes[copied..<range.lowerBound]
+            output += maskBytes
+            copied = range.upperBound
+        }
+        output += bytes[copied...]
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// The index of the quote that closes the JSON string opening at `start`, honouring `\` escapes.
+    private static func stringEnd(_ bytes: [UInt8], from start: Int) -> Int? {
+        var index = start + 1
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\\"): index += 2
+            case UInt8(ascii: "\""): return index
+            case UInt8(ascii: "\n"): return nil
+            default: index += 1
+            }
+        }
+        return nil
+    }
+
+    /// The bytes to mask for a JSON value at `start`: a string's contents, or a number or bare word;
+    /// `nil` for `null`, `true`, `false`, an object or an array.
+    private static func jsonScalarValue(_ bytes: [UInt8], from start: Int) -> Range<Int>? {
+        if bytes[start] == UInt8(ascii: "\"") {
+            guard let end = stringEnd(bytes, from: start), end > start + 1 else { return nil }
+            return (start + 1)..<end
+        }
+        guard bytes[start] != UInt8(ascii: "{"), bytes[start] != UInt8(ascii: "[") else { return nil }
+        var end = start
+        while end < bytes.count, !isJSONSpace(bytes[end]),
+            ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]")].contains(bytes[end])
+        {
+            end += 1
+        }
+        let word = String(decoding: bytes[start..<end], as: UTF8.self)
+        guard end > start, word != "null", word != "true", word != "false" else { return nil }
+        return start..<end
+    }
+
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+    }
+
+    private static func isPairDelimiter(_ byte: UInt8) -> Bool {
+        isJSONSpace(byte) || "&\"',;})]#".utf8.contains(byte)
+    }
+
+    private static func isJSONSpace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n")
+            || byte == UInt8(ascii: "\r")
     }
 
     /// Replaces every `eyJ….….…` token (a base64url JSON header, payload and signature).

@@ -1,0 +1,87 @@
+import Foundation
+
+/// Which transports the kit may use to reach a server: the App Transport Security stance of the apps.
+///
+/// Rule: https always; plain http only to a loopback host (`localhost`, 127.0.0.0/8, `::1`) and only when
+/// the app enables it explicitly (`.allowingInsecureLoopback`), which development builds and the Linux tests
+/// do. Reason: a release app never talks plain http to a remote host, where a network observer could read
+/// or change credentials and data; traffic to the same machine never crosses a network.
+public struct TransportPolicy: Sendable, Hashable, Codable {
+    /// Whether plain http is allowed to a loopback host. Remote hosts never get plain http.
+    public var allowsInsecureLoopback: Bool
+
+    /// Creates a policy; plain http to loopback stays off unless `allowsInsecureLoopback` is `true`.
+    public init(allowsInsecureLoopback: Bool = false) {
+        self.allowsInsecureLoopback = allowsInsecureLoopback
+    }
+
+    /// The default policy, for release builds: https only, also for `localhost`.
+    public static let httpsOnly = TransportPolicy()
+
+    /// The development policy: https, plus plain http to a loopback host (how the Linux tests reach their
+    /// local servers).
+    public static let allowingInsecureLoopback = TransportPolicy(allowsInsecureLoopback: true)
+
+    /// Throws when the policy forbids a request to `url`: a scheme other than http or https, a URL
+    /// without a valid host, or plain http that the policy does not allow for that host.
+    public func check(_ url: URL) throws(TransportPolicyError) {
+        let text = url.absoluteString
+        guard let split = AddressSyntax(text[...]), let scheme = split.scheme else {
+            throw .unsupportedScheme(url.scheme?.lowercased() ?? "")
+        }
+        guard scheme == "http" || scheme == "https" else { throw .unsupportedScheme(scheme) }
+        guard let authority = try? split.parseAuthority() else { throw .invalidHost }
+        if scheme == "http", !permitsHTTP(to: authority.host) {
+            throw .insecureHTTP(host: authority.host.text)
+        }
+    }
+
+    /// Whether a request to `url` is allowed; `check(_:)` says why not.
+    public func permits(_ url: URL) -> Bool {
+        do {
+            try check(url)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Whether plain http to `host` is allowed.
+    func permitsHTTP(to host: HostName) -> Bool {
+        allowsInsecureLoopback && host.isLoopback
+    }
+}
+
+/// Why a `TransportPolicy` refused a URL.
+public enum TransportPolicyError: Error, Sendable, Equatable, LocalizedError, CustomStringConvertible {
+    /// The URL's scheme is neither http nor https (empty when it has none); the kit speaks only those two.
+    case unsupportedScheme(String)
+    /// The URL has no host, one the kit does not accept, or user info (`user:pass@`).
+    case invalidHost
+    /// Plain http to this host is not allowed: it is not loopback, or insecure loopback is not enabled.
+    case insecureHTTP(host: String)
+
+    /// A sentence a person can act on.
+    public var description: String {
+        switch self {
+        case .unsupportedScheme(let scheme) where scheme.isEmpty:
+            return "The address has no scheme. Use an https:// address."
+        case .unsupportedScheme(let scheme):
+            return "The scheme \"\(Self.clipped(scheme))\" is not supported. Use an https:// address."
+        case .invalidHost:
+            return "The address has no valid host name, or carries a user name and password. "
+                + "Use an address such as https://example.com."
+        case .insecureHTTP(let host):
+            return "Plain http to \(Self.clipped(host)) is not allowed: the connection would not be encrypted. "
+                + "Use https (plain http is only possible to this device, in development builds)."
+        }
+    }
+
+    /// The same sentence, for `localizedDescription`.
+    public var errorDescription: String? { description }
+
+    /// Text from the input, cut to 64 characters so an error never carries a whole pasted document.
+    static func clipped(_ text: String) -> String {
+        text.count > 64 ? String(text.prefix(64)) + "…" : text
+    }
+}

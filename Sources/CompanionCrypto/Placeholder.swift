@@ -1,1 +1,0 @@
-// CompanionCrypto: filled in by the foundation issue.

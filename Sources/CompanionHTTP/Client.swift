@@ -1,0 +1,187 @@
+import CompanionCore
+import Foundation
+
+/// The HTTP client for one server: joins request paths to the server's base URL, runs the
+/// middleware chain, enforces the size limit, and decodes replies.
+///
+/// The chain, outermost first: idempotency keys, retry, the caller's middleware (authentication),
+/// the journal, the transport. Streams (SSE) skip retry; they reconnect on their own terms.
+public actor Client {
+    /// Everything a client is built from. Every dependency has a live default and can be replaced in tests.
+    public struct Configuration: Sendable {
+        /// Headers sent with every request (a `User-Agent` by default).
+        public var defaultHeaders: HTTPHeaders
+        /// The idle timeout when a request sets none.
+        public var timeout: Duration
+        /// The largest body read when a request sets none.
+        public var maxResponseBytes: Int
+        /// The retry policy; `.never` turns retries off.
+        public var retryPolicy: RetryPolicy
+        /// Whether POST and PATCH get an idempotency key automatically.
+        public var automaticIdempotencyKeys: Bool
+        /// Middleware placed between retry and the journal, such as authentication.
+        public var middlewares: [any Middleware]
+        /// Whether a URL may be connected to; checked before every send.
+        public var permits: @Sendable (URL) -> Bool
+        /// Where exchanges are recorded.
+        public var journal: Journal
+        /// How dates in JSON decode.
+        public var dateDecoding: @Sendable (any Decoder) throws -> Date
+        /// The time source.
+        public var clock: any WallClock
+        /// How waits happen.
+        public var sleeper: any Sleeper
+        /// Randomness for jitter and keys.
+        public var random: any RandomSource
+
+        /// Creates a configuration with live dependencies.
+        public init(
+            defaultHeaders: HTTPHeaders = ["User-Agent": "CompanionKit/0.1", "Accept": "application/json"],
+            timeout: Duration = .seconds(30), maxResponseBytes: Int = 32 * 1024 * 1024,
+            retryPolicy: RetryPolicy = RetryPolicy(), automaticIdempotencyKeys: Bool = true,
+            middlewares: [any Middleware] = [], permits: @escaping @Sendable (URL) -> Bool = { _ in true },
+            journal: Journal = Journal(),
+            dateDecoding: @escaping @Sendable (any Decoder) throws -> Date = Client.defaultDateDecoding,
+            clock: any WallClock = SystemWallClock(), sleeper: any Sleeper = TaskSleeper(),
+            random: any RandomSource = SystemRandomSource()
+        ) {
+            self.defaultHeaders = defaultHeaders
+            self.timeout = timeout
+            self.maxResponseBytes = maxResponseBytes
+            self.retryPolicy = retryPolicy
+            self.automaticIdempotencyKeys = automaticIdempotencyKeys
+            self.middlewares = middlewares
+            self.permits = permits
+            self.journal = journal
+            self.dateDecoding = dateDecoding
+            self.clock = clock
+            self.sleeper = sleeper
+            self.random = random
+        }
+    }
+
+    /// Decodes a date from a number of seconds since 1970 or an ISO 8601 string.
+    public static let defaultDateDecoding: @Sendable (any Decoder) throws -> Date = { decoder in
+        let container = try decoder.singleValueContainer()
+        if let seconds = try? container.decode(Double.self) { return Date(timeIntervalSince1970: seconds) }
+        let text = try container.decode(String.self)
+        if let date = try? Date(text, strategy: .iso8601) { return date }
+        throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a date")
+    }
+
+    /// The server's base URL (origin plus any mount path).
+    public nonisolated let baseURL: URL
+    /// The configuration.
+    public nonisolated let configuration: Configuration
+    private let chain: HTTPNext
+    private let streamChain: HTTPNext
+    private let decoder: JSONDecoder
+
+    /// Creates a client for the server at `baseURL`.
+    public init(
+        baseURL: URL, configuration: Configuration = Configuration(), transport: any Transport = URLSessionTransport()
+    ) {
+        self.baseURL = baseURL
+        self.configuration = configuration
+        var outer: [any Middleware] = []
+        if configuration.automaticIdempotencyKeys {
+            outer.append(IdempotencyKeyMiddleware(random: configuration.random))
+        }
+        let retry = RetryMiddleware(
+            policy: configuration.retryPolicy, sleeper: configuration.sleeper, random: configuration.random,
+            clock: configuration.clock, journal: configuration.journal)
+        let inner = configuration.middlewares + [JournalMiddleware(journal: configuration.journal)]
+        self.chain = transport.chained(with: outer + [retry] + inner)
+        self.streamChain = transport.chained(with: inner)
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom(configuration.dateDecoding)
+        self.decoder = decoder
+    }
+
+    /// The absolute URL for a path below the base URL, keeping the base's mount path.
+    public nonisolated func url(for path: String, query: [URLQueryItem] = []) throws(HTTPError) -> URL {
+        guard var base = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
+            throw .invalidRequest("the server address is not a valid URL")
+        }
+        let (pathPart, queryPart) = Self.split(path)
+        var mount = base.percentEncodedPath
+        while mount.hasSuffix("/") { mount.removeLast() }
+        base.percentEncodedPath = mount + (pathPart.hasPrefix("/") ? pathPart : "/" + pathPart)
+        var items = queryPart.map { Self.parseQuery($0) } ?? []
+        items += query
+        base.percentEncodedQuery = nil
+        if !items.isEmpty { base.queryItems = items }
+        base.fragment = nil
+        guard let url = base.url else { throw .invalidRequest("\(path) is not a valid path") }
+        return url
+    }
+
+    /// Builds the `HTTPRequest` a `Request` becomes.
+    public nonisolated func httpRequest<Response>(for request: Request<Response>) throws(HTTPError) -> HTTPRequest {
+        let url = try url(for: request.path, query: request.query)
+        guard configuration.permits(url) else { throw .insecureTransport(url: HTTPError.describe(url)) }
+        var headers = configuration.defaultHeaders
+        for (name, value) in request.headers { headers[name] = value }
+        if request.body != nil, headers["Content-Type"] == nil {
+            // The kit's bodies are JSON unless a request says otherwise (forms set their own type).
+            headers["Content-Type"] = "application/json"
+        }
+        return HTTPRequest(
+            method: request.method, url: url, headers: headers, body: request.body,
+            timeout: request.timeout ?? configuration.timeout,
+            bufferLimit: request.maxResponseBytes ?? configuration.maxResponseBytes)
+    }
+
+    /// Sends `request` and returns its decoded reply; a non-success status throws `.status` with the
+    /// server's error envelope.
+    public func send<Response>(_ request: Request<Response>) async throws(HTTPError) -> Response {
+        try await exchange(request).value
+    }
+
+    /// Sends `request` and returns its decoded reply together with the response head.
+    public func exchange<Response>(_ request: Request<Response>) async throws(HTTPError) -> (
+        value: Response, response: HTTPResponse
+    ) {
+        let http = try httpRequest(for: request)
+        let (response, body) = try await chain(http)
+        let limit = request.maxResponseBytes ?? configuration.maxResponseBytes
+        if let length = response.contentLength, length > limit, response.isSuccess {
+            throw .bodyTooLarge(limit: limit, url: HTTPError.describe(http.url))
+        }
+        let data = try await body.collect(upTo: response.isSuccess ? limit : min(limit, 1024 * 1024), url: http.url)
+        guard response.isSuccess else { throw failure(http, response, data) }
+        return (try request.decode(data, response, decoder), response)
+    }
+
+    /// Sends an already built request through the full chain (retry included).
+    func sendThroughChain(_ request: HTTPRequest) async throws(HTTPError) -> (HTTPResponse, HTTPBody) {
+        try await chain(request)
+    }
+
+    /// Sends a request through the chain without retry and returns the streaming body (for SSE).
+    public func open(_ request: Request<Void>) async throws(HTTPError) -> (HTTPResponse, HTTPBody) {
+        var http = try httpRequest(for: request)
+        http.bufferLimit = nil
+        return try await streamChain(http)
+    }
+
+    /// Turns a non-success response into `.status`, parsing the server's envelope.
+    nonisolated func failure(_ request: HTTPRequest, _ response: HTTPResponse, _ data: Data) -> HTTPError {
+        .status(
+            HTTPError.StatusFailure(
+                method: request.method.rawValue, url: HTTPError.describe(request.url), status: response.status,
+                envelope: ServerErrorEnvelope.parse(data, mediaType: response.mediaType),
+                retryAfter: RetryPolicy.retryAfter(response.headers["Retry-After"], now: configuration.clock.now())))
+    }
+
+    private static func split(_ path: String) -> (String, String?) {
+        guard let mark = path.firstIndex(of: "?") else { return (path, nil) }
+        return (String(path[..<mark]), String(path[path.index(after: mark)...]))
+    }
+
+    private static func parseQuery(_ text: String) -> [URLQueryItem] {
+        var parts = URLComponents()
+        parts.percentEncodedQuery = text
+        return parts.queryItems ?? []
+    }
+}

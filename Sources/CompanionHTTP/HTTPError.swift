@@ -1,0 +1,247 @@
+import CompanionCore
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Everything that can go wrong between asking for a resource and holding its decoded value.
+///
+/// Rule: each case tells apart a situation a person handles differently (go online, wait, fix the
+/// address, sign in again, tell the server's admin), carries what went wrong, and reads as a
+/// sentence that says what to do. URLs in it are redacted: no query secret or user info.
+public enum HTTPError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+    /// The request could not be built (bad path, unencodable body).
+    case invalidRequest(String)
+    /// The transport policy refused the URL: plain http to a host that is not loopback, or not allowed.
+    case insecureTransport(url: String)
+    /// The device has no network connection.
+    case offline(detail: String)
+    /// The server could not be reached: refused, unknown host, no route.
+    case unreachable(host: String, detail: String)
+    /// The server stopped sending for longer than the timeout.
+    case timedOut(url: String)
+    /// The secure connection failed: untrusted or expired certificate, or a TLS handshake error.
+    case tls(host: String, detail: String)
+    /// The request was cancelled by the caller.
+    case cancelled
+    /// The connection broke before the whole response arrived (reset, truncated body).
+    case connectionLost(url: String, receivedBytes: Int)
+    /// A redirect was refused because following it would weaken security.
+    case redirectRefused(from: String, to: String, reason: RedirectRefusal)
+    /// Redirects went on for too long (a loop).
+    case tooManyRedirects(url: String)
+    /// The server answered with a status that is not success.
+    case status(StatusFailure)
+    /// The body did not decode into the expected type.
+    case undecodable(DecodingFailure)
+    /// The body was not of the expected media type (an HTML page where JSON was expected).
+    case unexpectedContentType(expected: String, received: String, url: String, serverSentence: String?)
+    /// The body was larger than the limit set for this request.
+    case bodyTooLarge(limit: Int, url: String)
+    /// Any other transport failure.
+    case transport(String)
+
+    /// Why a redirect was refused.
+    public enum RedirectRefusal: String, Sendable, Hashable {
+        /// From https to http.
+        case downgrade
+        /// To a URL the transport policy does not permit.
+        case policy
+    }
+
+    /// A non-success status, with what the server said about it.
+    public struct StatusFailure: Sendable, Hashable {
+        /// The request method.
+        public var method: String
+        /// The redacted URL.
+        public var url: String
+        /// The status code.
+        public var status: Int
+        /// The server's own error, if its body held one.
+        public var envelope: ServerErrorEnvelope?
+        /// The `Retry-After` delay, if the server sent one.
+        public var retryAfter: Duration?
+
+        /// Creates a status failure.
+        public init(
+            method: String, url: String, status: Int, envelope: ServerErrorEnvelope? = nil, retryAfter: Duration? = nil
+        ) {
+            self.method = method
+            self.url = url
+            self.status = status
+            self.envelope = envelope
+            self.retryAfter = retryAfter
+        }
+    }
+
+    /// A body that did not fit the expected type.
+    public struct DecodingFailure: Sendable, Hashable {
+        /// The type that was expected.
+        public var type: String
+        /// Where in the document it failed, such as `items[0].name` (empty for the root).
+        public var path: String
+        /// What was wrong there.
+        public var detail: String
+        /// The redacted URL.
+        public var url: String
+
+        /// Creates a decoding failure.
+        public init(type: String, path: String, detail: String, url: String) {
+            self.type = type
+            self.path = path
+            self.detail = detail
+            self.url = url
+        }
+    }
+
+    /// The status code, when this is a status failure.
+    public var statusCode: Int? {
+        if case .status(let failure) = self { return failure.status }
+        return nil
+    }
+
+    /// The server's error envelope, when there is one.
+    public var envelope: ServerErrorEnvelope? {
+        switch self {
+        case .status(let failure): return failure.envelope
+        default: return nil
+        }
+    }
+
+    /// Whether the failure says nothing reached the server or came back: the case for offline data.
+    public var isConnectivity: Bool {
+        switch self {
+        case .offline, .unreachable, .timedOut, .connectionLost: return true
+        default: return false
+        }
+    }
+
+    /// Whether the server refused the credential (401), or it lacks a permission (403).
+    public var isAuthenticationFailure: Bool { statusCode == 401 }
+
+    /// A sentence a person can act on.
+    public var description: String {
+        switch self {
+        case .invalidRequest(let reason):
+            return "The request could not be built: \(reason)."
+        case .insecureTransport(let url):
+            return "Refused to connect to \(url) without encryption. Use an https:// address."
+        case .offline:
+            return "You are offline. Connect to the internet and try again."
+        case .unreachable(let host, _):
+            return "Could not reach \(host). Check the address and that the server is running."
+        case .timedOut(let url):
+            return "The server at \(url) stopped answering. Try again later."
+        case .tls(let host, _):
+            return "The secure connection to \(host) failed. Its certificate may be expired or untrusted."
+        case .cancelled:
+            return "The request was cancelled."
+        case .connectionLost(let url, let received):
+            return "The connection to \(url) broke after \(received) bytes. Try again."
+        case .redirectRefused(let from, let to, let reason):
+            switch reason {
+            case .downgrade:
+                return
+                    "\(from) redirected to the unencrypted \(to); the app refused to follow. Tell the server's admin."
+            case .policy:
+                return "\(from) redirected to \(to), which the app may not connect to. Tell the server's admin."
+            }
+        case .tooManyRedirects(let url):
+            return "\(url) redirected too many times. The server is misconfigured; tell its admin."
+        case .status(let failure):
+            let said = failure.envelope?.summary.map { " The server said: \($0)" } ?? ""
+            return
+                "\(failure.method) \(failure.url) failed with status \(failure.status) (\(Self.reason(failure.status))).\(said)"
+        case .undecodable(let failure):
+            let place = failure.path.isEmpty ? "" : " at \(failure.path)"
+            return
+                "The reply from \(failure.url) did not match \(failure.type)\(place): \(failure.detail). The server may run an unsupported version."
+        case .unexpectedContentType(let expected, let received, let url, let sentence):
+            let said = sentence.map { " It said: \($0)" } ?? ""
+            return "\(url) sent \(received) where \(expected) was expected; is this the right server address?\(said)"
+        case .bodyTooLarge(let limit, let url):
+            return "The reply from \(url) is larger than \(limit) bytes and was not read."
+        case .transport(let detail):
+            return "The request failed: \(detail)."
+        }
+    }
+
+    /// The same sentence, for `LocalizedError` users (SwiftUI alerts).
+    public var errorDescription: String? { description }
+
+    /// A redacted URL string for messages: no user info, no secret query values, no fragment.
+    public static func describe(_ url: URL) -> String { Redactor().redact(url: url) }
+
+    /// Maps any error from a transport, a stream or a cancelled task onto `HTTPError`.
+    public static func wrap(_ error: any Error, url: URL?, receivedBytes: Int = 0) -> HTTPError {
+        if let error = error as? HTTPError { return error }
+        if error is CancellationError { return .cancelled }
+        let place = url.map(describe) ?? "the server"
+        let host = url?.host ?? "the server"
+        if let urlError = error as? URLError {
+            switch urlError.code {
+            case .cancelled: return .cancelled
+            case .timedOut: return .timedOut(url: place)
+            case .notConnectedToInternet, .dataNotAllowed, .internationalRoamingOff:
+                return .offline(detail: "URLError \(urlError.code.rawValue)")
+            case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed:
+                return .unreachable(host: host, detail: "URLError \(urlError.code.rawValue)")
+            case .networkConnectionLost, .cannotParseResponse, .badServerResponse, .zeroByteResource:
+                return .connectionLost(url: place, receivedBytes: receivedBytes)
+            case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
+                .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
+                .clientCertificateRequired:
+                return .tls(host: host, detail: "URLError \(urlError.code.rawValue)")
+            case .httpTooManyRedirects, .redirectToNonExistentLocation:
+                return .tooManyRedirects(url: place)
+            case .appTransportSecurityRequiresSecureConnection:
+                return .insecureTransport(url: place)
+            case .dataLengthExceedsMaximum:
+                return .bodyTooLarge(limit: 0, url: place)
+            case .unknown:
+                // FoundationNetworking reports many libcurl failures as -1 with curl's own sentence.
+                return fromCurlSentence(
+                    urlError.localizedDescription, host: host, place: place, receivedBytes: receivedBytes)
+            default:
+                return .transport("URLError \(urlError.code.rawValue) for \(place)")
+            }
+        }
+        return .transport(String(describing: type(of: error)))
+    }
+
+    /// Classifies a libcurl failure sentence (curl's messages name no credentials).
+    static func fromCurlSentence(_ sentence: String, host: String, place: String, receivedBytes: Int) -> HTTPError {
+        let lower = sentence.lowercased()
+        if lower.contains("ssl") || lower.contains("certificate") || lower.contains("tls") {
+            return .tls(host: host, detail: sentence)
+        }
+        if lower.contains("transfer closed") || lower.contains("partial") || lower.contains("recv failure")
+            || lower.contains("reset") || lower.contains("empty reply")
+        {
+            return .connectionLost(url: place, receivedBytes: receivedBytes)
+        }
+        if lower.contains("timed out") || lower.contains("timeout") { return .timedOut(url: place) }
+        if lower.contains("couldn't connect") || lower.contains("could not resolve") {
+            return .unreachable(host: host, detail: sentence)
+        }
+        return .transport("\(sentence) (\(place))")
+    }
+
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 400: return "the request was not accepted"
+        case 401: return "sign in again"
+        case 403: return "you do not have permission"
+        case 404: return "not found"
+        case 408: return "the server timed out waiting"
+        case 409: return "it changed meanwhile"
+        case 410: return "it is gone"
+        case 413: return "too large for the server"
+        case 422: return "the input was not valid"
+        case 429: return "too many requests; wait and try again"
+        case 500..<600: return "a server error; try again later"
+        default: return HTTPURLResponse.localizedString(forStatusCode: status)
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+/// One request as it goes down the middleware chain to a `Transport`: absolute URL, method, headers, body.
+///
+/// Middleware change requests by making modified copies; the value is never shared mutable state.
+public struct HTTPRequest: Sendable, Hashable {
+    /// The method.
+    public var method: HTTPMethod
+    /// The absolute URL.
+    public var url: URL
+    /// The header fields.
+    public var headers: HTTPHeaders
+    /// The body, if any.
+    public var body: Data?
+    /// The idle timeout: how long the transport waits for the next bytes. Whole seconds on Linux,
+    /// where libcurl rounds a sub-second timeout down to zero; the transport rounds up.
+    public var timeout: Duration
+    /// When set, the body is read whole (up to this many bytes) inside the retry loop, so a
+    /// connection that breaks mid-body is retried like one that broke before the head. `nil` for
+    /// streams, whose bodies are read as they arrive.
+    public var bufferLimit: Int?
+
+    /// Creates a request.
+    public init(
+        method: HTTPMethod = .get, url: URL, headers: HTTPHeaders = HTTPHeaders(), body: Data? = nil,
+        timeout: Duration = .seconds(30), bufferLimit: Int? = nil
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.bufferLimit = bufferLimit
+    }
+
+    /// The idempotency key header name (IETF draft-ietf-httpapi-idempotency-key-header).
+    public static let idempotencyKeyHeader = "Idempotency-Key"
+
+    /// The idempotency key this request carries, if any.
+    public var idempotencyKey: String? {
+        get { headers[Self.idempotencyKeyHeader] }
+        set { headers[Self.idempotencyKeyHeader] = newValue }
+    }
+
+    /// Whether this request may be sent twice: an idempotent method, or any method carrying an
+    /// idempotency key (the server then applies the write once).
+    public var isRetrySafe: Bool { method.isIdempotent || idempotencyKey != nil }
+}
+
+/// The status line and headers of a response; the body travels separately as an `HTTPBody`.
+public struct HTTPResponse: Sendable, Hashable {
+    /// The status code.
+    public var status: Int
+    /// The header fields.
+    public var headers: HTTPHeaders
+    /// The URL that answered, after any redirects.
+    public var url: URL?
+
+    /// Creates a response head.
+    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), url: URL? = nil) {
+        self.status = status
+        self.headers = headers
+        self.url = url
+    }
+
+    /// Whether the status is 2xx.
+    public var isSuccess: Bool { (200..<300).contains(status) }
+
+    /// The declared body length, if the server sent a valid `Content-Length`.
+    public var contentLength: Int? { headers["Content-Length"].flatMap { Int($0) } }
+
+    /// The media type of `Content-Type`, lowercased and without parameters (`application/json`).
+    public var mediaType: String? {
+        headers["Content-Type"]?.split(separator: ";").first.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// CompanionHTTP: filled in by the foundation issue.

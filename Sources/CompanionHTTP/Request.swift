@@ -1,0 +1,173 @@
+import CompanionCore
+import Foundation
+
+/// One API call as a value: where it goes, what it sends, and how its reply becomes `Response`.
+///
+/// Rule: a request knows nothing about the server it goes to; the `Client` joins its `path` to the
+/// server's base URL (keeping a mount path such as `/omnigent`), adds headers and sends it.
+public struct Request<Response: Sendable>: Sendable {
+    /// The method.
+    public var method: HTTPMethod
+    /// The path below the server's base URL, such as `/v1/sessions`; it may carry its own `?query`.
+    public var path: String
+    /// Query parameters appended to the path.
+    public var query: [URLQueryItem]
+    /// Extra header fields.
+    public var headers: HTTPHeaders
+    /// The body.
+    public var body: Data?
+    /// The idle timeout; `nil` uses the client's.
+    public var timeout: Duration?
+    /// The largest body read; `nil` uses the client's.
+    public var maxResponseBytes: Int?
+    /// How the body becomes the response value.
+    public let decode: @Sendable (Data, HTTPResponse, JSONDecoder) throws(HTTPError) -> Response
+
+    /// Creates a request with a custom decoder.
+    public init(
+        method: HTTPMethod = .get, path: String, query: [URLQueryItem] = [], headers: HTTPHeaders = HTTPHeaders(),
+        body: Data? = nil, timeout: Duration? = nil, maxResponseBytes: Int? = nil,
+        decode: @escaping @Sendable (Data, HTTPResponse, JSONDecoder) throws(HTTPError) -> Response
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.maxResponseBytes = maxResponseBytes
+        self.decode = decode
+    }
+
+    /// The idempotency key this request carries, if any. Set one to make a write retry-safe and
+    /// to replay it later (an outbox row stores its key).
+    public var idempotencyKey: String? {
+        get { headers[HTTPRequest.idempotencyKeyHeader] }
+        set { headers[HTTPRequest.idempotencyKeyHeader] = newValue }
+    }
+
+    /// A copy with `query` items appended, skipping `nil` values.
+    public func adding(query items: [String: String?]) -> Self {
+        var copy = self
+        for (name, value) in items.sorted(by: { $0.key < $1.key }) {
+            if let value { copy.query.append(URLQueryItem(name: name, value: value)) }
+        }
+        return copy
+    }
+
+    /// A copy carrying `key` as its idempotency key.
+    public func idempotencyKey(_ key: String) -> Self {
+        var copy = self
+        copy.idempotencyKey = key
+        return copy
+    }
+}
+
+extension Request where Response: Decodable {
+    /// A JSON request whose reply decodes as `Response`.
+    public init(
+        method: HTTPMethod = .get, path: String, query: [URLQueryItem] = [], headers: HTTPHeaders = HTTPHeaders(),
+        body: Data? = nil
+    ) {
+        self.init(method: method, path: path, query: query, headers: headers, body: body) {
+            data, response, decoder throws(HTTPError) in
+            try JSONDecoding.decode(Response.self, from: data, response: response, decoder: decoder)
+        }
+    }
+
+    /// A GET of `path`.
+    public static func get(_ path: String, query: [String: String?] = [:]) -> Self {
+        Self(method: .get, path: path).adding(query: query)
+    }
+
+    /// A request sending `payload` as JSON.
+    public static func json(_ method: HTTPMethod, _ path: String, body payload: some Encodable & Sendable)
+        throws(HTTPError) -> Self
+    {
+        let data: Data
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            data = try encoder.encode(payload)
+        } catch {
+            throw .invalidRequest("the body could not be encoded as JSON")
+        }
+        return Self(method: method, path: path, headers: ["Content-Type": "application/json"], body: data)
+    }
+}
+
+extension Request where Response == Data {
+    /// A request whose reply is the raw body.
+    public static func raw(
+        _ method: HTTPMethod = .get, _ path: String, body: Data? = nil, headers: HTTPHeaders = HTTPHeaders()
+    ) -> Self {
+        Self(method: method, path: path, headers: headers, body: body) { data, _, _ in data }
+    }
+}
+
+extension Request where Response == Void {
+    /// A request whose reply body is ignored (204, 202).
+    public static func empty(
+        _ method: HTTPMethod, _ path: String, body: Data? = nil, headers: HTTPHeaders = HTTPHeaders()
+    ) -> Self {
+        Self(method: method, path: path, headers: headers, body: body) { _, _, _ in () }
+    }
+}
+
+/// JSON decoding with errors that name the field path and the media type received.
+public enum JSONDecoding {
+    /// Decodes `type` from a response body; an HTML page or a decoding failure becomes a typed `HTTPError`.
+    public static func decode<T: Decodable>(
+        _ type: T.Type, from data: Data, response: HTTPResponse, decoder: JSONDecoder
+    ) throws(HTTPError) -> T {
+        let url = response.url.map(HTTPError.describe) ?? ""
+        if let media = response.mediaType, !isJSON(media) {
+            let sentence = ServerErrorEnvelope.parse(data, mediaType: media)?.summary
+            throw .unexpectedContentType(
+                expected: "application/json", received: media, url: url, serverSentence: sentence)
+        }
+        do {
+            return try decoder.decode(T.self, from: data)
+        } catch let error as DecodingError {
+            throw .undecodable(failure(error, type: T.self, url: url))
+        } catch {
+            throw .undecodable(HTTPError.DecodingFailure(type: "\(T.self)", path: "", detail: "not JSON", url: url))
+        }
+    }
+
+    /// Whether a media type is JSON (`application/json`, `text/json`, or any `+json` suffix).
+    public static func isJSON(_ mediaType: String) -> Bool {
+        mediaType == "application/json" || mediaType == "text/json" || mediaType.hasSuffix("+json")
+    }
+
+    static func failure<T>(_ error: DecodingError, type: T.Type, url: String) -> HTTPError.DecodingFailure {
+        let (path, detail): ([any CodingKey], String)
+        switch error {
+        case .keyNotFound(let key, let context):
+            (path, detail) = (context.codingPath + [key], "the field is missing")
+        case .valueNotFound(_, let context):
+            (path, detail) = (context.codingPath, "the value is null")
+        case .typeMismatch(let expected, let context):
+            (path, detail) = (context.codingPath, "expected \(expected)")
+        case .dataCorrupted(let context):
+            let underlying = context.underlyingError == nil ? "invalid value" : "not valid JSON"
+            (path, detail) = (context.codingPath, context.codingPath.isEmpty ? underlying : "invalid value")
+        @unknown default:
+            (path, detail) = ([], "unknown decoding error")
+        }
+        return HTTPError.DecodingFailure(type: "\(T.self)", path: render(path), detail: detail, url: url)
+    }
+
+    /// `items[0].name` from a coding path.
+    static func render(_ path: [any CodingKey]) -> String {
+        var text = ""
+        for key in path {
+            if let index = key.intValue {
+                text += "[\(index)]"
+            } else {
+                text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        return text
+    }
+}

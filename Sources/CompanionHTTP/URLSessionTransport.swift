@@ -1,0 +1,254 @@
+import CompanionCore
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The live transport: `URLSession`, streaming every body through one session delegate.
+///
+/// Why a session delegate: on Linux, FoundationNetworking has no `bytes(for:)` and ignores
+/// per-task delegates, so streaming (SSE) and redirect control both go through a delegate set on
+/// the session, which routes callbacks to the waiting request by task identifier.
+///
+/// The session it builds keeps no cookies and no HTTP cache: credentials are attached per origin by
+/// the kit's authentication middleware, and offline data lives in the kit's own store. Cookies in
+/// a shared jar would be sent to every port of a host, which breaks the rule that a credential goes
+/// only to the origin that issued it.
+public final class URLSessionTransport: Transport {
+    private let session: URLSession
+    private let delegate: SessionDelegate
+
+    /// Creates a transport with its own session.
+    public init(
+        configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
+        redirectPolicy: RedirectPolicy = RedirectPolicy()
+    ) {
+        let delegate = SessionDelegate(redirectPolicy: redirectPolicy)
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "CompanionHTTP.URLSessionTransport"
+        self.delegate = delegate
+        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+    }
+
+    deinit { session.finishTasksAndInvalidate() }
+
+    /// An ephemeral configuration with no cookie jar, no cache and up to 8 connections per host.
+    public static func defaultConfiguration() -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpMaximumConnectionsPerHost = 8
+        return configuration
+    }
+
+    /// Sends `request` and returns as soon as the response head arrives; the body streams after.
+    public func send(_ request: HTTPRequest) async throws(HTTPError) -> (HTTPResponse, HTTPBody) {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method.rawValue
+        urlRequest.httpShouldHandleCookies = false
+        // libcurl on Linux arms its timer with whole seconds, so a sub-second timeout fires at once.
+        urlRequest.timeoutInterval = max(1, request.timeout.seconds.rounded(.up))
+        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        urlRequest.httpBody = request.body
+
+        let task = session.dataTask(with: urlRequest)
+        let (stream, bodyContinuation) = AsyncThrowingStream<Data, any Error>.makeStream()
+        let exchange = Exchange(url: request.url, headers: request.headers, body: bodyContinuation)
+        bodyContinuation.onTermination = { termination in
+            if case .cancelled = termination { task.cancel() }
+        }
+        delegate.register(exchange, for: task.taskIdentifier)
+
+        let head: HTTPURLResponse
+        do {
+            head = try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation {
+                    (continuation: CheckedContinuation<HTTPURLResponse, any Error>) in
+                    exchange.awaitHead(continuation)
+                    task.resume()
+                }
+            } onCancel: {
+                task.cancel()
+            }
+        } catch {
+            delegate.unregister(task.taskIdentifier)
+            throw HTTPError.wrap(error, url: request.url)
+        }
+        var headers = HTTPHeaders()
+        for (name, value) in head.allHeaderFields {
+            if let name = name as? String, let value = value as? String { headers[name] = value }
+        }
+        let response = HTTPResponse(status: head.statusCode, headers: headers, url: head.url ?? request.url)
+        return (response, HTTPBody(stream: stream))
+    }
+}
+
+/// One request in flight: the continuation waiting for its head and the stream its body feeds.
+private final class Exchange: Sendable {
+    struct State {
+        var head: CheckedContinuation<HTTPURLResponse, any Error>?
+        var headDelivered = false
+        var pendingHeadError: (any Error)?
+        var received = 0
+        var redirects = 0
+        var refusal: HTTPError?
+        var currentHeaders: HTTPHeaders
+    }
+
+    let url: URL
+    let body: AsyncThrowingStream<Data, any Error>.Continuation
+    let state: Mutex<State>
+
+    init(url: URL, headers: HTTPHeaders, body: AsyncThrowingStream<Data, any Error>.Continuation) {
+        self.url = url
+        self.body = body
+        self.state = Mutex(State(currentHeaders: headers))
+    }
+
+    /// Stores the continuation, or fails it at once when the task already failed before it was stored.
+    func awaitHead(_ continuation: CheckedContinuation<HTTPURLResponse, any Error>) {
+        let early: (any Error)? = state.withLock { state in
+            if let error = state.pendingHeadError { return error }
+            state.head = continuation
+            return nil
+        }
+        if let early { continuation.resume(throwing: early) }
+    }
+
+    func deliverHead(_ response: HTTPURLResponse) -> Bool {
+        let (continuation, refusal) = state.withLock {
+            state -> (CheckedContinuation<HTTPURLResponse, any Error>?, HTTPError?) in
+            let continuation = state.head
+            state.head = nil
+            state.headDelivered = true
+            return (continuation, state.refusal)
+        }
+        if let refusal {
+            continuation?.resume(throwing: refusal)
+            body.finish(throwing: refusal)
+            return false
+        }
+        continuation?.resume(returning: response)
+        return true
+    }
+
+    func deliver(_ data: Data) {
+        state.withLock { $0.received += data.count }
+        body.yield(data)
+    }
+
+    func complete(_ error: (any Error)?) {
+        let (continuation, delivered, received, refusal) = state.withLock { state in
+            let continuation = state.head
+            state.head = nil
+            if continuation == nil, !state.headDelivered, let error { state.pendingHeadError = error }
+            return (continuation, state.headDelivered, state.received, state.refusal)
+        }
+        if let error {
+            let wrapped = refusal ?? HTTPError.wrap(error, url: url, receivedBytes: received)
+            if !delivered {
+                if continuation != nil {
+                    continuation?.resume(throwing: wrapped)
+                } else {
+                    state.withLock { $0.pendingHeadError = wrapped }
+                }
+            }
+            body.finish(throwing: wrapped)
+        } else {
+            if !delivered {
+                continuation?.resume(
+                    throwing: HTTPError.transport("the server closed the connection without a response"))
+            }
+            body.finish()
+        }
+    }
+}
+
+/// Routes session callbacks to the exchange of each task.
+private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    private let exchanges = Mutex<[Int: Exchange]>([:])
+    private let redirectPolicy: RedirectPolicy
+
+    init(redirectPolicy: RedirectPolicy) { self.redirectPolicy = redirectPolicy }
+
+    func register(_ exchange: Exchange, for identifier: Int) {
+        exchanges.withLock { $0[identifier] = exchange }
+    }
+
+    func unregister(_ identifier: Int) {
+        _ = exchanges.withLock { $0.removeValue(forKey: identifier) }
+    }
+
+    private func exchange(_ identifier: Int) -> Exchange? {
+        exchanges.withLock { $0[identifier] }
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        guard let exchange = exchange(dataTask.taskIdentifier) else {
+            completionHandler(.cancel)
+            dataTask.cancel()
+            return
+        }
+        guard let http = response as? HTTPURLResponse else {
+            exchange.complete(HTTPError.transport("the reply was not HTTP"))
+            completionHandler(.cancel)
+            dataTask.cancel()
+            return
+        }
+        if exchange.deliverHead(http) {
+            completionHandler(.allow)
+        } else {
+            completionHandler(.cancel)
+            dataTask.cancel()
+        }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        exchange(dataTask.taskIdentifier)?.deliver(data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let exchange = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+        exchange?.complete(error)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        guard let exchange = exchange(task.taskIdentifier), let target = request.url else {
+            completionHandler(nil)
+            return
+        }
+        let from = response.url ?? exchange.url
+        let outcome: URLRequest? = exchange.state.withLock { state in
+            state.redirects += 1
+            if state.redirects > redirectPolicy.maxRedirects {
+                state.refusal = .tooManyRedirects(url: HTTPError.describe(exchange.url))
+                return nil
+            }
+            switch redirectPolicy.decide(from: from, to: target, headers: state.currentHeaders) {
+            case .refuse(let reason):
+                state.refusal = .redirectRefused(
+                    from: HTTPError.describe(from), to: HTTPError.describe(target), reason: reason)
+                return nil
+            case .follow(let headers):
+                state.currentHeaders = headers
+                var next = request
+                next.allHTTPHeaderFields = headers.dictionary
+                next.httpShouldHandleCookies = false
+                return next
+            }
+        }
+        completionHandler(outcome)
+    }
+}
