@@ -40,7 +40,6 @@ let package = Package(
             name: "CompanionVault",
             dependencies: [
                 "CompanionCore", "CompanionCrypto",
-                .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
                 .target(name: "CZlib", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: strict),

@@ -1,128 +1,32 @@
+import CompanionCrypto
 import Foundation
 
-#if canImport(COpenSSL)
-    import COpenSSL
-#endif
 #if canImport(CZlib)
     import CZlib
 #elseif canImport(zlib)
     import zlib
 #endif
-#if canImport(CryptoKit)
-    import CryptoKit
-    import CommonCrypto
-#endif
 
-/// The few primitives the vault reader needs, in one place.
-///
-/// Note for the lead: this adapter talks to libcrypto (Linux) or CryptoKit/CommonCrypto (Apple) directly
-/// because `CompanionCrypto` had not landed when the vault reader was written. Its four functions map one to
-/// one onto `Hash.sha256`, `MessageAuthentication.hmacSHA256`, `AESGCM.open(SealedBox(combined:))` and
-/// `KeyDerivation.pbkdf2SHA256`; switching means replacing the bodies below and nothing else.
+/// The few primitives the vault reader needs, in one place: `CompanionCrypto` for hashing, HMAC, PBKDF2 and
+/// AES-256-GCM, and zlib for pack-vault blobs.
 enum VaultCrypto {
     /// SHA-256 of `data`.
-    static func sha256(_ data: Data) -> Data {
-        #if canImport(CryptoKit)
-            return Data(SHA256.hash(data: data))
-        #else
-            var digest = [UInt8](repeating: 0, count: 32)
-            var length: UInt32 = 32
-            data.withUnsafeBytes { raw in
-                _ = EVP_Digest(raw.baseAddress, raw.count, &digest, &length, EVP_sha256(), nil)
-            }
-            return Data(digest)
-        #endif
-    }
+    static func sha256(_ data: Data) -> Data { Hash.sha256(data) }
 
     /// HMAC-SHA256 of `message` under `key`.
     static func hmacSHA256(key: Data, message: Data) -> Data {
-        #if canImport(CryptoKit)
-            return Data(HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key)))
-        #else
-            var digest = [UInt8](repeating: 0, count: 32)
-            var length: UInt32 = 32
-            key.withUnsafeBytes { keyRaw in
-                message.withUnsafeBytes { messageRaw in
-                    _ = HMAC(
-                        EVP_sha256(), keyRaw.baseAddress, Int32(keyRaw.count),
-                        messageRaw.bindMemory(to: UInt8.self).baseAddress, messageRaw.count, &digest, &length)
-                }
-            }
-            return Data(digest.prefix(Int(length)))
-        #endif
+        MessageAuthentication.hmacSHA256(key: key, message: message)
     }
 
     /// PBKDF2-HMAC-SHA256; `nil` when the library refuses.
     static func pbkdf2SHA256(password: Data, salt: Data, iterations: Int, keyLength: Int) -> Data? {
-        var output = [UInt8](repeating: 0, count: keyLength)
-        #if canImport(CryptoKit)
-            let status = password.withUnsafeBytes { passwordRaw in
-                salt.withUnsafeBytes { saltRaw in
-                    CCKeyDerivationPBKDF(
-                        CCPBKDFAlgorithm(kCCPBKDF2), passwordRaw.bindMemory(to: CChar.self).baseAddress,
-                        passwordRaw.count, saltRaw.bindMemory(to: UInt8.self).baseAddress, saltRaw.count,
-                        CCPseudoRandomAlgorithm(kCCPRFHmacAlgSHA256), UInt32(iterations), &output, keyLength)
-                }
-            }
-            return status == kCCSuccess ? Data(output) : nil
-        #else
-            let status = password.withUnsafeBytes { passwordRaw in
-                salt.withUnsafeBytes { saltRaw in
-                    PKCS5_PBKDF2_HMAC(
-                        passwordRaw.bindMemory(to: CChar.self).baseAddress, Int32(passwordRaw.count),
-                        saltRaw.bindMemory(to: UInt8.self).baseAddress, Int32(saltRaw.count), Int32(iterations),
-                        EVP_sha256(), Int32(keyLength), &output)
-                }
-            }
-            return status == 1 ? Data(output) : nil
-        #endif
+        try? KeyDerivation.pbkdf2SHA256(password: password, salt: salt, iterations: iterations, keyLength: keyLength)
     }
 
     /// AES-256-GCM open of `nonce(12) ‖ ciphertext ‖ tag(16)` with no associated data; `nil` when the tag fails.
     static func openAESGCM(combined: Data, key: Data) -> Data? {
-        guard combined.count >= 28, key.count == 32 else { return nil }
-        #if canImport(CryptoKit)
-            guard let box = try? AES.GCM.SealedBox(combined: combined),
-                let plain = try? AES.GCM.open(box, using: SymmetricKey(data: key))
-            else { return nil }
-            return plain
-        #else
-            let bytes = [UInt8](combined)
-            let keyBytes = [UInt8](key)
-            let cipherCount = bytes.count - 28
-            guard let context = EVP_CIPHER_CTX_new() else { return nil }
-            defer { EVP_CIPHER_CTX_free(context) }
-            var output = [UInt8](repeating: 0, count: max(cipherCount, 1))
-            var produced: Int32 = 0
-            var finalCount: Int32 = 0
-            let ok: Bool = bytes.withUnsafeBufferPointer { buffer -> Bool in
-                guard let base = buffer.baseAddress else { return false }
-                guard EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), nil, nil, nil) == 1,
-                    EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, 12, nil) == 1,
-                    EVP_DecryptInit_ex(context, nil, nil, keyBytes, base) == 1
-                else { return false }
-                var offset = 0
-                // Feed in chunks so a count over Int32.max never truncates.
-                while offset < cipherCount {
-                    let chunk = min(cipherCount - offset, 1 << 30)
-                    var chunkOut: Int32 = 0
-                    let status = output.withUnsafeMutableBufferPointer { out in
-                        EVP_DecryptUpdate(
-                            context, out.baseAddress.map { $0 + offset }, &chunkOut, base + 12 + offset, Int32(chunk))
-                    }
-                    guard status == 1 else { return false }
-                    offset += chunk
-                    produced += chunkOut
-                }
-                let tag = UnsafeMutableRawPointer(mutating: base + 12 + cipherCount)
-                guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, 16, tag) == 1 else { return false }
-                return output.withUnsafeMutableBufferPointer { out in
-                    EVP_DecryptFinal_ex(context, out.baseAddress.map { $0 + Int(produced) }, &finalCount) == 1
-                }
-            }
-            guard ok else { return nil }
-            return Data(output.prefix(cipherCount))
-        #endif
+        guard combined.count >= 28, key.count == 32, let box = try? SealedBox(combined: combined) else { return nil }
+        return try? AESGCM.open(box, key: key)
     }
 
     /// Inflates a zlib (`windowBits` 15) or raw deflate (`windowBits` -15) stream, refusing output over `limit`.
