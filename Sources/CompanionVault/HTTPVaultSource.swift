@@ -15,11 +15,18 @@ public struct HTTPVaultSource: VaultSource {
 
     /// The server's base URL.
     public let server: URL
+    /// Objects per `POST /api/vault/batch` (read ops only, no credentials); 1 sends one GET per object.
+    public let batchSize: Int
     private let session: URLSession
 
     /// Creates a source for `server`, using `session` (an ephemeral session without cookies by default).
-    public init(server: URL = HTTPVaultSource.defaultServer, session: URLSession? = nil) {
+    ///
+    /// - Parameter batchSize: 1 (the default) reads every object with its own GET, as PrompTugal's contract says.
+    ///   Up to 100 reads objects in batches through the SG/Send batch route, as `sgit clone` does: far fewer
+    ///   round trips on a server whose per-request cost dominates.
+    public init(server: URL = HTTPVaultSource.defaultServer, session: URLSession? = nil, batchSize: Int = 1) {
         self.server = server
+        self.batchSize = min(max(1, batchSize), 100)
         if let session {
             self.session = session
         } else {
@@ -87,9 +94,76 @@ public struct HTTPVaultSource: VaultSource {
         return (listing.files ?? []).filter { $0.hasPrefix(prefix) }
     }
 
+    /// `POST /api/vault/batch/<vault_id>` with read operations only (no write key, so no credentials).
+    /// Falls back to one GET per file id when the server refuses the batch.
+    public func readBatch(vaultID: String, fileIDs: [String]) async throws(VaultError) -> [String: VaultResponse] {
+        guard batchSize > 1, fileIDs.count > 1 else {
+            var result: [String: VaultResponse] = [:]
+            for fileID in fileIDs { result[fileID] = try await read(vaultID: vaultID, fileID: fileID) }
+            return result
+        }
+        guard VaultKey.isValidVaultID(vaultID) else { throw .invalidIdentifier("vault id") }
+        for fileID in fileIDs where !LocalFolderVaultSource.isSafeFileID(fileID) {
+            throw .invalidIdentifier("file id")
+        }
+        guard let url = URL(string: "\(baseString)/api/vault/batch/\(vaultID)") else {
+            throw .invalidIdentifier("server URL")
+        }
+        struct Operation: Encodable {
+            let op = "read"
+            let fileID: String
+            enum CodingKeys: String, CodingKey {
+                case op
+                case fileID = "file_id"
+            }
+        }
+        struct Body: Encodable { let operations: [Operation] }
+        struct Answer: Decodable {
+            struct Item: Decodable {
+                let fileID: String?
+                let status: String?
+                let data: String?
+                enum CodingKeys: String, CodingKey {
+                    case fileID = "file_id"
+                    case status
+                    case data
+                }
+            }
+            let results: [Item]?
+        }
+        let body = (try? JSONEncoder().encode(Body(operations: fileIDs.map { Operation(fileID: $0) }))) ?? Data()
+        let (status, answerData) = try await send(url, method: "POST", body: body, path: "batch")
+        guard status == 200, let answer = try? JSONDecoder().decode(Answer.self, from: answerData) else {
+            var result: [String: VaultResponse] = [:]
+            for fileID in fileIDs { result[fileID] = try await read(vaultID: vaultID, fileID: fileID) }
+            return result
+        }
+        var result: [String: VaultResponse] = [:]
+        let wanted = Set(fileIDs)
+        for item in answer.results ?? [] {
+            guard let fileID = item.fileID, wanted.contains(fileID) else { continue }
+            if item.status == "ok", let text = item.data, let data = Data(base64Encoded: text) {
+                result[fileID] = VaultResponse(status: 200, body: data)
+            } else if item.status == "not_found" {
+                result[fileID] = VaultResponse(status: 404, body: nil)
+            } else {
+                throw .transport(path: fileID, reason: "the batch answer for it is malformed")
+            }
+        }
+        return result
+    }
+
     private func get(_ url: URL, path: String) async throws(VaultError) -> (Int, Data) {
+        try await send(url, method: "GET", body: nil, path: path)
+    }
+
+    private func send(_ url: URL, method: String, body: Data?, path: String) async throws(VaultError) -> (Int, Data) {
         var request = URLRequest(url: url)
-        request.httpMethod = "GET"
+        request.httpMethod = method
+        if let body {
+            request.httpBody = body
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
         request.httpShouldHandleCookies = false
         request.cachePolicy = .reloadIgnoringLocalCacheData
         do {

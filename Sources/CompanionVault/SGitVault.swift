@@ -476,6 +476,39 @@ public actor SGitVault {
         return response.body
     }
 
+    /// Fetches `ids` (object ids) through the source: one GET each, or one batch when the source batches.
+    private static func fetchObjects(
+        _ ids: [String], vaultID: String, source: any VaultSource, log: VaultTrafficLog
+    ) async throws(VaultError) -> [String: Data] {
+        if ids.count == 1, let id = ids.first {
+            guard let data = try await fetch("bare/data/" + id, vaultID: vaultID, source: source, log: log) else {
+                return [:]
+            }
+            return [id: data]
+        }
+        let started = ContinuousClock.now
+        let fileIDs = ids.map { "bare/data/" + $0 }
+        let responses: [String: VaultResponse]
+        do {
+            responses = try await source.readBatch(vaultID: vaultID, fileIDs: fileIDs)
+        } catch {
+            log.record(.error, path: "batch of \(ids.count)", detail: "batch request failed")
+            throw error
+        }
+        var result: [String: Data] = [:]
+        var bytes = 0
+        for id in ids {
+            if let body = responses["bare/data/" + id]?.body {
+                result[id] = body
+                bytes += body.count
+            }
+        }
+        log.record(
+            .request, path: "bare/data/ (batch of \(ids.count))", bytes: bytes,
+            durationMs: VaultKey.milliseconds(since: started), status: 200, detail: "batch \(source.label)")
+        return result
+    }
+
     /// Fetches the objects in `ids` concurrently (cache and staging first), verifying and staging each fetched one.
     /// Returns the stored bytes when `keep` is true.
     private func objects(
@@ -503,26 +536,35 @@ public actor SGitVault {
         let source = self.source
         let log = self.log
         let vaultID = self.vaultID
-        let width = maxConcurrentFetches
+        let batch = max(1, source.batchSize)
+        let width = batch > 1 ? min(maxConcurrentFetches, 3) : maxConcurrentFetches
+        var chunks: [[String]] = []
+        var start = 0
+        while start < toFetch.count {
+            chunks.append(Array(toFetch[start..<min(start + batch, toFetch.count)]))
+            start += batch
+        }
         let fetched: Result<[String: Data], VaultError> = await withTaskGroup(
-            of: Result<(String, Data), VaultError>.self
+            of: Result<[(String, Data)], VaultError>.self
         ) { group in
-            var iterator = toFetch.makeIterator()
+            var iterator = chunks.makeIterator()
             func addNext() -> Bool {
-                guard let id = iterator.next() else { return false }
+                guard let chunk = iterator.next() else { return false }
                 group.addTask {
                     do throws(VaultError) {
-                        guard
-                            let stored = try await Self.fetch(
-                                "bare/data/" + id, vaultID: vaultID, source: source, log: log)
-                        else {
-                            log.record(.error, path: "bare/data/" + id, status: 404, detail: "object missing")
-                            throw VaultError.objectMissing(id: id)
+                        let stored = try await Self.fetchObjects(chunk, vaultID: vaultID, source: source, log: log)
+                        var done: [(String, Data)] = []
+                        for id in chunk {
+                            guard let data = stored[id] else {
+                                log.record(.error, path: "bare/data/" + id, status: 404, detail: "object missing")
+                                throw VaultError.objectMissing(id: id)
+                            }
+                            try Self.verify(id, data, log: log)
+                            try Self.write(data, to: staging.appendingPathComponent(id))
+                            counter.add(objects: 1, bytes: data.count)
+                            done.append((id, keep ? data : Data()))
                         }
-                        try Self.verify(id, stored, log: log)
-                        try Self.write(stored, to: staging.appendingPathComponent(id))
-                        counter.add(objects: 1, bytes: stored.count)
-                        return .success((id, keep ? stored : Data()))
+                        return .success(done)
                     } catch {
                         return .failure(error)
                     }
@@ -533,8 +575,8 @@ public actor SGitVault {
             var collected: [String: Data] = [:]
             while let next = await group.next() {
                 switch next {
-                case .success(let (id, data)):
-                    if keep { collected[id] = data }
+                case .success(let items):
+                    if keep { for (id, data) in items { collected[id] = data } }
                     _ = addNext()
                 case .failure(let error):
                     group.cancelAll()

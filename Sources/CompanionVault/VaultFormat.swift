@@ -54,6 +54,14 @@ public enum VaultFormat {
         return (plain, false)
     }
 
+    /// Decrypts the stored bytes of any object (envelope v1 or v2) with `key`: a fuzzing and benchmark entry point.
+    /// It does not check the content address; `verifyContentAddress(id:stored:)` does.
+    public static func decrypt(_ stored: Data, key: VaultKey, inflateLimit: Int = defaultInflateLimit)
+        throws(VaultError) -> Data
+    {
+        try open(stored, key: key.readKey, path: "object", inflateLimit: inflateLimit).plaintext
+    }
+
     /// Decrypts one `*_enc` metadata field: standard base64 of a v1 envelope holding UTF-8 text.
     static func openField(_ base64: String, key: Data, path: String) throws(VaultError) -> String {
         guard let stored = Data(base64Encoded: base64) else {

@@ -24,6 +24,22 @@ public protocol VaultSource: Sendable {
     func read(vaultID: String, fileID: String) async throws(VaultError) -> VaultResponse
     /// Lists the file ids that start with `prefix` (the list route), e.g. `bare/packs/snapshots/`.
     func list(vaultID: String, prefix: String) async throws(VaultError) -> [String]
+    /// How many file ids `readBatch` takes at once; 1 (the default) means the reader sends one `read` per object.
+    var batchSize: Int { get }
+    /// Fetches several file ids in one exchange; the default calls `read` for each.
+    func readBatch(vaultID: String, fileIDs: [String]) async throws(VaultError) -> [String: VaultResponse]
+}
+
+extension VaultSource {
+    /// One object per request.
+    public var batchSize: Int { 1 }
+
+    /// Calls `read` for each file id in turn.
+    public func readBatch(vaultID: String, fileIDs: [String]) async throws(VaultError) -> [String: VaultResponse] {
+        var result: [String: VaultResponse] = [:]
+        for fileID in fileIDs { result[fileID] = try await read(vaultID: vaultID, fileID: fileID) }
+        return result
+    }
 }
 
 /// A vault in a folder, in either layout `sgit clone --transport local` reads: `<folder>/<file_id>`, or

@@ -15,7 +15,7 @@ import Foundation
 /// it again, through `--key` or the environment variable `COMPANION_VAULT_KEY`.
 enum VaultCommand {
     static let usage = """
-        usage: companion vault pull [<key-string>] [--server URL | --dir PATH] [--branch NAME]
+        usage: companion vault pull [<key-string>] [--server URL [--batch N] | --dir PATH] [--branch NAME]
                companion vault ls   [--key <key-string>] [--long]
                companion vault cat  <path> [--key <key-string>]
                companion vault log  [--limit N] [--key <key-string>]
@@ -27,6 +27,7 @@ enum VaultCommand {
         command-line argument is visible to other users in the process list).
         pull   fetches the ref and every object not yet cached, checking each, from --server (default
                https://dev.send.sgraph.ai) or from --dir (a folder as `sgit clone --transport local` reads it).
+               --batch N (2-100) reads objects N at a time through the server's batch route, as `sgit clone` does.
         ls     lists the files of the pulled commit; cat prints one file's bytes; log shows the first-parent history.
         State: $COMPANION_HOME/vaults/<vault_id> (default ~/.companion/vaults/<vault_id>): encrypted objects only.
         Exit status: 0 done, 1 the vault failed (one line on stderr says why), 2 usage error.
@@ -42,7 +43,7 @@ enum VaultCommand {
         var flags: Set<String> = []
         var positional: [String] = []
         var index = 1
-        let valued: Set<String> = ["--server", "--dir", "--key", "--branch", "--limit", "--cache"]
+        let valued: Set<String> = ["--server", "--dir", "--key", "--branch", "--limit", "--batch"]
         while index < arguments.count {
             let argument = arguments[index]
             if valued.contains(argument) {
@@ -123,8 +124,13 @@ enum VaultCommand {
             }
             origin = Origin(kind: "server", location: server)
         }
+        let batch = Int(options["--batch"] ?? "1") ?? 1
+        let source: any VaultSource =
+            origin.kind == "server" && batch > 1
+            ? HTTPVaultSource(server: URL(string: origin.location) ?? HTTPVaultSource.defaultServer, batchSize: batch)
+            : origin.source
         let vault = try SGitVault(
-            key: key, source: origin.source, cache: folder.appendingPathComponent("cache"), log: VaultTrafficLog())
+            key: key, source: source, cache: folder.appendingPathComponent("cache"), log: VaultTrafficLog())
         let showProgress = isatty(STDERR_FILENO) == 1
         let started = ContinuousClock.now
         let counts = ProgressBox()

@@ -125,6 +125,19 @@ struct ServerEnvironment {
         #expect(try await vault.read("empty.txt").isEmpty)
     }
 
+    @Test func batchReadsGiveTheSameBytes() async throws {
+        let manifest = try environment.vault("main")
+        let cache = try VaultTestSupport.scratch("batch")
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let log = VaultTrafficLog()
+        let vault = try SGitVault(
+            key: VaultKey(importing: manifest.keyString),
+            source: HTTPVaultSource(server: environment.server, batchSize: 50),
+            cache: cache, log: log)
+        try await checkAllCommits(of: vault, branch: "current", expected: manifest.branches["current"] ?? [])
+        #expect(log.events.contains { $0.kind == .request && $0.path.contains("batch of") })
+    }
+
     @Test func emptyVaultByVaultKey() async throws {
         let manifest = try environment.vault("empty")
         #expect(manifest.keyString.hasPrefix("sgit_private_vault_"))
