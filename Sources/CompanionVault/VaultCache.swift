@@ -31,9 +31,10 @@ struct VaultCache: Sendable {
             throw .cache(reason: "could not create the cache folder")
         }
         // Leftovers of an interrupted pull are unverified-as-a-whole: drop them.
-        if let names = try? FileManager.default.contentsOfDirectory(atPath: root.path) {
+        for folder in [root, objectsFolder] {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { continue }
             for name in names where name.hasPrefix("staging-") || name.hasPrefix(".tmp-") {
-                try? FileManager.default.removeItem(at: root.appendingPathComponent(name))
+                try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
             }
         }
     }
