@@ -11,4 +11,4 @@ OUT=${SGIT_BENCH_DIR:-$SGIT_WORK/bench}
 rm -rf "$OUT"; mkdir -p "$OUT"
 KEY=$("$SGIT_VENV/bin/python" "$HERE/make_bench_vault.py" "$SGIT_CLI" "$SGIT_SERVER_URL" "$OUT" | tail -n 1)
 rm -rf "$OUT/bench"   # the working copy is not needed
-echo "export SGIT_BENCH_KEY=$KEY"
+echo "export SGIT_BENCH_KEY=$KEY" | tee -a "$SGIT_WORK/test-env.sh"
