@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "CompanionCore", targets: ["CompanionCore"]),
         .library(name: "CompanionCrypto", targets: ["CompanionCrypto"]),
         .library(name: "CompanionHTTP", targets: ["CompanionHTTP"]),
+        .library(name: "CompanionVault", targets: ["CompanionVault"]),
         .library(name: "OmnigentCore", targets: ["OmnigentCore"]),
         .executable(name: "companion", targets: ["companion"]),
     ],
@@ -23,6 +24,8 @@ let package = Package(
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
+        // zlib, for pack-vault blobs (envelope v2). Apple SDKs ship it as the `zlib` module.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
 
         // The kit, lowest first.
         .target(name: "CompanionCore", swiftSettings: strict),
@@ -34,6 +37,13 @@ let package = Package(
             ],
             swiftSettings: strict),
         .target(name: "CompanionHTTP", dependencies: ["CompanionCore"], swiftSettings: strict),
+        .target(
+            name: "CompanionVault",
+            dependencies: [
+                "CompanionCore", "CompanionCrypto", "CompanionHTTP",
+                .target(name: "CZlib", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: strict),
 
         // The apps' cores, each built only on the kit.
         .target(
@@ -43,11 +53,11 @@ let package = Package(
         // The terminal client and the benchmarks.
         .executableTarget(
             name: "companion",
-            dependencies: ["CompanionCore", "CompanionCrypto", "CompanionHTTP"],
+            dependencies: ["CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionVault"],
             swiftSettings: strict),
         .executableTarget(
-            name: "Benchmarks", dependencies: ["CompanionCore", "CompanionHTTP"], path: "Benchmarks",
-            swiftSettings: strict),
+            name: "Benchmarks", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionVault"],
+            path: "Benchmarks", swiftSettings: strict),
 
         // Tests. `CompanionTestSupport` finds the servers `scripts/test` started; a missing one fails loudly.
         .target(
@@ -61,6 +71,9 @@ let package = Package(
         .testTarget(
             name: "CompanionHTTPTests",
             dependencies: ["CompanionHTTP", "CompanionCore", "CompanionTestSupport"],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(
+            name: "CompanionVaultTests", dependencies: ["CompanionVault", "CompanionCore", "CompanionTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
     ]
 )

@@ -4,6 +4,7 @@ import Foundation
 /// medians and ratios against a baseline measured side by side in the same run.
 let usage = """
     usage: Benchmarks p1 <url-of-small-json>
+           Benchmarks p5 [options]   (see VaultBenchmark.swift; scripts/bench p5 sets it up)
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -15,6 +16,8 @@ do {
             exit(2)
         }
         try await P1.run(url: url)
+    case "p5":
+        try await VaultBenchmark.run(arguments: Array(arguments.dropFirst()))
     default:
         print(usage)
         exit(2)

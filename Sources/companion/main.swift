@@ -10,6 +10,7 @@ let usage = """
       probe <address>          what a server answers: version, manifest
       get <address> <path>     GET a path and print the reply (JSON pretty-printed)
       journal                  the previous run's events, redacted
+      vault pull|ls|cat|log    read an encrypted sgit vault (PrompTugal's reader vault)
       help                     this text
 
     Run `companion <command> --help` for a command's options.
@@ -20,6 +21,7 @@ let commands: [String: (help: String, run: @Sendable ([String]) async throws -> 
     "probe": (HTTPCommands.probeHelp, HTTPCommands.probe),
     "get": (HTTPCommands.getHelp, HTTPCommands.get),
     "journal": (JournalCommand.help, { try JournalCommand.run($0) }),
+    "vault": (VaultCommand.usage, { await VaultCommand.run($0) }),
 ]
 
 func runMain() async -> Int32 {

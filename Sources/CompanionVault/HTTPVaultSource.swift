@@ -1,0 +1,154 @@
+import CompanionCore
+import CompanionCrypto
+import CompanionHTTP
+import Foundation
+
+/// An SG/Send server (or a static host serving the same routes), read with plain GETs and no credentials:
+/// `GET <server>/api/vault/read/<vault_id>/<percent-encoded file id>` and `GET <server>/api/vault/list/<vault_id>?prefix=`.
+///
+/// Requests go through the kit's `Client`: GETs are retried on transient failures (they are idempotent),
+/// every exchange is journaled with the URL only (the stored bytes are ciphertext and are not previewed),
+/// and plain http is accepted only for a loopback server.
+public struct HTTPVaultSource: VaultSource {
+    /// The default server, as PrompTugal's seed §5 names it.
+    public static let defaultServer = URL(string: "https://dev.send.sgraph.ai") ?? URL(fileURLWithPath: "/")
+
+    /// The server's base URL.
+    public let server: URL
+    /// Objects per `POST /api/vault/batch` (read ops only, no credentials); 1 sends one GET per object.
+    public let batchSize: Int
+    private let client: Client
+
+    /// Creates a source for `server`; exchanges are recorded in `journal`.
+    ///
+    /// - Parameter batchSize: 1 (the default) reads every object with its own GET, as PrompTugal's contract says.
+    ///   Up to 100 reads objects in batches through the SG/Send batch route, as `sgit clone` does: far fewer
+    ///   round trips on a server whose per-request cost dominates.
+    public init(server: URL = HTTPVaultSource.defaultServer, batchSize: Int = 1, journal: Journal = Journal()) {
+        self.server = server
+        self.batchSize = min(max(1, batchSize), 100)
+        let policy = TransportPolicy.allowingInsecureLoopback
+        self.client = Client(
+            baseURL: server,
+            configuration: Client.Configuration(
+                defaultHeaders: ["User-Agent": "CompanionKit/0.1"], timeout: .seconds(60),
+                maxResponseBytes: 1 << 30, permits: { policy.permits($0) }, journal: journal))
+    }
+
+    /// The server's scheme, host and port.
+    public var label: String {
+        var parts = URLComponents(url: server, resolvingAgainstBaseURL: false)
+        parts?.user = nil
+        parts?.password = nil
+        parts?.query = nil
+        parts?.fragment = nil
+        return parts?.string ?? "server"
+    }
+
+    /// `quote(file_id, safe="")`, as the CLI encodes it: everything but unreserved characters.
+    static func encode(_ component: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return component.addingPercentEncoding(withAllowedCharacters: allowed) ?? component
+    }
+
+    /// `GET /api/vault/read/<vault_id>/<file id>`: the raw stored bytes.
+    public func read(vaultID: String, fileID: String) async throws(VaultError) -> VaultResponse {
+        guard VaultKey.isValidVaultID(vaultID) else { throw .invalidIdentifier("vault id") }
+        guard LocalFolderVaultSource.isSafeFileID(fileID) else { throw .invalidIdentifier("file id") }
+        let (status, body) = try await send(
+            "/api/vault/read/\(vaultID)/\(Self.encode(fileID))", method: .get, body: nil, path: fileID)
+        switch status {
+        case 200: return VaultResponse(status: 200, body: body)
+        case 404: return VaultResponse(status: 404, body: nil)
+        default: throw .httpStatus(path: fileID, status: status)
+        }
+    }
+
+    /// `GET /api/vault/list/<vault_id>?prefix=<prefix>`: `{"files": [...]}`.
+    public func list(vaultID: String, prefix: String) async throws(VaultError) -> [String] {
+        guard VaultKey.isValidVaultID(vaultID) else { throw .invalidIdentifier("vault id") }
+        let (status, body) = try await send(
+            "/api/vault/list/\(vaultID)?prefix=\(Self.encode(prefix))", method: .get, body: nil, path: "list \(prefix)")
+        if status == 404 { return [] }
+        guard status == 200 else { throw .httpStatus(path: "list \(prefix)", status: status) }
+        struct Listing: Decodable { let files: [String]? }
+        guard let listing = try? JSONDecoder().decode(Listing.self, from: body) else {
+            throw .transport(path: "list \(prefix)", reason: "the list answer is not the expected JSON")
+        }
+        return (listing.files ?? []).filter { $0.hasPrefix(prefix) }
+    }
+
+    /// `POST /api/vault/batch/<vault_id>` with read operations only (no write key, so no credentials).
+    /// Falls back to one GET per file id when the server refuses the batch.
+    public func readBatch(vaultID: String, fileIDs: [String]) async throws(VaultError) -> [String: VaultResponse] {
+        guard batchSize > 1, fileIDs.count > 1 else {
+            var result: [String: VaultResponse] = [:]
+            for fileID in fileIDs { result[fileID] = try await read(vaultID: vaultID, fileID: fileID) }
+            return result
+        }
+        guard VaultKey.isValidVaultID(vaultID) else { throw .invalidIdentifier("vault id") }
+        for fileID in fileIDs where !LocalFolderVaultSource.isSafeFileID(fileID) {
+            throw .invalidIdentifier("file id")
+        }
+        struct Operation: Encodable {
+            let op = "read"
+            let fileID: String
+            enum CodingKeys: String, CodingKey {
+                case op
+                case fileID = "file_id"
+            }
+        }
+        struct Body: Encodable { let operations: [Operation] }
+        struct Answer: Decodable {
+            struct Item: Decodable {
+                let fileID: String?
+                let status: String?
+                let data: String?
+                enum CodingKeys: String, CodingKey {
+                    case fileID = "file_id"
+                    case status
+                    case data
+                }
+            }
+            let results: [Item]?
+        }
+        let body = (try? JSONEncoder().encode(Body(operations: fileIDs.map { Operation(fileID: $0) }))) ?? Data()
+        // A batch of reads changes nothing on the server, so it may be retried under a fixed key.
+        let (status, answerData) = try await send(
+            "/api/vault/batch/\(vaultID)", method: .post, body: body, path: "batch",
+            idempotencyKey: "read-batch-" + Hash.sha256(body).prefix(16).map { String(format: "%02x", $0) }.joined())
+        guard status == 200, let answer = try? JSONDecoder().decode(Answer.self, from: answerData) else {
+            var result: [String: VaultResponse] = [:]
+            for fileID in fileIDs { result[fileID] = try await read(vaultID: vaultID, fileID: fileID) }
+            return result
+        }
+        var result: [String: VaultResponse] = [:]
+        let wanted = Set(fileIDs)
+        for item in answer.results ?? [] {
+            guard let fileID = item.fileID, wanted.contains(fileID) else { continue }
+            if item.status == "ok", let text = item.data, let data = Data(base64Encoded: text) {
+                result[fileID] = VaultResponse(status: 200, body: data)
+            } else if item.status == "not_found" {
+                result[fileID] = VaultResponse(status: 404, body: nil)
+            } else {
+                throw .transport(path: fileID, reason: "the batch answer for it is malformed")
+            }
+        }
+        return result
+    }
+
+    private func send(
+        _ apiPath: String, method: HTTPMethod, body: Data?, path: String, idempotencyKey: String? = nil
+    ) async throws(VaultError) -> (Int, Data) {
+        var request = Request<Data>.raw(method, apiPath, body: body)
+        if let idempotencyKey { request = request.idempotencyKey(idempotencyKey) }
+        do {
+            let (data, response) = try await client.exchange(request)
+            return (response.status, data)
+        } catch {
+            if let status = error.statusCode { return (status, Data()) }
+            throw .transport(path: path, reason: error.description)
+        }
+    }
+}

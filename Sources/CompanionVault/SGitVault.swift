@@ -1,0 +1,677 @@
+import CompanionCore
+import Foundation
+import Synchronization
+
+/// Where a vault lives: its id and the server that holds it.
+public struct VaultAddress: Sendable, Hashable {
+    /// The vault id.
+    public let vaultId: String
+    /// The server's base URL; `https://dev.send.sgraph.ai` unless given.
+    public let server: URL
+
+    /// Creates an address; the server defaults to `HTTPVaultSource.defaultServer`.
+    public init(vaultId: String, server: URL = HTTPVaultSource.defaultServer) {
+        self.vaultId = vaultId
+        self.server = server
+    }
+}
+
+/// One commit, with its message decrypted.
+public struct VaultCommit: Sendable, Hashable, Identifiable {
+    /// The commit's object id.
+    public let id: String
+    /// Its root tree.
+    public let treeID: String
+    /// Its parents: none for the first commit, two for a merge.
+    public let parents: [String]
+    /// When it was made, in milliseconds since 1970.
+    public let timestampMs: Int64
+    /// The decrypted message (empty when the commit has none).
+    public let message: String
+    /// The branch that wrote it (metadata only).
+    public let branchID: String?
+
+    /// When it was made.
+    public var date: Date { Date(timeIntervalSince1970: Double(timestampMs) / 1_000) }
+}
+
+/// One file in a commit.
+public struct VaultFile: Sendable, Hashable, Identifiable {
+    /// The path inside the vault, `/`-separated.
+    public let path: String
+    /// The plaintext size in bytes.
+    public let size: Int
+    /// The blob's object id.
+    public let blobID: String
+    /// The MIME type the writer recorded (`application/octet-stream` when none).
+    public let contentType: String
+    /// The first 12 hex digits of sha256(plaintext), as recorded.
+    public let contentHash: String
+    /// Whether the writer flagged the blob as large (over 4 MiB encrypted).
+    public let isLarge: Bool
+
+    /// The path.
+    public var id: String { path }
+}
+
+/// A named branch of the vault.
+public struct VaultBranch: Sendable, Hashable {
+    /// The branch name, e.g. `current`.
+    public let name: String
+    /// The ref's file id.
+    public let refFileID: String
+}
+
+/// How far a pull has come, for a progress line.
+public struct VaultPullProgress: Sendable, Hashable {
+    /// Objects fetched so far (loose objects and pack members).
+    public let objects: Int
+    /// Bytes fetched so far.
+    public let bytes: Int
+    /// Seconds since the pull started.
+    public let elapsed: Double
+
+    /// Creates a progress value.
+    public init(objects: Int, bytes: Int, elapsed: Double) {
+        self.objects = objects
+        self.bytes = bytes
+        self.elapsed = elapsed
+    }
+}
+
+/// A native, read-only sgit vault reader (sgit-vault.md §2.7).
+///
+/// - `pull()` fetches the ref (never cached), then only objects not already in the local cache, each checked
+///   against its content address before it is decrypted or cached. Pack vaults are read through their zips.
+/// - `files()`, `read(_:)` and `history(limit:)` work from the cache after a pull, offline.
+///
+/// All traffic is recorded in the `VaultTrafficLog`; no key ever reaches it.
+public actor SGitVault {
+    /// The key's vault id.
+    public nonisolated let vaultID: String
+    /// How many objects are fetched at once.
+    public let maxConcurrentFetches: Int
+
+    private let key: VaultKey
+    private let source: any VaultSource
+    private let cache: VaultCache
+    private let log: VaultTrafficLog
+    private var state: VaultCache.State
+    private var treeMemo: [String: [VaultFormat.TreeEntryRecord]] = [:]
+    private var filesMemo: (head: String, files: [VaultFile], index: [String: VaultFile])?
+
+    /// Opens a vault on `source`, caching under `cache` (one folder per vault).
+    public init(
+        key: VaultKey, source: any VaultSource, cache: URL, log: VaultTrafficLog, maxConcurrentFetches: Int = 8
+    ) throws(VaultError) {
+        self.key = key
+        self.vaultID = key.vaultID
+        self.source = source
+        self.cache = try VaultCache(root: cache)
+        self.log = log
+        self.maxConcurrentFetches = max(1, maxConcurrentFetches)
+        self.state = try self.cache.loadState(vaultID: key.vaultID)
+    }
+
+    /// Opens a vault on an SG/Send server, as PrompTugal's seed §5 sketches it.
+    public init(address: VaultAddress, readKey: VaultKey, cache: URL, log: VaultTrafficLog) throws(VaultError) {
+        guard address.vaultId == readKey.vaultID else { throw .malformedKey(.invalidVaultID) }
+        try self.init(key: readKey, source: HTTPVaultSource(server: address.server), cache: cache, log: log)
+    }
+
+    /// The head commit id of the last successful pull, if any.
+    public var head: String? { state.lastRef.flatMap { state.heads[$0] } }
+
+    // MARK: Pull
+
+    /// Fetches `branch` (the named branch `current` by default) and every object not yet cached.
+    ///
+    /// - Returns: the head commit.
+    /// - Throws: `vaultNotFound` when the ref answers 404 (unknown vault, never pushed, or a wrong key); a
+    ///   verification, decryption or schema error when an object is bad. The cache is then unchanged.
+    @discardableResult
+    public func pull(
+        branch: String? = nil, progress: (@Sendable (VaultPullProgress) -> Void)? = nil
+    ) async throws(VaultError) -> VaultCommit {
+        let started = ContinuousClock.now
+        var index: VaultFormat.BranchIndex?
+        let refID: String
+        if let branch, branch != "current" {
+            index = try await fetchIndex()
+            guard let found = index?.branches.first(where: { $0.isNamed && $0.name == branch }) else {
+                throw .branchNotFound(name: branch)
+            }
+            guard LocalFolderVaultSource.isSafeFileID(found.headRefID), found.headRefID.hasPrefix("ref-") else {
+                throw .invalidIdentifier("ref id in branch index")
+            }
+            refID = "bare/refs/" + found.headRefID
+        } else {
+            refID = key.refFileID
+            log.record(.keyDerivation, path: refID, detail: "ref file id = HMAC-SHA256(read key, ref domain)")
+        }
+
+        // 1. The ref: never from the cache.
+        guard let refStored = try await fetchRaw(refID) else {
+            log.record(
+                .error, path: refID, status: 404, detail: "ref not found: unknown vault, never pushed, or wrong key")
+            throw .vaultNotFound(vaultID: vaultID)
+        }
+        let headID = try VaultFormat.parseRef(decrypt(refStored, path: refID), path: refID)
+
+        if state.heads[refID] == headID, state.complete.contains(headID) {
+            if state.lastRef != refID {
+                state.lastRef = refID
+                try cache.saveState(state)
+            }
+            return try commit(headID)
+        }
+
+        let staging = try cache.makeStaging()
+        defer { try? FileManager.default.removeItem(at: staging) }
+        let counter = ProgressCounter(started: started, progress: progress)
+        var staged: [String: Data] = [:]  // decrypted-walk objects held in memory (commits and trees only)
+        var stagedBlobs: Set<String> = []
+        var newPacks: Set<String> = []
+
+        // 2. Pack vaults: read the zips not read before; their members become staged objects.
+        if index == nil { index = try await fetchIndex() }
+        if let index, index.features.contains("packs") {
+            for prefix in ["bare/packs/snapshots/", "bare/packs/commits/"] {
+                let names = try await listed(prefix)
+                for name in names where !state.packs.contains(name) && name.hasSuffix(".zip") {
+                    guard let zip = try await fetchRaw(name) else { throw .objectMissing(id: name) }
+                    counter.add(objects: 1, bytes: zip.count)
+                    for member in try VaultPack.members(of: zip, name: name) where !cache.contains(member.objectID) {
+                        try verify(member.objectID, member.stored)
+                        try write(member.stored, to: staging.appendingPathComponent(member.objectID))
+                        stagedBlobs.insert(member.objectID)
+                    }
+                    newPacks.insert(name)
+                }
+            }
+        }
+
+        // 3. Commits, across all parents, stopping at commits whose history is cached.
+        var newCommits: [String] = []
+        var commitRecords: [String: VaultFormat.CommitRecord] = [:]
+        var frontier = [headID]
+        var seen: Set<String> = [headID]
+        while !frontier.isEmpty {
+            let fetched = try await objects(frontier, staging: staging, stagedOnDisk: stagedBlobs, counter: counter)
+            var next: [String] = []
+            for id in frontier {
+                guard let stored = fetched[id] else { throw .objectMissing(id: id) }
+                staged[id] = stored
+                let record = try VaultFormat.parseCommit(decrypt(stored, path: "bare/data/" + id), path: id)
+                commitRecords[id] = record
+                newCommits.append(id)
+                for parent in record.parents where !seen.contains(parent) && !state.complete.contains(parent) {
+                    seen.insert(parent)
+                    next.append(parent)
+                }
+            }
+            frontier = next
+        }
+
+        // 4. Trees of the new commits, skipping sub-trees already cached (their closure is cached too).
+        var treeOrder: [String] = []
+        var blobIDs: [String] = []
+        var seenTrees: Set<String> = []
+        var seenBlobs: Set<String> = []
+        var treeFrontier: [String] = []
+        for id in newCommits {
+            if let tree = commitRecords[id]?.treeID, !cache.contains(tree), seenTrees.insert(tree).inserted {
+                treeFrontier.append(tree)
+            }
+        }
+        while !treeFrontier.isEmpty {
+            let fetched = try await objects(treeFrontier, staging: staging, stagedOnDisk: stagedBlobs, counter: counter)
+            var next: [String] = []
+            for id in treeFrontier {
+                guard let stored = fetched[id] else { throw .objectMissing(id: id) }
+                staged[id] = stored
+                treeOrder.append(id)
+                let entries = try VaultFormat.parseTree(decrypt(stored, path: "bare/data/" + id), path: id)
+                treeMemo[id] = entries
+                for entry in entries {
+                    switch entry.kind {
+                    case .folder(let tree):
+                        if !cache.contains(tree), seenTrees.insert(tree).inserted { next.append(tree) }
+                    case .file(let blob, _, _, _, _):
+                        if !cache.contains(blob), seenBlobs.insert(blob).inserted { blobIDs.append(blob) }
+                    }
+                }
+            }
+            treeFrontier = next
+        }
+
+        // 5. Blobs: verified and staged, decrypted later by `read`.
+        let missingBlobs = blobIDs.filter { !stagedBlobs.contains($0) }
+        _ = try await objects(missingBlobs, staging: staging, stagedOnDisk: stagedBlobs, counter: counter, keep: false)
+
+        // 6. Promote: blobs, trees children-first, commits; then the state.
+        for (id, data) in staged where !FileManager.default.fileExists(atPath: staging.appendingPathComponent(id).path)
+        {
+            try write(data, to: staging.appendingPathComponent(id))
+        }
+        try cache.promote(blobIDs, from: staging)
+        try cache.promote(treeOrder.reversed(), from: staging)
+        try cache.promote(newCommits.reversed(), from: staging)
+        var updated = state
+        updated.heads[refID] = headID
+        updated.lastRef = refID
+        updated.complete.formUnion(newCommits)
+        updated.packs.formUnion(newPacks)
+        try cache.saveState(updated)
+        state = updated
+        filesMemo = nil
+        counter.finish()
+        return try commit(headID)
+    }
+
+    /// The named branches listed in the vault's branch index (fetched, never cached).
+    public func branches() async throws(VaultError) -> [VaultBranch] {
+        guard let index = try await fetchIndex() else {
+            return [VaultBranch(name: "current", refFileID: key.refFileID)]
+        }
+        return index.branches.filter(\.isNamed).map {
+            VaultBranch(name: $0.name, refFileID: "bare/refs/" + $0.headRefID)
+        }
+    }
+
+    // MARK: Reading the pulled commit
+
+    /// Every file of the pulled head, sorted by path.
+    public func files() async throws(VaultError) -> [VaultFile] {
+        guard let head else { throw .notPulled }
+        return try filesIndex(head).files
+    }
+
+    /// Every file of an older commit (one `history` returned), sorted by path.
+    public func files(at commitID: String) async throws(VaultError) -> [VaultFile] {
+        guard head != nil else { throw .notPulled }
+        guard VaultFormat.isObjectID(commitID) else { throw .invalidIdentifier("commit id") }
+        return try filesIndex(commitID).files
+    }
+
+    /// The exact bytes of the file at `path` in the pulled head, after checking its size and content hash.
+    public func read(_ path: String) async throws(VaultError) -> Data {
+        guard let head else { throw .notPulled }
+        guard let file = try filesIndex(head).index[path] else { throw .pathNotFound(path: path) }
+        return try await read(file)
+    }
+
+    /// The bytes of the file at `path` in an older commit, checked like `read(_:)`.
+    public func read(_ path: String, at commitID: String) async throws(VaultError) -> Data {
+        guard head != nil else { throw .notPulled }
+        guard VaultFormat.isObjectID(commitID) else { throw .invalidIdentifier("commit id") }
+        guard let file = try filesIndex(commitID).index[path] else { throw .pathNotFound(path: path) }
+        return try await read(file)
+    }
+
+    /// The bytes of `file` (from `files()`), checked against its recorded size and content hash.
+    public func read(_ file: VaultFile) async throws(VaultError) -> Data {
+        let objectPath = "bare/data/" + file.blobID
+        let stored: Data
+        if let cached = cache.object(file.blobID) {
+            log.record(.cacheHit, path: objectPath, bytes: cached.count, detail: "blob of \(file.path)")
+            stored = cached
+            try verify(file.blobID, stored)
+        } else {
+            guard let fetched = try await fetchRaw(objectPath) else { throw .objectMissing(id: file.blobID) }
+            try verify(file.blobID, fetched)
+            try cache.store(file.blobID, fetched)
+            stored = fetched
+        }
+        let plain = try decrypt(stored, path: objectPath, inflateLimit: file.size + 1)
+        let started = ContinuousClock.now
+        guard plain.count == file.size else {
+            log.record(.error, path: file.path, bytes: plain.count, detail: "size mismatch")
+            throw .integrity(path: file.path, reason: "size \(plain.count), recorded \(file.size)")
+        }
+        let hash = VaultHex.encode(VaultCrypto.sha256(plain))
+        guard !file.contentHash.isEmpty, hash.hasPrefix(file.contentHash.lowercased()) else {
+            log.record(.error, path: file.path, bytes: plain.count, detail: "content hash mismatch")
+            throw .integrity(path: file.path, reason: "content hash differs from the recorded one")
+        }
+        log.record(
+            .verify, path: file.path, bytes: plain.count, durationMs: VaultKey.milliseconds(since: started),
+            detail: "size and content hash match")
+        return plain
+    }
+
+    /// The first-parent chain from the pulled head, newest first, at most `limit` commits, messages decrypted.
+    public func history(limit: Int = .max) async throws(VaultError) -> [VaultCommit] {
+        guard let head else { throw .notPulled }
+        var result: [VaultCommit] = []
+        var next: String? = head
+        var seen: Set<String> = []
+        while let id = next, result.count < limit, seen.insert(id).inserted {
+            let commit = try commit(id)
+            result.append(commit)
+            next = commit.parents.first
+        }
+        return result
+    }
+
+    // MARK: Internals
+
+    private func filesIndex(_ commitID: String) throws(VaultError) -> (files: [VaultFile], index: [String: VaultFile]) {
+        if let memo = filesMemo, memo.head == commitID { return (memo.files, memo.index) }
+        let root = try commitRecord(commitID).treeID
+        var files: [VaultFile] = []
+        try flatten(tree: root, prefix: "", into: &files, depth: 0)
+        files.sort { $0.path < $1.path }
+        var index: [String: VaultFile] = [:]
+        for file in files { index[file.path] = file }
+        if commitID == head { filesMemo = (commitID, files, index) }
+        return (files, index)
+    }
+
+    private func flatten(tree: String, prefix: String, into files: inout [VaultFile], depth: Int) throws(VaultError) {
+        guard depth < 256 else { throw .malformedObject(path: tree, reason: "trees nested too deep") }
+        let treePath = "bare/data/" + tree
+        for entry in try treeEntries(tree) {
+            let name = try VaultFormat.openField(entry.nameEnc, key: key.readKey, path: treePath)
+            guard VaultFormat.isSafeName(name) else { throw .invalidIdentifier("entry name in tree") }
+            let path = prefix.isEmpty ? name : prefix + "/" + name
+            switch entry.kind {
+            case .folder(let sub):
+                try flatten(tree: sub, prefix: path, into: &files, depth: depth + 1)
+            case .file(let blob, let sizeEnc, let hashEnc, let typeEnc, let large):
+                let sizeText = try VaultFormat.openField(sizeEnc, key: key.readKey, path: treePath)
+                guard let size = Int(sizeText), size >= 0 else {
+                    throw .malformedObject(path: treePath, reason: "size is not a number")
+                }
+                let hash = try hashEnc.map { (value) throws(VaultError) in
+                    try VaultFormat.openField(value, key: key.readKey, path: treePath)
+                }
+                let type = try typeEnc.map { (value) throws(VaultError) in
+                    try VaultFormat.openField(value, key: key.readKey, path: treePath)
+                }
+                files.append(
+                    VaultFile(
+                        path: path, size: size, blobID: blob, contentType: type ?? "application/octet-stream",
+                        contentHash: hash ?? "", isLarge: large))
+            }
+        }
+    }
+
+    private func treeEntries(_ id: String) throws(VaultError) -> [VaultFormat.TreeEntryRecord] {
+        if let memo = treeMemo[id] { return memo }
+        let path = "bare/data/" + id
+        guard let stored = cache.object(id) else { throw .objectMissing(id: id) }
+        log.record(.cacheHit, path: path, bytes: stored.count, detail: "tree")
+        try verify(id, stored)
+        let entries = try VaultFormat.parseTree(decrypt(stored, path: path), path: id)
+        treeMemo[id] = entries
+        return entries
+    }
+
+    private func commitRecord(_ id: String) throws(VaultError) -> VaultFormat.CommitRecord {
+        let path = "bare/data/" + id
+        guard let stored = cache.object(id) else { throw .objectMissing(id: id) }
+        log.record(.cacheHit, path: path, bytes: stored.count, detail: "commit")
+        try verify(id, stored)
+        return try VaultFormat.parseCommit(decrypt(stored, path: path), path: id)
+    }
+
+    private func commit(_ id: String) throws(VaultError) -> VaultCommit {
+        let record = try commitRecord(id)
+        var message = record.plainMessage ?? ""
+        if let encrypted = record.messageEnc {
+            message = try VaultFormat.openField(encrypted, key: key.readKey, path: "bare/data/" + id)
+        }
+        return VaultCommit(
+            id: id, treeID: record.treeID, parents: record.parents, timestampMs: record.timestampMs,
+            message: message, branchID: record.branchID)
+    }
+
+    private func fetchIndex() async throws(VaultError) -> VaultFormat.BranchIndex? {
+        let path = key.branchIndexFileID
+        guard let stored = try await fetchRaw(path) else { return nil }
+        return try VaultFormat.parseBranchIndex(decrypt(stored, path: path), path: path)
+    }
+
+    private func listed(_ prefix: String) async throws(VaultError) -> [String] {
+        let started = ContinuousClock.now
+        do throws(VaultError) {
+            let names = try await source.list(vaultID: vaultID, prefix: prefix)
+            log.record(
+                .request, path: prefix, durationMs: VaultKey.milliseconds(since: started), status: 200,
+                detail: "list, \(names.count) files")
+            for name in names where !LocalFolderVaultSource.isSafeFileID(name) {
+                throw VaultError.invalidIdentifier("listed file id")
+            }
+            return names
+        } catch {
+            log.record(.error, path: prefix, detail: "list failed")
+            throw error
+        }
+    }
+
+    /// One GET through the source, logged; `nil` on 404.
+    private func fetchRaw(_ fileID: String) async throws(VaultError) -> Data? {
+        try await Self.fetch(fileID, vaultID: vaultID, source: source, log: log)
+    }
+
+    private static func fetch(
+        _ fileID: String, vaultID: String, source: any VaultSource, log: VaultTrafficLog
+    ) async throws(VaultError) -> Data? {
+        let started = ContinuousClock.now
+        let response: VaultResponse
+        do {
+            response = try await source.read(vaultID: vaultID, fileID: fileID)
+        } catch {
+            var status: Int?
+            if case .httpStatus(_, let code) = error { status = code }
+            log.record(
+                .error, path: fileID, durationMs: VaultKey.milliseconds(since: started), status: status,
+                detail: "request failed")
+            throw error
+        }
+        log.record(
+            .request, path: fileID, bytes: response.body?.count ?? 0,
+            durationMs: VaultKey.milliseconds(since: started), status: response.status, detail: "GET \(source.label)")
+        return response.body
+    }
+
+    /// Fetches `ids` (object ids) through the source: one GET each, or one batch when the source batches.
+    private static func fetchObjects(
+        _ ids: [String], vaultID: String, source: any VaultSource, log: VaultTrafficLog
+    ) async throws(VaultError) -> [String: Data] {
+        if ids.count == 1, let id = ids.first {
+            guard let data = try await fetch("bare/data/" + id, vaultID: vaultID, source: source, log: log) else {
+                return [:]
+            }
+            return [id: data]
+        }
+        let started = ContinuousClock.now
+        let fileIDs = ids.map { "bare/data/" + $0 }
+        let responses: [String: VaultResponse]
+        do {
+            responses = try await source.readBatch(vaultID: vaultID, fileIDs: fileIDs)
+        } catch {
+            log.record(.error, path: "batch of \(ids.count)", detail: "batch request failed")
+            throw error
+        }
+        var result: [String: Data] = [:]
+        var bytes = 0
+        for id in ids {
+            if let body = responses["bare/data/" + id]?.body {
+                result[id] = body
+                bytes += body.count
+            }
+        }
+        log.record(
+            .request, path: "bare/data/ (batch of \(ids.count))", bytes: bytes,
+            durationMs: VaultKey.milliseconds(since: started), status: 200, detail: "batch \(source.label)")
+        return result
+    }
+
+    /// Fetches the objects in `ids` concurrently (cache and staging first), verifying and staging each fetched one.
+    /// Returns the stored bytes when `keep` is true.
+    private func objects(
+        _ ids: [String], staging: URL, stagedOnDisk: Set<String>, counter: ProgressCounter, keep: Bool = true
+    ) async throws(VaultError) -> [String: Data] {
+        var result: [String: Data] = [:]
+        var toFetch: [String] = []
+        for id in ids {
+            guard VaultFormat.isObjectID(id) else { throw .invalidIdentifier("object id") }
+            if let cached = cache.object(id) {
+                log.record(.cacheHit, path: "bare/data/" + id, bytes: cached.count)
+                if keep { result[id] = cached }
+            } else if stagedOnDisk.contains(id) {
+                if keep {
+                    guard let data = try? Data(contentsOf: staging.appendingPathComponent(id)) else {
+                        throw .cache(reason: "a staged object vanished")
+                    }
+                    result[id] = data
+                }
+            } else {
+                toFetch.append(id)
+            }
+        }
+        guard !toFetch.isEmpty else { return result }
+        let source = self.source
+        let log = self.log
+        let vaultID = self.vaultID
+        let batch = max(1, source.batchSize)
+        let width = batch > 1 ? min(maxConcurrentFetches, 3) : maxConcurrentFetches
+        var chunks: [[String]] = []
+        var start = 0
+        while start < toFetch.count {
+            chunks.append(Array(toFetch[start..<min(start + batch, toFetch.count)]))
+            start += batch
+        }
+        let fetched: Result<[String: Data], VaultError> = await withTaskGroup(
+            of: Result<[(String, Data)], VaultError>.self
+        ) { group in
+            var iterator = chunks.makeIterator()
+            func addNext() -> Bool {
+                guard let chunk = iterator.next() else { return false }
+                group.addTask {
+                    do throws(VaultError) {
+                        let stored = try await Self.fetchObjects(chunk, vaultID: vaultID, source: source, log: log)
+                        var done: [(String, Data)] = []
+                        for id in chunk {
+                            guard let data = stored[id] else {
+                                log.record(.error, path: "bare/data/" + id, status: 404, detail: "object missing")
+                                throw VaultError.objectMissing(id: id)
+                            }
+                            try Self.verify(id, data, log: log)
+                            try Self.write(data, to: staging.appendingPathComponent(id))
+                            counter.add(objects: 1, bytes: data.count)
+                            done.append((id, keep ? data : Data()))
+                        }
+                        return .success(done)
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+                return true
+            }
+            for _ in 0..<width where !addNext() { break }
+            var collected: [String: Data] = [:]
+            while let next = await group.next() {
+                switch next {
+                case .success(let items):
+                    if keep { for (id, data) in items { collected[id] = data } }
+                    _ = addNext()
+                case .failure(let error):
+                    group.cancelAll()
+                    return .failure(error)
+                }
+            }
+            return .success(collected)
+        }
+        switch fetched {
+        case .success(let more): result.merge(more) { first, _ in first }
+        case .failure(let error): throw error
+        }
+        return result
+    }
+
+    private func verify(_ id: String, _ stored: Data) throws(VaultError) {
+        try Self.verify(id, stored, log: log)
+    }
+
+    private static func verify(_ id: String, _ stored: Data, log: VaultTrafficLog) throws(VaultError) {
+        let started = ContinuousClock.now
+        do {
+            try VaultFormat.verifyContentAddress(id: id, stored: stored)
+        } catch {
+            log.record(.error, path: "bare/data/" + id, bytes: stored.count, detail: "content address mismatch")
+            throw error
+        }
+        log.record(
+            .verify, path: "bare/data/" + id, bytes: stored.count, durationMs: VaultKey.milliseconds(since: started),
+            detail: "SHA-256 content address")
+    }
+
+    private func decrypt(_ stored: Data, path: String, inflateLimit: Int = VaultFormat.defaultInflateLimit)
+        throws(VaultError) -> Data
+    {
+        let started = ContinuousClock.now
+        do {
+            let (plain, compressed) = try VaultFormat.open(
+                stored, key: key.readKey, path: path, inflateLimit: inflateLimit)
+            log.record(
+                .decrypt, path: path, bytes: plain.count, durationMs: VaultKey.milliseconds(since: started),
+                detail: "AES-256-GCM\(compressed ? " + zlib" : ""), read key, \(stored.count) B → \(plain.count) B")
+            return plain
+        } catch {
+            log.record(.error, path: path, bytes: stored.count, detail: "decrypt failed")
+            throw error
+        }
+    }
+
+    private func write(_ data: Data, to url: URL) throws(VaultError) {
+        try Self.write(data, to: url)
+    }
+
+    private static func write(_ data: Data, to url: URL) throws(VaultError) {
+        do {
+            try data.write(to: url)
+        } catch {
+            throw .cache(reason: "could not stage an object")
+        }
+    }
+}
+
+/// Counts fetched objects and bytes across concurrent fetches and reports progress at most 10 times a second.
+final class ProgressCounter: Sendable {
+    private struct Counts {
+        var objects = 0
+        var bytes = 0
+        var lastReport: ContinuousClock.Instant?
+    }
+    private let counts = Mutex(Counts())
+    private let started: ContinuousClock.Instant
+    private let progress: (@Sendable (VaultPullProgress) -> Void)?
+
+    init(started: ContinuousClock.Instant, progress: (@Sendable (VaultPullProgress) -> Void)?) {
+        self.started = started
+        self.progress = progress
+    }
+
+    func add(objects: Int, bytes: Int) {
+        let now = ContinuousClock.now
+        let report: VaultPullProgress? = counts.withLock { counts in
+            counts.objects += objects
+            counts.bytes += bytes
+            if let last = counts.lastReport, now - last < .milliseconds(100) { return nil }
+            counts.lastReport = now
+            return VaultPullProgress(objects: counts.objects, bytes: counts.bytes, elapsed: (now - started).seconds)
+        }
+        if let report { progress?(report) }
+    }
+
+    func finish() {
+        let now = ContinuousClock.now
+        let report = counts.withLock {
+            VaultPullProgress(objects: $0.objects, bytes: $0.bytes, elapsed: (now - started).seconds)
+        }
+        progress?(report)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// The on-disk cache of one vault: verified stored objects, and a small state file.
+///
+/// Layout: `objects/<object id>` (encrypted bytes exactly as served, checked against their content address before
+/// they were written), `state.json` (the last pulled heads by ref file id, the commits whose whole history is cached,
+/// and the packs already read), and `staging-<uuid>/` while a pull runs. Nothing in it is a key or plaintext.
+///
+/// Every write is atomic: a temporary file in the same folder, then `rename(2)`. A pull stages everything and
+/// moves it into `objects/` only after every object verified, blobs first, then trees children-first, then the
+/// state, so a failed or interrupted pull leaves the cache as it was (at most with extra verified objects).
+struct VaultCache: Sendable {
+    struct State: Codable, Sendable, Equatable {
+        var version = 1
+        var vaultID: String
+        var heads: [String: String] = [:]
+        var lastRef: String?
+        var complete: Set<String> = []
+        var packs: Set<String> = []
+    }
+
+    let root: URL
+    var objectsFolder: URL { root.appendingPathComponent("objects", isDirectory: true) }
+    var stateFile: URL { root.appendingPathComponent("state.json") }
+
+    init(root: URL) throws(VaultError) {
+        self.root = root
+        do {
+            try FileManager.default.createDirectory(at: objectsFolder, withIntermediateDirectories: true)
+        } catch {
+            throw .cache(reason: "could not create the cache folder")
+        }
+        // Leftovers of an interrupted pull are unverified-as-a-whole: drop them.
+        for folder in [root, objectsFolder] {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { continue }
+            for name in names where name.hasPrefix("staging-") || name.hasPrefix(".tmp-") {
+                try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+            }
+        }
+    }
+
+    func loadState(vaultID: String) throws(VaultError) -> State {
+        guard let data = try? Data(contentsOf: stateFile) else { return State(vaultID: vaultID) }
+        guard let state = try? JSONDecoder().decode(State.self, from: data), state.version == 1 else {
+            throw .cache(reason: "the cache state file is unreadable; delete the cache folder")
+        }
+        guard state.vaultID == vaultID else { throw .cache(reason: "the cache folder belongs to another vault") }
+        return state
+    }
+
+    func saveState(_ state: State) throws(VaultError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(state) else { throw .cache(reason: "could not encode the state") }
+        try Self.atomicWrite(data, to: stateFile, in: root)
+    }
+
+    func objectURL(_ id: String) -> URL { objectsFolder.appendingPathComponent(id) }
+
+    func contains(_ id: String) -> Bool { FileManager.default.fileExists(atPath: objectURL(id).path) }
+
+    func object(_ id: String) -> Data? { try? Data(contentsOf: objectURL(id)) }
+
+    /// Writes a verified object straight into the cache (used by `read` for a blob fetched on demand).
+    func store(_ id: String, _ data: Data) throws(VaultError) {
+        try Self.atomicWrite(data, to: objectURL(id), in: objectsFolder)
+    }
+
+    func makeStaging() throws(VaultError) -> URL {
+        let folder = root.appendingPathComponent("staging-\(UUID().uuidString)", isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw .cache(reason: "could not create a staging folder")
+        }
+        return folder
+    }
+
+    /// Moves staged objects into `objects/` in the given order (each move is a `rename(2)`).
+    func promote(_ ids: [String], from staging: URL) throws(VaultError) {
+        for id in ids {
+            let source = staging.appendingPathComponent(id)
+            guard FileManager.default.fileExists(atPath: source.path) else { continue }
+            guard rename(source.path, objectURL(id).path) == 0 else {
+                throw .cache(reason: "could not move a verified object into the cache")
+            }
+        }
+    }
+
+    static func atomicWrite(_ data: Data, to url: URL, in folder: URL) throws(VaultError) {
+        let temporary = folder.appendingPathComponent(".tmp-\(UUID().uuidString)")
+        do {
+            try data.write(to: temporary)
+        } catch {
+            throw .cache(reason: "could not write to the cache")
+        }
+        guard rename(temporary.path, url.path) == 0 else {
+            try? FileManager.default.removeItem(at: temporary)
+            throw .cache(reason: "could not move a file into the cache")
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import CompanionCore
+import Foundation
+import Synchronization
+import Testing
+
+@testable import CompanionVault
+
+/// Locates test inputs and makes scratch folders.
+enum VaultTestSupport {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The real vault fixture (a copy of shared/fixtures/sgit-vault, bundled with the tests), or
+    /// `$SGIT_FIXTURE_DIR` when set.
+    static func fixtureFolder() throws -> URL {
+        if let explicit = ProcessInfo.processInfo.environment["SGIT_FIXTURE_DIR"], !explicit.isEmpty {
+            return URL(fileURLWithPath: explicit)
+        }
+        guard let bundled = Bundle.module.url(forResource: "Fixtures/sgit-vault", withExtension: nil),
+            FileManager.default.fileExists(atPath: bundled.appendingPathComponent("fixture.json").path)
+        else {
+            throw Failure(description: "the sgit fixture is missing from the test bundle: set SGIT_FIXTURE_DIR")
+        }
+        return bundled
+    }
+
+    static func fixtureJSON() throws -> [String: Any] {
+        let data = try Data(contentsOf: fixtureFolder().appendingPathComponent("fixture.json"))
+        guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw Failure(description: "fixture.json is not an object")
+        }
+        return object
+    }
+
+    static func string(_ object: [String: Any], _ key: String) throws -> String {
+        guard let value = object[key] as? String else { throw Failure(description: "fixture lacks \(key)") }
+        return value
+    }
+
+    /// A fresh folder under the temporary directory, removed by the caller's `defer`.
+    static func scratch(_ name: String = "vault") throws -> URL {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("companionvault-tests-\(name)-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// A copy of the fixture's objects folder, for tests that tamper with it.
+    static func copyOfFixtureObjects() throws -> URL {
+        let target = try scratch("objects").appendingPathComponent("objects")
+        try FileManager.default.copyItem(at: fixtureFolder().appendingPathComponent("objects"), to: target)
+        return target
+    }
+
+    /// All files in the cache's objects folder.
+    static func cachedObjects(_ cache: URL) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("objects").path))?
+            .filter { !$0.hasPrefix(".") }.sorted() ?? []
+    }
+}
+
+/// A source wrapper that counts reads, for "only one request" checks.
+final class CountingSource: VaultSource {
+    let inner: any VaultSource
+    private let reads = Mutex<[String]>([])
+
+    init(_ inner: any VaultSource) { self.inner = inner }
+
+    var label: String { inner.label }
+    var requested: [String] { reads.withLock { $0 } }
+    func reset() { reads.withLock { $0 = [] } }
+
+    func read(vaultID: String, fileID: String) async throws(VaultError) -> VaultResponse {
+        reads.withLock { $0.append(fileID) }
+        return try await inner.read(vaultID: vaultID, fileID: fileID)
+    }
+
+    func list(vaultID: String, prefix: String) async throws(VaultError) -> [String] {
+        try await inner.list(vaultID: vaultID, prefix: prefix)
+    }
+}
