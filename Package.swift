@@ -53,7 +53,7 @@ let package = Package(
         // The terminal client and the benchmarks.
         .executableTarget(
             name: "companion",
-            dependencies: ["CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionVault"],
+            dependencies: ["CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionVault", "OmnigentCore"],
             swiftSettings: strict),
         .executableTarget(
             name: "Benchmarks", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionVault"],

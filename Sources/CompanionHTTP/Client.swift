@@ -17,7 +17,10 @@ public actor Client {
         public var maxResponseBytes: Int
         /// The retry policy; `.never` turns retries off.
         public var retryPolicy: RetryPolicy
-        /// Whether POST and PATCH get an idempotency key automatically.
+        /// Whether every POST and PATCH gets an idempotency key automatically, which makes it
+        /// retry-safe. Off by default: turn it on only for a server that honours `Idempotency-Key`
+        /// (Mainworthy does; Omnigent ignores it, so a retried message could be posted twice). A
+        /// request can always carry its own key (`Request.idempotencyKey(_:)`), as an outbox row does.
         public var automaticIdempotencyKeys: Bool
         /// Middleware placed between retry and the journal, such as authentication.
         public var middlewares: [any Middleware]
@@ -40,7 +43,7 @@ public actor Client {
         public init(
             defaultHeaders: HTTPHeaders = ["User-Agent": "CompanionKit/0.1", "Accept": "application/json"],
             timeout: Duration = .seconds(30), maxResponseBytes: Int = 32 * 1024 * 1024,
-            retryPolicy: RetryPolicy = RetryPolicy(), automaticIdempotencyKeys: Bool = true,
+            retryPolicy: RetryPolicy = RetryPolicy(), automaticIdempotencyKeys: Bool = false,
             middlewares: [any Middleware] = [], permits: @escaping @Sendable (URL) -> Bool = { _ in true },
             journal: Journal = Journal(), recordsExchanges: Bool = true,
             dateDecoding: @escaping @Sendable (any Decoder) throws -> Date = Client.defaultDateDecoding,

@@ -10,6 +10,7 @@ let usage = """
       probe <address>          what a server answers: version, manifest
       get <address> <path>     GET a path and print the reply (JSON pretty-printed)
       journal                  the previous run's events, redacted
+      omnigent sessions|show|watch|send|rename|archive   the Omnigent app, headless
       vault pull|ls|cat|log    read an encrypted sgit vault (PrompTugal's reader vault)
       help                     this text
 
@@ -21,6 +22,7 @@ let commands: [String: (help: String, run: @Sendable ([String]) async throws -> 
     "probe": (HTTPCommands.probeHelp, HTTPCommands.probe),
     "get": (HTTPCommands.getHelp, HTTPCommands.get),
     "journal": (JournalCommand.help, { try JournalCommand.run($0) }),
+    "omnigent": (OmnigentCommands.help, OmnigentCommands.run),
     "vault": (VaultCommand.usage, { await VaultCommand.run($0) }),
 ]
 

@@ -189,7 +189,8 @@ struct FaultMatrixTests {
         let client = Client(
             baseURL: try TestServers.fault(),
             configuration: Client.Configuration(
-                retryPolicy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)), sleeper: RecordingSleeper()))
+                retryPolicy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)), automaticIdempotencyKeys: true,
+                sleeper: RecordingSleeper()))
         let value = try await client.send(
             Request<JSONValue>(method: .post, path: "/write?fail_first=2&mode=reset", body: Data("{}".utf8)))
         let key = try #require(value["key"]?.stringValue)

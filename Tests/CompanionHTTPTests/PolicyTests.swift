@@ -15,7 +15,8 @@ struct PolicyTests {
     ) throws -> Client {
         let url = try #require(base)
         let configuration = Client.Configuration(
-            retryPolicy: policy, journal: journal, clock: ManualWallClock(), sleeper: sleeper,
+            retryPolicy: policy, automaticIdempotencyKeys: true, journal: journal, clock: ManualWallClock(),
+            sleeper: sleeper,
             random: SeededRandomSource(seed: 7))
         return Client(baseURL: url, configuration: configuration, transport: transport)
     }
