@@ -26,7 +26,7 @@ struct PolicyCase: Sendable, CustomTestStringConvertible {
         // Plain http to a remote host: never.
         PolicyCase("http://example.com/v1", .insecureHTTP(host: "example.com")),
         PolicyCase("http://example.com/v1", insecure: true, .insecureHTTP(host: "example.com")),
-        PolicyCase("http://10.0.0.2:8000", insecure: true, .insecureHTTP(host: "10.0.0.2")),
+        PolicyCase("http://nas.home.example:8000", insecure: true, .insecureHTTP(host: "nas.home.example")),
         PolicyCase("http://localhost.example.com", insecure: true, .insecureHTTP(host: "localhost.example.com")),
         PolicyCase("http://127.0.0.1.nip.io", insecure: true, .insecureHTTP(host: "127.0.0.1.nip.io")),
         // Plain http to loopback: only when enabled.
