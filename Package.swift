@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "CompanionCore", targets: ["CompanionCore"]),
         .library(name: "CompanionCrypto", targets: ["CompanionCrypto"]),
         .library(name: "CompanionHTTP", targets: ["CompanionHTTP"]),
+        .library(name: "CompanionLinks", targets: ["CompanionLinks"]),
+        .library(name: "CompanionBridge", targets: ["CompanionBridge"]),
         .executable(name: "companion", targets: ["companion"]),
     ],
     targets: [
@@ -33,11 +35,13 @@ let package = Package(
             ],
             swiftSettings: strict),
         .target(name: "CompanionHTTP", dependencies: ["CompanionCore"], swiftSettings: strict),
+        .target(name: "CompanionLinks", dependencies: ["CompanionCore"], swiftSettings: strict),
+        .target(name: "CompanionBridge", dependencies: ["CompanionCore", "CompanionLinks"], swiftSettings: strict),
 
         // The terminal client and the benchmarks.
         .executableTarget(
             name: "companion",
-            dependencies: ["CompanionCore", "CompanionCrypto", "CompanionHTTP"],
+            dependencies: ["CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionLinks", "CompanionBridge"],
             swiftSettings: strict),
         .executableTarget(
             name: "Benchmarks", dependencies: ["CompanionCore", "CompanionHTTP"], path: "Benchmarks",
@@ -53,5 +57,10 @@ let package = Package(
             name: "CompanionHTTPTests",
             dependencies: ["CompanionHTTP", "CompanionCore", "CompanionTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(
+            name: "CompanionLinksTests", dependencies: ["CompanionLinks", "CompanionCore"], swiftSettings: strict),
+        .testTarget(
+            name: "CompanionBridgeTests", dependencies: ["CompanionBridge", "CompanionLinks", "CompanionCore"],
+            swiftSettings: strict),
     ]
 )

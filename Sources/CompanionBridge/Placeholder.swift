@@ -1,0 +1,2 @@
+import CompanionCore
+import CompanionLinks
