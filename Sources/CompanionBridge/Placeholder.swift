@@ -1,2 +1,0 @@
-import CompanionCore
-import CompanionLinks
