@@ -22,6 +22,8 @@ public enum LinkError: Error, Sendable, Equatable, CustomStringConvertible {
     case emptyIdentifier
     /// An identifier holds a `%` that does not start a two-digit hex escape, or decodes to invalid UTF-8.
     case malformedEscape
+    /// An identifier holds a raw character a URL must percent-encode (a space, non-ASCII, `"`, `<`).
+    case unencodedCharacter
     /// An identifier holds a forbidden character after decoding (`?`, `#`, `/`, `.`, `%` or a control).
     case forbiddenCharacter
 
@@ -48,6 +50,8 @@ public enum LinkError: Error, Sendable, Equatable, CustomStringConvertible {
             return "The link is missing the id of what it should open."
         case .malformedEscape:
             return "The link contains a broken %-escape, so it was not opened."
+        case .unencodedCharacter:
+            return "The link contains a character that must be percent-encoded, so it was not opened."
         case .forbiddenCharacter:
             return "The id in the link contains a character that is not allowed (?, #, /, ., % or a control character)."
         }

@@ -12,7 +12,9 @@ import CompanionCore
 ///   credentials or extra state into the page.
 /// - The path must match one pattern exactly, with at most one trailing slash; identifiers are
 ///   percent-decoded strictly (a `%` that starts no two-digit hex escape is an error) and checked against the
-///   denylist `?`, `#`, `/`, `.`, `%`, U+0000–U+001F, U+007F. Their format is not checked otherwise.
+///   denylist `?`, `#`, `/`, `.`, `%`, U+0000–U+001F, U+007F. Their format is not checked otherwise, but a
+///   character a URL must percent-encode (a space, non-ASCII, `"`) has to arrive encoded: a link is a URL, and
+///   this keeps the rebuilt path never longer than the link, so the normalized link always parses again.
 /// - Parsing never touches the network and never changes state: it is a pure function of the text.
 public enum LinkParser {
     /// Parses `text` as a link of `grammar`, inferring the server's scheme under `policy`.
@@ -96,6 +98,7 @@ public enum LinkParser {
         var index = 0
         while index < bytes.count {
             let byte = bytes[index]
+            guard byte == UInt8(ascii: "%") || isSegmentByte(byte) else { throw .unencodedCharacter }
             if byte == UInt8(ascii: "%") {
                 guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]),
                     let low = hexValue(bytes[index + 2])
@@ -130,6 +133,13 @@ public enum LinkParser {
             }
         }
         return String(decoding: output, as: UTF8.self)
+    }
+
+    /// RFC 3986 `pchar` without `%`: unreserved characters, sub-delimiters, `:` and `@`.
+    private static func isSegmentByte(_ byte: UInt8) -> Bool {
+        let isAlphanumeric =
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+        return isAlphanumeric || "-._~!$&'()*+,;=:@".utf8.contains(byte)
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

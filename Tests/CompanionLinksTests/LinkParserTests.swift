@@ -94,8 +94,14 @@ struct LinkParserTests {
         Rejected(link: "omnigent://h/c/a%7Fb", error: .forbiddenCharacter),
         Rejected(link: "omnigent://h/c/conv.1", error: .forbiddenCharacter),
         Rejected(link: "omnigent://h/c/..", error: .forbiddenCharacter),
-        Rejected(link: "omnigent://h/c/a\u{7F}b", error: .forbiddenCharacter),
-        Rejected(link: "omnigent://h/c/a\tb", error: .forbiddenCharacter),
+        Rejected(link: "omnigent://h/c/a%09b", error: .forbiddenCharacter),
+        // Raw characters a URL must encode.
+        Rejected(link: "omnigent://h/c/a\u{7F}b", error: .unencodedCharacter),
+        Rejected(link: "omnigent://h/c/a\tb", error: .unencodedCharacter),
+        Rejected(link: "omnigent://h/c/a b", error: .unencodedCharacter),
+        Rejected(link: "omnigent://h/c/caf\u{E9}", error: .unencodedCharacter),
+        Rejected(link: "omnigent://h/c/a\"b", error: .unencodedCharacter),
+        Rejected(link: "omnigent://h/c/a<b", error: .unencodedCharacter),
         // O-LINK-5: malformed escapes, and escapes that are not UTF-8.
         Rejected(link: "omnigent://h/c/%", error: .malformedEscape),
         Rejected(link: "omnigent://h/c/%4", error: .malformedEscape),
@@ -121,6 +127,18 @@ struct LinkParserTests {
     @Test("O-LINK-1..5, O-OPEN-3: rejected links carry a typed reason", arguments: rejected)
     func rejects(_ row: Rejected) {
         #expect(throws: row.error) { try LinkParser.parse(row.link, policy: .allowingInsecureLoopback) }
+    }
+
+    @Test("Fuzz regression: an accepted link's normalized form parses again to the same link")
+    func fuzzRegressionNormalizedLength() throws {
+        // FuzzLinkParser found a link whose raw non-ASCII id, re-encoded, grew past the length limit, so the
+        // normalized link no longer parsed. Raw non-ASCII is now refused; encoded ids never grow.
+        let raw = "OMNIGENT://[2::e]/c/" + String(repeating: "\u{FFFD}", count: 600)
+        #expect(throws: LinkError.unencodedCharacter) { try LinkParser.parse(raw) }
+        let encoded = "OMNIGENT://[2::e]/c/" + String(repeating: "%EF%BF%BD", count: 220)
+        let link = try LinkParser.parse(encoded)
+        let again = try LinkParser.parse("omnigent://" + link.hostDisplay + link.path)
+        #expect(again == link)
     }
 
     @Test("Links longer than the grammar's maximum are refused")
