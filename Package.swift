@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "CompanionHTTP", targets: ["CompanionHTTP"]),
         .library(name: "CompanionVault", targets: ["CompanionVault"]),
         .library(name: "OmnigentCore", targets: ["OmnigentCore"]),
+        .library(name: "CompanionLinks", targets: ["CompanionLinks"]),
+        .library(name: "CompanionBridge", targets: ["CompanionBridge"]),
         .executable(name: "companion", targets: ["companion"]),
     ],
     targets: [
@@ -49,11 +51,16 @@ let package = Package(
         .target(
             name: "OmnigentCore", dependencies: ["CompanionCore", "CompanionHTTP"], path: "Sources/Apps/Omnigent",
             swiftSettings: strict),
+        .target(name: "CompanionLinks", dependencies: ["CompanionCore"], swiftSettings: strict),
+        .target(name: "CompanionBridge", dependencies: ["CompanionCore", "CompanionLinks"], swiftSettings: strict),
 
         // The terminal client and the benchmarks.
         .executableTarget(
             name: "companion",
-            dependencies: ["CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionVault", "OmnigentCore"],
+            dependencies: [
+                "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionVault", "OmnigentCore", "CompanionLinks",
+                "CompanionBridge",
+            ],
             swiftSettings: strict),
         .executableTarget(
             name: "Benchmarks", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionVault"],
@@ -75,5 +82,10 @@ let package = Package(
         .testTarget(
             name: "CompanionVaultTests", dependencies: ["CompanionVault", "CompanionCore", "CompanionTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(
+            name: "CompanionLinksTests", dependencies: ["CompanionLinks", "CompanionCore"], swiftSettings: strict),
+        .testTarget(
+            name: "CompanionBridgeTests", dependencies: ["CompanionBridge", "CompanionLinks", "CompanionCore"],
+            swiftSettings: strict),
     ]
 )

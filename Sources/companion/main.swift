@@ -10,6 +10,8 @@ let usage = """
       probe <address>          what a server answers: version, manifest
       get <address> <path>     GET a path and print the reply (JSON pretty-printed)
       journal                  the previous run's events, redacted
+      link <url>               how a deep link would be handled (navigate, switch, or ask consent)
+      managed-config validate <file>   check a managed app configuration (codes 100-103)
       omnigent sessions|show|watch|send|rename|archive   the Omnigent app, headless
       vault pull|ls|cat|log    read an encrypted sgit vault (PrompTugal's reader vault)
       help                     this text
@@ -22,6 +24,8 @@ let commands: [String: (help: String, run: @Sendable ([String]) async throws -> 
     "probe": (HTTPCommands.probeHelp, HTTPCommands.probe),
     "get": (HTTPCommands.getHelp, HTTPCommands.get),
     "journal": (JournalCommand.help, { try JournalCommand.run($0) }),
+    "link": (LinkCommand.help, LinkCommand.run),
+    "managed-config": (ManagedConfigCommand.help, ManagedConfigCommand.run),
     "omnigent": (OmnigentCommands.help, OmnigentCommands.run),
     "vault": (VaultCommand.usage, { await VaultCommand.run($0) }),
 ]

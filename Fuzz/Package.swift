@@ -1,0 +1,26 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// libFuzzer targets for CompanionKit's parsers. Kept out of the root package's build: built and run only by
+/// `scripts/fuzz`, with `-sanitize=fuzzer` (see that script for the flags that work on Linux).
+let targets = ["FuzzLinkParser", "FuzzServerAddress", "FuzzManagedConfiguration", "FuzzBridgeEnvelope"]
+
+let package = Package(
+    name: "CompanionFuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [.package(name: "CompanionKit", path: "..")],
+    targets: [
+        // Declares libFuzzer's `LLVMFuzzerRunDriver`, which each target's entry point calls.
+        .target(name: "FuzzDriver")
+    ]
+        + targets.map { name in
+            .executableTarget(
+                name: name,
+                dependencies: [
+                    "FuzzDriver",
+                    .product(name: "CompanionCore", package: "CompanionKit"),
+                    .product(name: "CompanionLinks", package: "CompanionKit"),
+                    .product(name: "CompanionBridge", package: "CompanionKit"),
+                ])
+        }
+)

@@ -1,0 +1,41 @@
+import CompanionBridge
+import CompanionCore
+import CompanionLinks
+import Foundation
+import FuzzDriver
+
+/// libFuzzer's per-input function: must never crash; every property below is a bug when it fails.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    guard let data else { return 0 }
+    let bytes = Data(UnsafeBufferPointer(start: data, count: size))
+    check(bytes)
+    return 0
+}
+
+/// The program entry (SwiftPM links `main` to `FuzzLinkParser_main`): runs libFuzzer's driver.
+@_cdecl("FuzzLinkParser_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var count = argc
+    var vector = argv
+    return LLVMFuzzerRunDriver(&count, &vector) { data, size in fuzzOneInput(data, size) }
+}
+
+/// Stops the run with a message libFuzzer records as a crash.
+func require(_ condition: Bool, _ message: @autoclosure () -> String) {
+    if !condition { fatalError(message()) }
+}
+
+func check(_ bytes: Data) {
+    let text = String(decoding: bytes, as: UTF8.self)
+    for policy in [TransportPolicy.httpsOnly, .allowingInsecureLoopback] {
+        guard let link = try? LinkParser.parse(text, policy: policy) else { continue }
+        require(link.server.path.isEmpty && link.server.query == nil, "server carries a path: \(text)")
+        require(link.path.hasPrefix("/c/") && link.path.dropFirst(3).firstIndex(of: "/") == nil, "path \(link.path)")
+        require(!link.path.contains("?") && !link.path.contains("#") && !link.path.contains("."), "path \(link.path)")
+        // The normalized form parses to the same link.
+        let again = try? LinkParser.parse("omnigent://" + link.hostDisplay + link.path, policy: policy)
+        require(again == link, "re-parse differs: \(text)")
+        _ = LinkRouter.decide(link, in: LinkContext(current: link.server, pageLoaded: true))
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+/// Watches that the page behind a bridge is alive: readiness within 20 s of a load, then a heartbeat at
+/// least every 15 s.
+///
+/// Rules (O-WD-*, O-OPEN-11): after a load starts, no `nativeWebReady` by 20 s (elapsed ≥ 20 s) → failed;
+/// after readiness, a gap of more than 15 s since the last heartbeat (or since readiness) → failed; a
+/// ready or heartbeat message with another protocol version → failed (mismatch); a new load restarts at the
+/// readiness phase. A miss is a state the app shows (Reload / Server setup), not an exception. Time comes
+/// from the caller (an injected clock), so tests never wait.
+public struct HeartbeatWatchdog: Sendable, Hashable {
+    /// Time allowed from a load's start to the first readiness.
+    public static let readinessTimeout: TimeInterval = 20
+    /// Longest gap allowed between heartbeats once ready.
+    public static let heartbeatInterval: TimeInterval = 15
+
+    /// Where the page stands.
+    public enum State: Sendable, Hashable {
+        /// No load is being watched.
+        case idle
+        /// A load started at this instant; readiness is due within 20 s.
+        case awaitingReadiness(since: Date)
+        /// Ready; the last sign of life was at this instant.
+        case healthy(lastBeat: Date)
+        /// The page is not healthy.
+        case failed(Failure)
+    }
+
+    /// Why the page is considered broken.
+    public enum Failure: Sendable, Hashable {
+        /// No readiness within 20 s of the load.
+        case readinessTimedOut
+        /// More than 15 s without a heartbeat.
+        case heartbeatMissed
+        /// The page speaks another bridge version (carries what it sent).
+        case versionMismatch(String)
+        /// The web content process died.
+        case contentProcessTerminated
+    }
+
+    /// The state at the last update (call `state(at:)` for the current one).
+    public private(set) var recorded: State = .idle
+    /// The bridge protocol version the page must report.
+    public let expectedVersion: Int
+
+    /// Creates an idle watchdog for protocol `expectedVersion`.
+    public init(expectedVersion: Int = 1) { self.expectedVersion = expectedVersion }
+
+    /// A load (first load, reload or server switch) started at `now`: watch for readiness again.
+    public mutating func loadStarted(at now: Date) { recorded = .awaitingReadiness(since: now) }
+
+    /// The page reported readiness with `version` at `now`.
+    public mutating func ready(version: String, at now: Date) {
+        settle(at: now)
+        guard case .awaitingReadiness = recorded else {
+            if case .healthy = recorded { beat(version: version, at: now) }
+            return
+        }
+        recorded = version == String(expectedVersion) ? .healthy(lastBeat: now) : .failed(.versionMismatch(version))
+    }
+
+    /// The page sent a heartbeat with `version` at `now`.
+    public mutating func heartbeat(version: String, at now: Date) {
+        settle(at: now)
+        beat(version: version, at: now)
+    }
+
+    /// The web content process died.
+    public mutating func contentProcessTerminated() { recorded = .failed(.contentProcessTerminated) }
+
+    /// The state at `now`, with deadlines applied.
+    public func state(at now: Date) -> State {
+        switch recorded {
+        case .awaitingReadiness(let since) where now.timeIntervalSince(since) >= Self.readinessTimeout:
+            return .failed(.readinessTimedOut)
+        case .healthy(let last) where now.timeIntervalSince(last) > Self.heartbeatInterval:
+            return .failed(.heartbeatMissed)
+        default:
+            return recorded
+        }
+    }
+
+    /// Applies deadlines at `now` to the recorded state, so a late message cannot revive a failed page.
+    public mutating func settle(at now: Date) { recorded = state(at: now) }
+
+    private mutating func beat(version: String, at now: Date) {
+        guard case .healthy = recorded else { return }
+        recorded = version == String(expectedVersion) ? .healthy(lastBeat: now) : .failed(.versionMismatch(version))
+    }
+}
