@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "CompanionCore", targets: ["CompanionCore"]),
         .library(name: "CompanionCrypto", targets: ["CompanionCrypto"]),
         .library(name: "CompanionHTTP", targets: ["CompanionHTTP"]),
+        .library(name: "CompanionAuth", targets: ["CompanionAuth"]),
         .executable(name: "companion", targets: ["companion"]),
     ],
     targets: [
@@ -33,11 +34,14 @@ let package = Package(
             ],
             swiftSettings: strict),
         .target(name: "CompanionHTTP", dependencies: ["CompanionCore"], swiftSettings: strict),
+        .target(
+            name: "CompanionAuth", dependencies: ["CompanionCore", "CompanionCrypto", "CompanionHTTP"],
+            swiftSettings: strict),
 
         // The terminal client and the benchmarks.
         .executableTarget(
             name: "companion",
-            dependencies: ["CompanionCore", "CompanionCrypto", "CompanionHTTP"],
+            dependencies: ["CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionAuth"],
             swiftSettings: strict),
         .executableTarget(
             name: "Benchmarks", dependencies: ["CompanionCore", "CompanionHTTP"], path: "Benchmarks",
@@ -53,5 +57,9 @@ let package = Package(
             name: "CompanionHTTPTests",
             dependencies: ["CompanionHTTP", "CompanionCore", "CompanionTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(
+            name: "CompanionAuthTests",
+            dependencies: ["CompanionAuth", "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionTestSupport"],
+            swiftSettings: strict),
     ]
 )
