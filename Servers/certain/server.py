@@ -119,12 +119,12 @@ def full_user(request: Request):
     """The signed-in user, or an error response (pending cookies may not call data endpoints)."""
     user, kind, detail = caller(request)
     if user is None:
-        return None, None, error(request, 401, kind)
+        return None, None, None, error(request, 401, kind)
     if kind == "cookie" and detail["stage"] == "password_change":
-        return None, None, error(request, 403, "password_change_required")
+        return None, None, None, error(request, 403, "password_change_required")
     if kind == "cookie" and detail["stage"] != "full":
-        return None, None, error(request, 401, "not_authenticated")
-    return user, kind, detail
+        return None, None, None, error(request, 401, "not_authenticated")
+    return user, kind, detail, None
 
 
 def user_json(user) -> dict:
@@ -239,12 +239,12 @@ async def logout(request: Request):
 
 
 async def me(request: Request):
-    user, _, failure = full_user(request)
+    user, _, _, failure = full_user(request)
     return failure or JSONResponse(user_json(user))
 
 
 async def settings(request: Request):
-    user, _, failure = full_user(request)
+    user, _, _, failure = full_user(request)
     if failure:
         return failure
     return JSONResponse({"base_currency": "EUR", "mfa_required": bool(user["mfa_required"]), "locale": "de-DE"})
@@ -261,9 +261,9 @@ async def mint(request: Request):
     if request.headers.get(TOKEN_HEADER):
         user, kind, _ = caller(request)
         return error(request, 403, "token_cannot_mint") if user else error(request, 401, kind)
-    user, kind, _ = full_user(request)
-    if user is None:
-        return kind
+    user, kind, _, failure = full_user(request)
+    if failure:
+        return failure
     if kind != "cookie":
         return error(request, 403, "cookie_required")
     raw = await request.body()
@@ -294,7 +294,7 @@ async def mint(request: Request):
 async def list_tokens(request: Request):
     if request.headers.get(TOKEN_HEADER):
         return error(request, 403, "cookie_required")
-    user, _, failure = full_user(request)
+    user, _, _, failure = full_user(request)
     if failure:
         return failure
     rows = S.store.all("SELECT * FROM tokens WHERE user_id = ? AND revoked = 0 ORDER BY id", user["id"])
@@ -302,9 +302,9 @@ async def list_tokens(request: Request):
 
 
 async def revoke_token(request: Request):
-    user, kind, detail = full_user(request)
-    if user is None:
-        return kind
+    user, kind, detail, failure = full_user(request)
+    if failure:
+        return failure
     token_id = int(request.path_params["id"])
     row = S.store.one("SELECT * FROM tokens WHERE id = ? AND user_id = ?", token_id, user["id"])
     if row is None or (kind == "token" and detail["id"] != token_id):
