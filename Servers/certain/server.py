@@ -355,8 +355,13 @@ def issue_grant(user_id: int, nonce=None, family=None) -> dict:
     return reply
 
 
+async def form_of(request: Request) -> dict:
+    from urllib.parse import parse_qs
+    return {k: v[0] for k, v in parse_qs((await request.body()).decode()).items()}
+
+
 async def token_endpoint(request: Request):
-    form = await request.form()
+    form = await form_of(request)
     grant = form.get("grant_type")
     if grant == "authorization_code":
         S.counters["token_exchange"] += 1
@@ -388,7 +393,7 @@ async def token_endpoint(request: Request):
 
 
 async def revoke_endpoint(request: Request):
-    form = await request.form()
+    form = await form_of(request)
     value = str(form.get("token", ""))
     entry = S.refresh_tokens.get(value) or S.access_tokens.get(value)
     if entry is not None:
@@ -412,7 +417,7 @@ async def cli_approve(request: Request):
     user = S.store.one("SELECT * FROM users WHERE username = ?", request.query_params.get("login_hint", ""))
     if entry is None or user is None:
         return JSONResponse({"error": "unknown ticket or user"}, status_code=404)
-    entry.update(state="approved", user_id=user["id"])
+    entry.update(state="approved", user_id=user["id"], pending_polls=int(request.query_params.get("after_polls", "0")))
     return JSONResponse({"approved": True})
 
 
@@ -420,7 +425,8 @@ async def cli_poll(request: Request):
     entry = S.tickets.get(request.query_params.get("ticket", ""))
     if entry is None or entry["state"] == "expired":
         return JSONResponse({"error": "ticket expired"}, status_code=410)
-    if entry["state"] == "pending":
+    if entry["state"] == "pending" or entry.get("pending_polls", 0) > 0:
+        entry["pending_polls"] = entry.get("pending_polls", 0) - 1
         return JSONResponse({"status": "pending"}, status_code=202)
     entry["state"] = "expired"
     grant = issue_grant(entry["user_id"])
