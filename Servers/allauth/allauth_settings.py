@@ -22,7 +22,12 @@ MIDDLEWARE = [
 AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend", "allauth.account.auth_backends.AuthenticationBackend",
 ]
-DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": os.path.join(BASE, "allauth.sqlite")}}
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.sqlite3", "NAME": os.path.join(BASE, "allauth.sqlite"),
+        "OPTIONS": {"timeout": 20},  # runserver is threaded; wait for the write lock instead of a 500
+    }
+}
 TEMPLATES = [{
     "BACKEND": "django.template.backends.django.DjangoTemplates", "APP_DIRS": True,
     "OPTIONS": {"context_processors": ["django.template.context_processors.request",
