@@ -21,3 +21,15 @@ public protocol SignInServer: Sendable {
     /// session token) and returns it with the user's id; any sign-in cookie is dropped.
     func issueCredential() async throws(AuthError) -> StoredCredential
 }
+
+extension SignInServer {
+    /// Servers without a second factor refuse the step (it is never offered by their replies).
+    public func submitCode(_ code: String, kind: SecondFactorKind) async throws(AuthError) -> ServerStep {
+        .refused(.invalidStep("this server has no second factor"))
+    }
+
+    /// Servers without a forced password change refuse the step.
+    public func changePassword(current: String, new: String) async throws(AuthError) -> ServerStep {
+        .refused(.invalidStep("this server has no forced password change"))
+    }
+}
