@@ -59,7 +59,9 @@ let package = Package(
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "CompanionAuthTests",
-            dependencies: ["CompanionAuth", "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionTestSupport"],
+            dependencies: [
+                "CompanionAuth", "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionTestSupport",
+            ],
             swiftSettings: strict),
     ]
 )
