@@ -53,6 +53,7 @@ class State:
         self.counters = {"refresh": 0, "refresh_failed": 0, "token_exchange": 0}
         self.tickets: dict[str, dict] = {}
         self.refresh_fails = 0
+        self.drops: dict[str, int] = {}
 
     def now(self) -> float:
         return time.time() + self.clock_offset
@@ -439,7 +440,7 @@ async def cli_poll(request: Request):
 async def control_reset(request: Request):
     S.store.reset(str((await body(request)).get("fixture", "default")))
     S.requests.clear(); S.idempotent.clear(); S.oauth_codes.clear(); S.access_tokens.clear()
-    S.refresh_tokens.clear(); S.tickets.clear(); S.clock_offset = 0.0; S.refresh_fails = 0
+    S.refresh_tokens.clear(); S.tickets.clear(); S.clock_offset = 0.0; S.refresh_fails = 0; S.drops.clear()
     for k in S.counters:
         S.counters[k] = 0
     return JSONResponse({"ok": True})
@@ -482,6 +483,17 @@ async def control_oauth(request: Request):
     return JSONResponse({"ok": True})
 
 
+async def control_drop_reply(request: Request):
+    data = await body(request)
+    S.drops[str(data.get("path", ""))] = int(data.get("times", 1))
+    return JSONResponse({"ok": True})
+
+
+async def control_tokens(request: Request):
+    rows = S.store.all("SELECT id, user_id, name, revoked FROM tokens ORDER BY id")
+    return JSONResponse([dict(r) for r in rows])
+
+
 async def control_ticket(request: Request):
     data = await body(request)
     entry = S.tickets.get(str(data.get("ticket", "")))
@@ -516,6 +528,8 @@ routes = [
     Route("/_control/counters", control_counters),
     Route("/_control/oauth", control_oauth, methods=["POST"]),
     Route("/_control/ticket", control_ticket, methods=["POST"]),
+    Route("/_control/drop-reply", control_drop_reply, methods=["POST"]),
+    Route("/_control/tokens", control_tokens),
 ]
 
 
@@ -532,6 +546,17 @@ class RequestLog:
                 "method": scope["method"], "path": scope["path"], "query": scope.get("query_string", b"").decode(),
                 "cookie": "cookie" in headers, "token": TOKEN_HEADER in headers,
                 "bearer": headers.get("authorization", "").startswith("Bearer "), "at": S.stamp()})
+            if S.drops.get(scope["path"], 0) > 0:
+                S.drops[scope["path"]] -= 1
+
+                async def drop(message):
+                    # The request is committed; the head goes out, the body never does: a lost reply.
+                    if message["type"] == "http.response.body":
+                        raise ConnectionAbortedError("reply dropped on purpose (/_control/drop-reply)")
+                    await send(message)
+
+                await self.app(scope, receive, drop)
+                return
         await self.app(scope, receive, send)
 
 

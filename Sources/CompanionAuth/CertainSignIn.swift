@@ -106,8 +106,23 @@ public actor CertainSignIn: SignInServer {
     {
         var headers = headers
         headers[HTTPRequest.idempotencyKeyHeader] = client.configuration.random.uuid().uuidString.lowercased()
-        let reply = try await client.call(
-            .post, "/api/inbox/tokens", json: ["name": .string(name), "scope": .string("app")], headers: headers)
+        var attempt = 0
+        var reply: RawReply
+        while true {
+            // A reply lost on the way back is sent again with the same key (C-TOK-8): the server replays
+            // the same token instead of minting an orphan.
+            attempt += 1
+            do {
+                reply = try await client.call(
+                    .post, "/api/inbox/tokens", json: ["name": .string(name), "scope": .string("app")],
+                    headers: headers)
+                break
+            } catch {
+                guard attempt < 3, case .http(let failure) = error, failure.isConnectivity else { throw error }
+                client.configuration.journal.record(
+                    .auth, "minting: the reply was lost; sending again with the same key")
+            }
+        }
         if reply.status == 403, reply.envelope?.code == "token_cannot_mint" {
             throw .tokenCannotMint(serverSentence: reply.envelope?.summary)
         }

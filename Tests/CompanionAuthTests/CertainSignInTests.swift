@@ -259,6 +259,22 @@ extension CertainServer {
             expectNoSecrets(stored.credential.secretValues, journal: journal, texts: [String(describing: error)])
         }
 
+        @Test("C-TOK-8") @MainActor func aLostMintReplyIsResentWithTheSameKeyAndMintsOneToken() async throws {
+            try await control.post(
+                "/_control/drop-reply", ["path": .string("/api/inbox/tokens"), "times": .integer(1)])
+            let store = InMemorySecretStore()
+            let stored = try await signIn("plain", store: store)
+            let tokens = try await control.client.send(Request<JSONValue>.get("/_control/tokens")).arrayValue ?? []
+            #expect(tokens.count == 1)
+            #expect(tokens.first?["id"]?.intValue.map(String.init) == stored.serverID)
+            let mints = try await control.requests().filter { $0["path"]?.stringValue == "/api/inbox/tokens" }
+            #expect(mints.count == 2)
+            let session = CredentialSession(stored: stored, store: store, journal: journal)
+            let client = Fixture.client(
+                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+            #expect(try await client.send(Request<JSONValue>.get("/api/auth/me"))["username"]?.stringValue == "plain")
+        }
+
         @Test("C-TOK-7") @MainActor func aDeviceTokenCannotMintAnotherAndStaysSignedIn() async throws {
             let store = InMemorySecretStore()
             let stored = try await signIn("plain", store: store)
