@@ -275,6 +275,29 @@ extension CertainServer {
             #expect(try await client.send(Request<JSONValue>.get("/api/auth/me"))["username"]?.stringValue == "plain")
         }
 
+        @Test("C-TOK-5 C-TOK-10") @MainActor func theTokenOutlivesA30DayCookieAndIsNamedAfterTheDevice() async throws {
+            let store = InMemorySecretStore()
+            let stored = try await signIn("plain", store: store)
+            let tokens = try await control.client.send(Request<JSONValue>.get("/_control/tokens")).arrayValue ?? []
+            #expect(tokens.first?["name"]?.stringValue == "CompanionKit tests (Linux)")
+            let web = Fixture.client(control.url, journal: journal)
+            let login = try await web.exchange(
+                try Request<JSONValue>.json(
+                    .post, "/api/auth/login",
+                    body: ["username": "plain", "password": try await control.password("plain")]))
+            let cookie = try #require(
+                login.response.headers["Set-Cookie"]?.split(separator: ";").first.map(String.init))
+            try await control.post("/_control/clock", ["advance_days": .integer(31)])
+            let session = CredentialSession(stored: stored, store: store, journal: journal)
+            let client = Fixture.client(
+                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+            #expect(try await client.send(Request<JSONValue>.get("/api/auth/me"))["username"]?.stringValue == "plain")
+            let error = await #expect(throws: HTTPError.self) {
+                try await web.send(Request<JSONValue>(path: "/api/auth/me", headers: ["Cookie": cookie]))
+            }
+            #expect(error?.envelope?.code == "session_expired")
+        }
+
         @Test("C-TOK-7") @MainActor func aDeviceTokenCannotMintAnotherAndStaysSignedIn() async throws {
             let store = InMemorySecretStore()
             let stored = try await signIn("plain", store: store)

@@ -127,6 +127,37 @@ extension CertainServer {
             expectNoSecrets(stored.credential.secretValues + current.credential.secretValues, journal: journal)
         }
 
+        @Test func aRotatedTokenThatCannotBeStoredIsNeverUsed() async throws {
+            let oauth = oauth()
+            let stored = try await signedIn(oauth)
+            let store = RefusingStore()
+            let session = CredentialSession(
+                stored: stored, store: store, refresher: OAuthRefresher(oauth: oauth), journal: journal)
+            let client = Fixture.client(
+                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+            try await control.post("/_control/oauth", ["expire_access": .bool(true)])
+            await #expect(throws: HTTPError.self) { try await client.send(Request<JSONValue>.get("/api/auth/me")) }
+            #expect(try await control.counters()["refresh"]?.intValue == 1)
+            guard case .signedOut(_, .refreshFailed?) = await session.status else {
+                Issue.record("expected signed out, got \(await session.status)")
+                return
+            }
+            // Only the first request reached /api/auth/me: the renewed token was never sent.
+            let reads = try await control.requests().filter { $0["path"]?.stringValue == "/api/auth/me" }
+            #expect(reads.count == 1)
+        }
+
+        @Test func statusUpdatesReportSignInAndSignOut() async throws {
+            let stored = try await signedIn(oauth())
+            let session = CredentialSession(stored: nil, store: InMemorySecretStore(), journal: journal)
+            var updates = await session.statusUpdates().makeAsyncIterator()
+            #expect(await updates.next() == .signedOut(account: nil, reason: nil))
+            try await session.use(stored)
+            #expect(await updates.next() == .signedIn(stored.account))
+            await session.signOut()
+            #expect(await updates.next() == .signedOut(account: stored.account, reason: nil))
+        }
+
         @Test func aFailedRefreshSignsOutOnceAndNeverLoops() async throws {
             let oauth = oauth()
             let stored = try await signedIn(oauth)
@@ -256,4 +287,12 @@ extension URL {
         parts.queryItems = (parts.queryItems ?? []) + [URLQueryItem(name: name, value: value)]
         return parts.url ?? self
     }
+}
+
+/// A store that refuses every write, to prove a renewed credential is stored before it is used.
+final class RefusingStore: SecretStore {
+    func load(_ account: AccountKey) throws(SecretStoreError) -> StoredCredential? { nil }
+    func save(_ credential: StoredCredential) throws(SecretStoreError) { throw .unavailable(detail: "refused by test") }
+    func delete(_ account: AccountKey) throws(SecretStoreError) {}
+    func accounts() throws(SecretStoreError) -> [AccountKey] { [] }
 }
