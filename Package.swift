@@ -15,30 +15,32 @@ let package = Package(
         .library(name: "CompanionCore", targets: ["CompanionCore"]),
         .library(name: "CompanionCrypto", targets: ["CompanionCrypto"]),
         .library(name: "CompanionHTTP", targets: ["CompanionHTTP"]),
-        .library(name: "CompanionVault", targets: ["CompanionVault"]),
-        .library(name: "OmnigentCore", targets: ["OmnigentCore"]),
+        .library(name: "CompanionAuth", targets: ["CompanionAuth"]),
         .library(name: "CompanionLinks", targets: ["CompanionLinks"]),
         .library(name: "CompanionBridge", targets: ["CompanionBridge"]),
+        .library(name: "CompanionVault", targets: ["CompanionVault"]),
+        .library(name: "OmnigentCore", targets: ["OmnigentCore"]),
         .executable(name: "companion", targets: ["companion"]),
     ],
     targets: [
-        // C libraries. On Apple platforms CryptoKit replaces OpenSSL, so the module is Linux-only.
+        // C libraries. On Apple platforms CryptoKit replaces OpenSSL and the SDK ships zlib, so both are Linux-only.
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
-        // zlib, for pack-vault blobs (envelope v2). Apple SDKs ship it as the `zlib` module.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
 
-        // The kit, lowest first.
+        // The kit, lowest first. A module depends only on modules above it in this list.
         .target(name: "CompanionCore", swiftSettings: strict),
         .target(
             name: "CompanionCrypto",
-            dependencies: [
-                "CompanionCore",
-                .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
-            ],
+            dependencies: ["CompanionCore", .target(name: "COpenSSL", condition: .when(platforms: [.linux]))],
             swiftSettings: strict),
         .target(name: "CompanionHTTP", dependencies: ["CompanionCore"], swiftSettings: strict),
+        .target(
+            name: "CompanionAuth", dependencies: ["CompanionCore", "CompanionCrypto", "CompanionHTTP"],
+            swiftSettings: strict),
+        .target(name: "CompanionLinks", dependencies: ["CompanionCore"], swiftSettings: strict),
+        .target(name: "CompanionBridge", dependencies: ["CompanionCore", "CompanionLinks"], swiftSettings: strict),
         .target(
             name: "CompanionVault",
             dependencies: [
@@ -47,19 +49,18 @@ let package = Package(
             ],
             swiftSettings: strict),
 
-        // The apps' cores, each built only on the kit.
+        // The apps' cores, each built only on the kit; an app never imports another app.
         .target(
             name: "OmnigentCore", dependencies: ["CompanionCore", "CompanionHTTP"], path: "Sources/Apps/Omnigent",
             swiftSettings: strict),
-        .target(name: "CompanionLinks", dependencies: ["CompanionCore"], swiftSettings: strict),
-        .target(name: "CompanionBridge", dependencies: ["CompanionCore", "CompanionLinks"], swiftSettings: strict),
 
         // The terminal client and the benchmarks.
         .executableTarget(
             name: "companion",
             dependencies: [
-                "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionVault", "OmnigentCore", "CompanionLinks",
+                "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionAuth", "CompanionLinks",
                 "CompanionBridge",
+                "CompanionVault", "OmnigentCore",
             ],
             swiftSettings: strict),
         .executableTarget(
@@ -70,22 +71,27 @@ let package = Package(
         .target(
             name: "CompanionTestSupport", dependencies: ["CompanionCore", "CompanionHTTP"],
             path: "Tests/CompanionTestSupport", swiftSettings: strict),
-        .testTarget(
-            name: "OmnigentCoreTests", dependencies: ["OmnigentCore", "CompanionTestSupport"],
-            resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "CompanionCoreTests", dependencies: ["CompanionCore"], swiftSettings: strict),
         .testTarget(name: "CompanionCryptoTests", dependencies: ["CompanionCrypto"], swiftSettings: strict),
         .testTarget(
-            name: "CompanionHTTPTests",
-            dependencies: ["CompanionHTTP", "CompanionCore", "CompanionTestSupport"],
+            name: "CompanionHTTPTests", dependencies: ["CompanionHTTP", "CompanionCore", "CompanionTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "CompanionVaultTests", dependencies: ["CompanionVault", "CompanionCore", "CompanionTestSupport"],
-            resources: [.copy("Fixtures")], swiftSettings: strict),
+            name: "CompanionAuthTests",
+            dependencies: [
+                "CompanionAuth", "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionTestSupport",
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "CompanionLinksTests", dependencies: ["CompanionLinks", "CompanionCore"], swiftSettings: strict),
         .testTarget(
             name: "CompanionBridgeTests", dependencies: ["CompanionBridge", "CompanionLinks", "CompanionCore"],
             swiftSettings: strict),
+        .testTarget(
+            name: "CompanionVaultTests", dependencies: ["CompanionVault", "CompanionCore", "CompanionTestSupport"],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(
+            name: "OmnigentCoreTests", dependencies: ["OmnigentCore", "CompanionTestSupport"],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
     ]
 )

@@ -10,6 +10,10 @@ let usage = """
       probe <address>          what a server answers: version, manifest
       get <address> <path>     GET a path and print the reply (JSON pretty-printed)
       journal                  the previous run's events, redacted
+      login <address>          sign in (password, second factor, forced change); the credential goes to the secret store
+      whoami                   who is signed in, where
+      sessions [end <id>]      the account's sessions; end one (ending this device's signs out)
+      logout                   sign out and revoke the credential
       link <url>               how a deep link would be handled (navigate, switch, or ask consent)
       managed-config validate <file>   check a managed app configuration (codes 100-103)
       omnigent sessions|show|watch|send|rename|archive   the Omnigent app, headless
@@ -24,6 +28,10 @@ let commands: [String: (help: String, run: @Sendable ([String]) async throws -> 
     "probe": (HTTPCommands.probeHelp, HTTPCommands.probe),
     "get": (HTTPCommands.getHelp, HTTPCommands.get),
     "journal": (JournalCommand.help, { try JournalCommand.run($0) }),
+    "login": (AuthCommands.loginHelp, AuthCommands.login),
+    "whoami": (AuthCommands.whoamiHelp, AuthCommands.whoami),
+    "sessions": (AuthCommands.sessionsHelp, AuthCommands.sessions),
+    "logout": (AuthCommands.logoutHelp, AuthCommands.logout),
     "link": (LinkCommand.help, LinkCommand.run),
     "managed-config": (ManagedConfigCommand.help, ManagedConfigCommand.run),
     "omnigent": (OmnigentCommands.help, OmnigentCommands.run),

@@ -1,0 +1,61 @@
+import CompanionCore
+import CompanionHTTP
+import Foundation
+
+/// A reply of any status with its body read, for sign-in protocols whose refusals carry data
+/// (allauth's pending flows, a cookie on a second-factor answer).
+struct RawReply: Sendable {
+    var response: HTTPResponse
+    var data: Data
+
+    var status: Int { response.status }
+    var json: JSONValue? { JSONValue(data: data) }
+    var envelope: ServerErrorEnvelope? { ServerErrorEnvelope.parse(data, mediaType: response.mediaType) }
+
+    /// `name=value` of the first `Set-Cookie` named `name`, or `nil`.
+    func cookie(named name: String) -> String? {
+        guard let header = response.headers["Set-Cookie"] else { return nil }
+        for part in header.split(separator: ",") {
+            let pair = part.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            if pair.hasPrefix(name + "="), pair.count > name.count + 1 { return pair }
+        }
+        return nil
+    }
+}
+
+extension Client {
+    /// Sends `method path` with an optional JSON body and extra headers; any status comes back as a reply.
+    func call(
+        _ method: HTTPMethod, _ path: String, json: [String: JSONValue]? = nil, form: [String: String]? = nil,
+        headers: HTTPHeaders = HTTPHeaders()
+    ) async throws(AuthError) -> RawReply {
+        var headers = headers
+        var body: Data?
+        if let json {
+            body = JSONValue.object(json).jsonString().data(using: .utf8)
+            headers["Content-Type"] = "application/json"
+        } else if let form {
+            var parts = URLComponents()
+            parts.queryItems = form.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+            let encoded = (parts.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
+            body = Data(encoded.utf8)
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        }
+        let request = Request<Void>(method: method, path: path, headers: headers, body: body) { _, _, _ in () }
+        do {
+            let (response, stream) = try await open(request)
+            let data = try await stream.collect(upTo: 1024 * 1024)
+            return RawReply(response: response, data: data)
+        } catch {
+            throw .http(error)
+        }
+    }
+}
+
+extension AuthError {
+    /// A failure that is not a refusal of the step: network, or an unexpected status.
+    static func unexpected(_ reply: RawReply, _ what: String) -> AuthError {
+        let said = reply.envelope?.summary.map { ": \($0)" } ?? ""
+        return .unexpectedReply("\(what) answered with status \(reply.status)\(said)")
+    }
+}

@@ -1,0 +1,82 @@
+import CompanionCore
+import CompanionHTTP
+import Foundation
+
+/// Opens a URL in the system browser without waiting for a callback (the ticket-poll flow learns the
+/// outcome by polling).
+public protocol BrowserOpener: Sendable {
+    /// Opens `url`.
+    func open(_ url: URL) async throws(AuthError)
+}
+
+/// Omnigent's shipped iOS sign-in: start a ticket, open its login page, poll until the server hands out
+/// a token (research/omnigent.md §5).
+///
+/// Rules: `POST /auth/cli-login` → `{ticket, login_url}`, and `login_url` must be a same-origin relative
+/// path (an absolute or protocol-relative URL is refused, so a server can't send the person elsewhere);
+/// poll `GET /auth/cli-poll?ticket=` every `interval` (2 s): 202 pending, 200 `{token, expires_in}`,
+/// 410 given up; stop after `limit` (5 min). Waiting goes through the injected `Sleeper` and time through
+/// the `WallClock`, so tests don't wait.
+public struct TicketPollFlow: Sendable {
+    /// The server.
+    public let address: ServerAddress
+    /// The client for the two calls.
+    public let client: Client
+    /// Opens the login page.
+    public let opener: any BrowserOpener
+    /// Time between polls.
+    public var interval: Duration = .seconds(2)
+    /// How long to poll before giving up.
+    public var limit: Duration = .seconds(300)
+    /// Path of the start call.
+    public var startPath = "/auth/cli-login"
+    /// Path of the poll call.
+    public var pollPath = "/auth/cli-poll"
+
+    /// Creates the flow.
+    public init(address: ServerAddress, client: Client, opener: any BrowserOpener) {
+        self.address = address
+        self.client = client
+        self.opener = opener
+    }
+
+    /// Runs the flow and returns the token with its expiry (8 h when the server gives none).
+    public func run() async throws(AuthError) -> (token: String, expiresAt: Date) {
+        let start = try await client.call(.post, startPath)
+        guard start.status == 200, let ticket = start.json?["ticket"]?.stringValue,
+            let loginPath = start.json?["login_url"]?.stringValue
+        else { throw .unexpected(start, "POST \(startPath)") }
+        guard loginPath.hasPrefix("/"), !loginPath.hasPrefix("//") else {
+            throw .unexpectedReply("the login page is not on this server")
+        }
+        try await opener.open(address.url(appending: loginPath))
+        let clock = client.configuration.clock
+        let sleeper = client.configuration.sleeper
+        let deadline = clock.now().addingTimeInterval(limit.seconds)
+        while true {
+            let reply = try await client.call(.get, "\(pollPath)?ticket=\(ticket)")
+            switch reply.status {
+            case 200:
+                guard let token = reply.json?["token"]?.stringValue else { throw .unexpected(reply, "the poll") }
+                client.configuration.journal.register(secret: token)
+                let lifetime = reply.json?["expires_in"]?.doubleValue ?? 8 * 3600
+                return (token, clock.now().addingTimeInterval(lifetime))
+            case 202:
+                break
+            case 410:
+                throw .ticketExpired(reason: "the server gave the sign-in up")
+            default:
+                throw .unexpected(reply, "the poll")
+            }
+            guard clock.now().addingTimeInterval(interval.seconds) <= deadline else {
+                throw .ticketExpired(
+                    reason: "nobody finished it in the browser within \(Int(limit.seconds / 60)) minutes")
+            }
+            do {
+                try await sleeper.sleep(for: interval)
+            } catch {
+                throw .cancelled
+            }
+        }
+    }
+}

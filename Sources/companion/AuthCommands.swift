@@ -1,0 +1,294 @@
+import CompanionAuth
+import CompanionCore
+import CompanionHTTP
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `companion login`, `whoami`, `sessions` and `logout`: the kit's sign-in from a terminal.
+///
+/// Credentials go to the Linux file secret store in `<home>/secrets` (AES-GCM, 0600); which account is
+/// signed in (address, server kind, account key; no secret) is kept in `<home>/account.json`.
+enum AuthCommands {
+    static let loginHelp = """
+        usage: companion login <address> [--user NAME] [--password-stdin] [--server certain|allauth|omnigent] [--https-only]
+
+        Signs in and stores the credential (never the password) in the secret store under the
+        companion home folder. Asks for the password, and a second-factor code or a new password
+        when the server wants one, without echoing them. The server kind is detected unless given.
+          --password-stdin  read the password (and then any code or new password) from standard input, one per line
+        Exit codes: 0 signed in, 1 refused or failed, 2 usage error.
+        """
+    static let whoamiHelp = """
+        usage: companion whoami
+
+        Prints the signed-in account and asks the server who the stored credential belongs to.
+        Exit codes: 0 the server accepted it, 1 not signed in or refused (then you are signed out).
+        """
+    static let sessionsHelp = """
+        usage: companion sessions [end <id>]
+
+        Lists the account's sessions (django-allauth servers), marking this device's with *, or ends one.
+        Ending this device's session signs you out.
+        Exit codes: 0 success, 1 failed, 2 usage error.
+        """
+    static let logoutHelp = """
+        usage: companion logout
+
+        Signs out: ends the credential on the server where it can be ended and deletes it locally.
+        Exit codes: 0 signed out (a failed server call is reported), 1 not signed in.
+        """
+
+    /// What is signed in: no secret, just where to find the credential.
+    struct Current: Codable {
+        var address: ServerAddress
+        var kind: String
+        var account: AccountKey
+        var httpsOnly: Bool
+    }
+
+    static var store: FileSecretStore { FileSecretStore(folder: Terminal.home.appendingPathComponent("secrets")) }
+    static var currentFile: URL { Terminal.home.appendingPathComponent("account.json") }
+
+    static func client(_ address: ServerAddress, httpsOnly: Bool, middlewares: [any Middleware] = []) -> Client {
+        let policy: TransportPolicy = httpsOnly ? .httpsOnly : .allowingInsecureLoopback
+        return Client(
+            baseURL: address.url,
+            configuration: Client.Configuration(
+                middlewares: middlewares, permits: { policy.permits($0) }, journal: Terminal.journal,
+                dateDecoding: { try Timestamp.decode(from: $0) }))
+    }
+
+    static func server(kind: String, address: ServerAddress, httpsOnly: Bool) -> any SignInServer {
+        let client = client(address, httpsOnly: httpsOnly)
+        switch kind {
+        case "allauth": return AllauthSignIn(address: address, client: client)
+        case "omnigent": return OmnigentAccountsSignIn(address: address, client: client)
+        default:
+            let host = ProcessInfo.processInfo.hostName
+            return CertainSignIn(address: address, client: client, tokenName: "companion (\(host))")
+        }
+    }
+
+    static func login(_ words: [String]) async throws -> Int32 {
+        let arguments = try Arguments(
+            words, flags: ["password-stdin", "https-only"], options: ["user", "server"])
+        try arguments.expectAtMost(1)
+        let httpsOnly = arguments.flag("https-only")
+        let address = try HTTPCommands.address(try arguments.positional(0, "the server address"), httpsOnly: httpsOnly)
+        var kind = arguments.option("server")
+        if let given = kind, !["certain", "allauth", "omnigent"].contains(given) {
+            throw UsageError("--server is certain, allauth or omnigent")
+        }
+        if kind == nil {
+            for candidate in ["certain", "allauth", "omnigent"] {
+                if (try? await server(kind: candidate, address: address, httpsOnly: httpsOnly).probe()) != nil {
+                    kind = candidate
+                    break
+                }
+            }
+        }
+        guard let kind else {
+            throw CommandFailure(
+                "No supported sign-in (Certain, django-allauth, Omnigent accounts) answers at \(address).")
+        }
+        let fromStdin = arguments.flag("password-stdin")
+        let model = await SignInModel(
+            policy: httpsOnly ? .httpsOnly : .allowingInsecureLoopback, store: store, journal: Terminal.journal
+        ) { server(kind: kind, address: $0, httpsOnly: httpsOnly) }
+        await model.submitAddress(address.description)
+        guard case .enteringPassword = await model.state else { throw failure(await model.state) }
+        let user = try arguments.option("user") ?? prompt("User name: ")
+        let password = try secret("Password: ", fromStdin: fromStdin)
+        await model.submitPassword(username: user, password: password)
+        while true {
+            switch await model.state {
+            case .signedIn(let account):
+                try save(Current(address: address, kind: kind, account: account, httpsOnly: httpsOnly))
+                Terminal.out("Signed in as \(account.userID) on \(address.serverKey).")
+                return 0
+            case .enteringCode(_, _, let kinds, let problem):
+                if let problem { Terminal.err(problem.description) }
+                let recovery = kinds == [.recoveryCode]
+                let code = try secret(
+                    recovery ? "Recovery code: " : "Code (or a recovery code): ", fromStdin: fromStdin)
+                let isTOTP = code.count == 6 && code.allSatisfy(\.isNumber)
+                await model.submitCode(code, kind: isTOTP ? .totp : .recoveryCode)
+            case .changingPassword(_, _, let problem):
+                if let problem { Terminal.err(problem.description) }
+                Terminal.err("The server asks for a new password.")
+                let new = try secret("New password: ", fromStdin: fromStdin)
+                if !fromStdin, try secret("New password again: ", fromStdin: false) != new {
+                    Terminal.err("The two entries differ; try again.")
+                    continue
+                }
+                await model.submitNewPassword(current: password, new: new)
+            default:
+                throw failure(await model.state)
+            }
+        }
+    }
+
+    static func failure(_ state: SignInState) -> CommandFailure {
+        switch state {
+        case .needsWebSetup(_, let url):
+            return CommandFailure(AuthError.needsWebSetup(url: url).description)
+        default:
+            return CommandFailure(state.problem?.description ?? "The sign-in stopped unexpectedly.")
+        }
+    }
+
+    static func signedIn() throws -> (Current, CredentialSession, Client) {
+        guard let data = try? Data(contentsOf: currentFile),
+            let current = try? JSONDecoder().decode(Current.self, from: data)
+        else { throw CommandFailure("You are not signed in. Run `companion login <address>` first.") }
+        let session: CredentialSession
+        do {
+            var refresher: (any TokenRefresher)?
+            if current.kind == "omnigent" {
+                let oauth = OAuthClient(
+                    address: current.address, client: client(current.address, httpsOnly: current.httpsOnly),
+                    configuration: OmnigentAccountsSignIn.oauth)
+                refresher = OAuthRefresher(oauth: oauth)
+            }
+            session = try CredentialSession(
+                account: current.account, store: store, refresher: refresher, journal: Terminal.journal)
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        let client = client(
+            current.address, httpsOnly: current.httpsOnly, middlewares: [AuthenticationMiddleware(session: session)])
+        return (current, session, client)
+    }
+
+    static func whoami(_ words: [String]) async throws -> Int32 {
+        try Arguments(words, flags: [], options: []).expectAtMost(0)
+        let (current, session, client) = try signedIn()
+        guard await session.credential != nil else {
+            throw CommandFailure("You are signed out of \(current.address.serverKey). Run `companion login` again.")
+        }
+        let path: String
+        switch current.kind {
+        case "allauth": path = AllauthSignIn.prefix + "/auth/session"
+        case "omnigent": path = "/auth/me"
+        default: path = "/api/auth/me"
+        }
+        do {
+            let me = try await client.send(Request<JSONValue>.get(path))
+            let name =
+                me["username"]?.stringValue ?? me["data"]?["user"]?["username"]?.stringValue
+                ?? me["id"]?.stringValue ?? current.account.userID
+            Terminal.out("\(name) on \(current.address.serverKey) (account \(current.account.userID))")
+            return 0
+        } catch {
+            if case .signedOut = await session.status { try? FileManager.default.removeItem(at: currentFile) }
+            throw CommandFailure(error.description)
+        }
+    }
+
+    static func sessions(_ words: [String]) async throws -> Int32 {
+        let arguments = try Arguments(words, flags: [], options: [])
+        try arguments.expectAtMost(2)
+        let (current, session, client) = try signedIn()
+        guard current.kind == "allauth" else {
+            throw CommandFailure("This server (\(current.kind)) offers no sessions list to the app.")
+        }
+        let account = AllauthAccount(client: client, credentials: session)
+        let list: [SessionInfo]
+        do {
+            list = try await account.sessions()
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        if arguments.positionals.first == "end" {
+            let id = try arguments.positional(1, "the session id")
+            guard let target = list.first(where: { $0.id == id }) else {
+                throw CommandFailure("No session \(id) in this account; run `companion sessions` to list them.")
+            }
+            do {
+                try await SessionEnding.end(target, in: account, credentials: session)
+            } catch {
+                throw CommandFailure(error.description)
+            }
+            if target.isCurrent {
+                try? FileManager.default.removeItem(at: currentFile)
+                Terminal.out("Ended this device's session; you are signed out.")
+            } else {
+                Terminal.out("Ended session \(id).")
+            }
+            return 0
+        }
+        guard arguments.positionals.isEmpty else { throw UsageError("expected nothing or `end <id>`") }
+        let format = Date.ISO8601FormatStyle()
+        for item in list {
+            let mark = item.isCurrent ? "*" : " "
+            let opened = item.openedAt.map { format.format($0) } ?? "-"
+            let used = item.lastUsedAt.map { format.format($0) } ?? "-"
+            Terminal.out(
+                "\(mark) \(item.id)  \(item.client ?? "-")  opened \(opened) from \(item.openedFrom ?? "-")  last used \(used)"
+            )
+        }
+        return 0
+    }
+
+    static func logout(_ words: [String]) async throws -> Int32 {
+        try Arguments(words, flags: [], options: []).expectAtMost(0)
+        let (current, session, client) = try signedIn()
+        var problem: AuthError?
+        switch current.kind {
+        case "certain": problem = await CertainSignIn.signOut(session: session, client: client)
+        case "omnigent": problem = await OmnigentAccountsSignIn.signOut(session: session, client: client)
+        default:
+            _ = try? await client.send(Request<Data>.raw(.delete, AllauthSignIn.prefix + "/auth/session"))
+            await session.signOut()
+        }
+        try? FileManager.default.removeItem(at: currentFile)
+        if let problem { Terminal.err("The server did not confirm the sign-out: \(problem.description)") }
+        Terminal.out("Signed out of \(current.address.serverKey).")
+        return 0
+    }
+
+    static func save(_ current: Current) throws {
+        do {
+            try FileManager.default.createDirectory(at: Terminal.home, withIntermediateDirectories: true)
+            try JSONEncoder().encode(current).write(to: currentFile, options: .atomic)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: currentFile.path)
+        } catch {
+            throw CommandFailure("Could not save the signed-in account to \(currentFile.path).")
+        }
+    }
+
+    static func prompt(_ text: String) throws -> String {
+        FileHandle.standardError.write(Data(text.utf8))
+        guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw UsageError("no input") }
+        return line
+    }
+
+    /// Reads a secret line: from a terminal with echo turned off (termios), or from standard input.
+    static func secret(_ text: String, fromStdin: Bool) throws -> String {
+        let interactive = isatty(STDIN_FILENO) != 0 && !fromStdin
+        if interactive { FileHandle.standardError.write(Data(text.utf8)) }
+        var saved = termios()
+        if interactive, tcgetattr(STDIN_FILENO, &saved) == 0 {
+            var quiet = saved
+            quiet.c_lflag &= ~tcflag_t(ECHO)
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
+        }
+        defer {
+            if interactive {
+                tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+                FileHandle.standardError.write(Data("\n".utf8))
+            }
+        }
+        guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+            throw UsageError(
+                "no \(text.lowercased().trimmingCharacters(in: .punctuationCharacters.union(.whitespaces))) given")
+        }
+        Terminal.journal.register(secret: line)
+        return line
+    }
+}
