@@ -100,7 +100,8 @@ struct RejectedAddress: Sendable, CustomTestStringConvertible {
         RejectedAddress("javascript://alert(1)", .unsupportedScheme("javascript")),
         RejectedAddress("http://example.com", insecure: true, .insecureHTTPNotAllowed(host: "example.com")),
         RejectedAddress("http://example.com", .insecureHTTPNotAllowed(host: "example.com")),
-        RejectedAddress("http://nas.home.example:8000", insecure: true, .insecureHTTPNotAllowed(host: "nas.home.example")),
+        RejectedAddress(
+            "http://nas.home.example:8000", insecure: true, .insecureHTTPNotAllowed(host: "nas.home.example")),
         RejectedAddress("http://localhost:6767", .insecureHTTPNotAllowed(host: "localhost")),
         RejectedAddress("http://127.0.0.1", .insecureHTTPNotAllowed(host: "127.0.0.1")),
         RejectedAddress("http://[::1]:8080", .insecureHTTPNotAllowed(host: "[::1]")),
