@@ -85,7 +85,6 @@ public actor Client {
         baseURL: URL, configuration: Configuration = Configuration(), transport: any Transport = URLSessionTransport()
     ) {
         self.baseURL = baseURL
-        self.basePrefix = Self.prefix(of: baseURL)
         self.configuration = configuration
         var outer: [any Middleware] = []
         if configuration.automaticIdempotencyKeys {
@@ -106,7 +105,9 @@ public actor Client {
 
     /// The absolute URL for a path below the base URL, keeping the base's mount path.
     public nonisolated func url(for path: String, query: [URLQueryItem] = []) throws(HTTPError) -> URL {
-        guard let prefix = basePrefix else { throw .invalidRequest("the server address is not a valid URL") }
+        guard let prefix = Self.prefix(of: baseURL) else {
+            throw .invalidRequest("the server address is not a valid URL")
+        }
         let (pathPart, queryPart) = Self.split(path)
         let encodedPath = pathPart.addingPercentEncoding(withAllowedCharacters: Self.pathAllowed) ?? pathPart
         var text = prefix + (encodedPath.hasPrefix("/") ? encodedPath : "/" + encodedPath)
@@ -121,10 +122,10 @@ public actor Client {
         return url
     }
 
-    /// `scheme://host[:port]/mount` without a trailing slash, computed once: building request URLs
-    /// by string is much cheaper than through `URLComponents` on Linux.
-    private nonisolated let basePrefix: String?
-
+    /// `scheme://host[:port]/mount` without a trailing slash. Request URLs are then built by string,
+    /// which is cheaper than through `URLComponents` on Linux. The prefix is recomputed per request:
+    /// keeping it in a stored property of the actor made Swift 6.3.1 on Linux crash in
+    /// `swift_job_run` (a garbage resume address), reproducibly, under concurrent requests.
     private static func prefix(of url: URL) -> String? {
         guard let parts = URLComponents(url: url, resolvingAgainstBaseURL: false), let scheme = parts.scheme,
             let host = parts.percentEncodedHost
