@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "CompanionCore", targets: ["CompanionCore"]),
         .library(name: "CompanionCrypto", targets: ["CompanionCrypto"]),
         .library(name: "CompanionHTTP", targets: ["CompanionHTTP"]),
+        .library(name: "CompanionStore", targets: ["CompanionStore"]),
+        .library(name: "CompanionSync", targets: ["CompanionSync"]),
         .executable(name: "companion", targets: ["companion"]),
     ],
     targets: [
@@ -22,6 +24,8 @@ let package = Package(
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
+        // SQLite for the offline store; Apple platforms import their own `SQLite3` module instead.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
 
         // The kit, lowest first.
         .target(name: "CompanionCore", swiftSettings: strict),
@@ -33,14 +37,25 @@ let package = Package(
             ],
             swiftSettings: strict),
         .target(name: "CompanionHTTP", dependencies: ["CompanionCore"], swiftSettings: strict),
+        .target(
+            name: "CompanionStore",
+            dependencies: ["CompanionCore", .target(name: "CSQLite", condition: .when(platforms: [.linux]))],
+            swiftSettings: strict),
+        .target(
+            name: "CompanionSync", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionStore"],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "StoreCrashWorker", dependencies: ["CompanionStore"], path: "Tests/StoreCrashWorker",
+            swiftSettings: strict),
 
         // The terminal client and the benchmarks.
         .executableTarget(
             name: "companion",
-            dependencies: ["CompanionCore", "CompanionCrypto", "CompanionHTTP"],
+            dependencies: ["CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionStore", "CompanionSync"],
             swiftSettings: strict),
         .executableTarget(
-            name: "Benchmarks", dependencies: ["CompanionCore", "CompanionHTTP"], path: "Benchmarks",
+            name: "Benchmarks", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionStore"],
+            path: "Benchmarks",
             swiftSettings: strict),
 
         // Tests. `CompanionTestSupport` finds the servers `scripts/test` started; a missing one fails loudly.
@@ -53,5 +68,11 @@ let package = Package(
             name: "CompanionHTTPTests",
             dependencies: ["CompanionHTTP", "CompanionCore", "CompanionTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(
+            name: "CompanionStoreTests",
+            dependencies: [
+                "CompanionStore", "CompanionSync", "CompanionHTTP", "CompanionCore", "CompanionTestSupport",
+            ],
+            swiftSettings: strict),
     ]
 )
