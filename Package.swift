@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "CompanionCrypto", targets: ["CompanionCrypto"]),
         .library(name: "CompanionHTTP", targets: ["CompanionHTTP"]),
         .library(name: "CompanionAuth", targets: ["CompanionAuth"]),
+        .library(name: "CompanionStore", targets: ["CompanionStore"]),
+        .library(name: "CompanionSync", targets: ["CompanionSync"]),
         .library(name: "CompanionLinks", targets: ["CompanionLinks"]),
         .library(name: "CompanionBridge", targets: ["CompanionBridge"]),
         .library(name: "CompanionVault", targets: ["CompanionVault"]),
@@ -28,6 +30,7 @@ let package = Package(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
 
         // The kit, lowest first. A module depends only on modules above it in this list.
         .target(name: "CompanionCore", swiftSettings: strict),
@@ -38,6 +41,13 @@ let package = Package(
         .target(name: "CompanionHTTP", dependencies: ["CompanionCore"], swiftSettings: strict),
         .target(
             name: "CompanionAuth", dependencies: ["CompanionCore", "CompanionCrypto", "CompanionHTTP"],
+            swiftSettings: strict),
+        .target(
+            name: "CompanionStore",
+            dependencies: ["CompanionCore", .target(name: "CSQLite", condition: .when(platforms: [.linux]))],
+            swiftSettings: strict),
+        .target(
+            name: "CompanionSync", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionStore"],
             swiftSettings: strict),
         .target(name: "CompanionLinks", dependencies: ["CompanionCore"], swiftSettings: strict),
         .target(name: "CompanionBridge", dependencies: ["CompanionCore", "CompanionLinks"], swiftSettings: strict),
@@ -51,21 +61,28 @@ let package = Package(
 
         // The apps' cores, each built only on the kit; an app never imports another app.
         .target(
-            name: "OmnigentCore", dependencies: ["CompanionCore", "CompanionHTTP"], path: "Sources/Apps/Omnigent",
-            swiftSettings: strict),
+            name: "OmnigentCore",
+            dependencies: [
+                "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync", "CompanionLinks",
+                "CompanionBridge",
+            ],
+            path: "Sources/Apps/Omnigent", swiftSettings: strict),
 
         // The terminal client and the benchmarks.
         .executableTarget(
             name: "companion",
             dependencies: [
-                "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionAuth", "CompanionLinks",
-                "CompanionBridge",
-                "CompanionVault", "OmnigentCore",
+                "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
+                "CompanionLinks", "CompanionBridge", "CompanionVault", "OmnigentCore",
             ],
             swiftSettings: strict),
         .executableTarget(
-            name: "Benchmarks", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionVault"],
+            name: "Benchmarks", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionVault"],
             path: "Benchmarks", swiftSettings: strict),
+
+        .executableTarget(
+            name: "StoreCrashWorker", dependencies: ["CompanionStore"], path: "Tests/StoreCrashWorker",
+            swiftSettings: strict),
 
         // Tests. `CompanionTestSupport` finds the servers `scripts/test` started; a missing one fails loudly.
         .target(
@@ -80,6 +97,12 @@ let package = Package(
             name: "CompanionAuthTests",
             dependencies: [
                 "CompanionAuth", "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionTestSupport",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "CompanionStoreTests",
+            dependencies: [
+                "CompanionStore", "CompanionSync", "CompanionHTTP", "CompanionCore", "CompanionTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(

@@ -1,0 +1,33 @@
+import CompanionCore
+import Foundation
+
+/// Keeps one open store per server and account for the life of the process.
+///
+/// Rule: signing out closes nothing here, so the same user signing in again on the same server
+/// gets the same store, with its drafts (M-DRAFT-2), even when it lives in memory only. Another
+/// account or server gets a different store and sees none of it.
+public actor StoreRegistry {
+    private let location: StoreLocation
+    private let clock: any WallClock
+    private var stores: [StoreScope: OfflineStore] = [:]
+
+    /// Creates a registry whose stores live at `location`.
+    public init(location: StoreLocation, clock: any WallClock = SystemWallClock()) {
+        self.location = location
+        self.clock = clock
+    }
+
+    /// The store for `scope`, opened on first use.
+    public func store(for scope: StoreScope) throws(StoreError) -> OfflineStore {
+        if let store = stores[scope] { return store }
+        let store = try OfflineStore(scope: scope, location: location, clock: clock)
+        stores[scope] = store
+        return store
+    }
+
+    /// Forgets (and for a file store deletes) the data of `scope`: the wipe-on-revocation policy (C-OFF-5).
+    public func wipe(_ scope: StoreScope) throws(StoreError) {
+        stores[scope] = nil
+        if case .directory(let folder) = location { try OfflineStore.deleteFiles(scope: scope, in: folder) }
+    }
+}

@@ -1,0 +1,40 @@
+import CompanionCore
+import CompanionStore
+import Foundation
+import Testing
+
+/// A fresh temporary folder per test, removed when the value goes away.
+final class TemporaryFolder: Sendable {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("store-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// A scope for tests.
+func testScope(_ account: String = "local", server: String = "http://127.0.0.1:1") -> StoreScope {
+    StoreScope(serverKey: server, accountID: account)
+}
+
+/// Waits for `condition` to hold, checking every 20 ms, for at most `seconds` (a bounded poll, not a sleep-and-hope).
+func waitUntil(seconds: Double = 20, _ condition: @Sendable () async throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    return try await condition()
+}
+
+/// JSON bytes of a literal object.
+func json(_ object: [String: Any]) -> Data {
+    (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+}
+
+/// The package's root folder (for scripts and executables).
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()

@@ -1,0 +1,301 @@
+import CompanionCore
+import CompanionHTTP
+import CompanionStore
+import CompanionSync
+import CompanionTestSupport
+import Foundation
+import Testing
+
+/// The sync layer against the real fault server (writes counted per Idempotency-Key, SSE drops).
+@Suite("Sync against the fault server")
+struct SyncFaultTests {
+    struct Stats: Decodable, Sendable {
+        var attempts: Int
+        var effects: Int
+    }
+
+    struct Item: Decodable, Sendable {
+        var id: String
+        var n: Int
+    }
+
+    struct ItemsPage: Decodable, Sendable {
+        var data: [Item]
+        var lastID: String?
+        var hasMore: Bool
+        enum CodingKeys: String, CodingKey {
+            case data
+            case lastID = "last_id"
+            case hasMore = "has_more"
+        }
+    }
+
+    func client(_ url: URL? = nil, retry: RetryPolicy = .never) throws -> Client {
+        Client(baseURL: try url ?? TestServers.fault(), configuration: Client.Configuration(retryPolicy: retry))
+    }
+
+    func stats(_ key: String) async throws -> Stats {
+        try await client().send(Request<Stats>.get("/_stats", query: ["key": key]))
+    }
+
+    func memoryStore() throws -> OfflineStore {
+        try OfflineStore(scope: testScope(), location: .memory)
+    }
+
+    @Test func aLostReplyIsReplayedWithTheSameKeyAndAppliedOnce_MDRAFT5_MNET3() async throws {
+        let store = try memoryStore()
+        let sender = OutboxSender(store: store)
+        let key = sender.makeKey()
+        // The server applies the write, then resets the connection before replying (the reply is lost).
+        try await sender.enqueue(
+            OutboxWrite(
+                method: "POST", path: "/write?fail_first=1&mode=reset", body: Data("{}".utf8), idempotencyKey: key)
+        ) { transaction throws(StoreError) in
+            try transaction.put(
+                CachedResource(key: "local/w", body: Data("optimistic".utf8), fetchedAt: transaction.now))
+        }
+        let first = await sender.replay(through: try client())
+        #expect(first.stoppedBy?.isConnectivity == true)
+        #expect(first.pending == 1)
+        #expect(try await store.outbox().first?.attempts == 1)
+        // A restart: a new sender over the same store replays the same row.
+        let second = await OutboxSender(store: store).replay(through: try client())
+        #expect(second.sent == [key])
+        #expect(second.pending == 0)
+        let counted = try await stats(key)
+        #expect(counted.attempts == 2)
+        #expect(counted.effects == 1)
+        #expect(try await store.resource("local/w")?.body == Data("optimistic".utf8))
+    }
+
+    @Test func aPermanentFailureKeepsTheInputAndTheServersSentence() async throws {
+        let store = try memoryStore()
+        let sender = OutboxSender(store: store)
+        try await sender.enqueue(
+            OutboxWrite(
+                method: "POST", path: "/status/422?envelope=omnigent", body: Data("typed text".utf8),
+                idempotencyKey: sender.makeKey()))
+        try await sender.enqueue(
+            OutboxWrite(method: "POST", path: "/write", body: Data("{}".utf8), idempotencyKey: sender.makeKey()))
+        let report = await sender.replay(through: try client())
+        #expect(report.refused.count == 1)
+        #expect(report.sent.count == 1)
+        let entry = try #require(try await store.outbox().first)
+        #expect(entry.state == .failed)
+        #expect(entry.body == Data("typed text".utf8))
+        #expect(entry.lastError?.contains("The fault server answered 422") == true)
+        #expect(entry.serverCode == "validation_error")
+        #expect(report.pending == 0)
+    }
+
+    @Test func aTransientFailureKeepsTheRowAndTheOrder() async throws {
+        let store = try memoryStore()
+        let sender = OutboxSender(store: store)
+        let firstKey = sender.makeKey()
+        try await sender.enqueue(OutboxWrite(method: "POST", path: "/status/503", idempotencyKey: firstKey))
+        try await sender.enqueue(OutboxWrite(method: "POST", path: "/write", idempotencyKey: sender.makeKey()))
+        let report = await sender.replay(through: try client())
+        #expect(report.stoppedBy?.statusCode == 503)
+        #expect(report.sent.isEmpty)
+        #expect(try await store.outbox().map(\.state) == [.pending, .pending])
+        #expect(try await store.outbox().first?.idempotencyKey == firstKey)
+    }
+
+    @Test func aConflictIsATypedOutcomeWithBothValues_MQUEUE12_MUNDO3() async throws {
+        let outcome = try await OptimisticWrite.send(
+            Request<JSONValue>(method: .post, path: "/status/409?envelope=omnigent", body: Data("{}".utf8)),
+            basedOn: "decision-1", through: try client())
+        guard case .changedMeanwhile(let conflict) = outcome else {
+            Issue.record("expected changed meanwhile")
+            return
+        }
+        #expect(conflict.basedOn == "decision-1")
+        #expect(conflict.serverCode == "conflict")
+        #expect(conflict.serverSentence?.contains("409") == true)
+        let applied = try await OptimisticWrite.send(
+            Request<JSONValue>(method: .post, path: "/write", body: Data("{}".utf8)).idempotencyKey("ow-1"),
+            basedOn: "decision-1", through: try client())
+        guard case .applied(let reply) = applied else {
+            Issue.record("expected applied")
+            return
+        }
+        #expect(reply["effect"]?.intValue == 1)
+    }
+
+    @Test func theCurrentValueIsReadFromTheConflictReply() async throws {
+        // Mainworthy's 409 names the current decision; the fault server cannot send that body.
+        let transport = ScriptedTransport([
+            .respond(
+                status: 409, headers: ["Content-Type": "application/json"],
+                body: #"{"error":{"code":"decision_changed","message":"Decided meanwhile.","current":"decision-2"}}"#)
+        ])
+        let client = Client(
+            baseURL: try #require(URL(string: "http://127.0.0.1:9")),
+            configuration: Client.Configuration(retryPolicy: .never), transport: transport)
+        let outcome = try await OptimisticWrite.send(
+            Request<JSONValue>(method: .post, path: "/q/1/decisions", body: Data("{}".utf8)), basedOn: "decision-1",
+            through: client
+        ) { envelope in envelope.details?["current"]?.stringValue }
+        guard case .changedMeanwhile(let conflict) = outcome else {
+            Issue.record("expected changed meanwhile")
+            return
+        }
+        #expect(conflict.current == "decision-2" && conflict.basedOn == "decision-1")
+        #expect(conflict.serverSentence == "Decided meanwhile.")
+    }
+
+    @Test func networkFailureFallsBackToTheCacheWithItsAge_PTEAM6() async throws {
+        let clock = ManualWallClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let folder = try TemporaryFolder()
+        let store = try OfflineStore(scope: testScope(), location: .directory(folder.url), clock: clock)
+        let fetcher = CachedFetcher(client: try client(), store: store)
+        let request = Request<Data>.raw(.get, "/ok")
+        let fresh = try await fetcher.loadLatest(request, policy: .networkElseCache) { $0 }
+        #expect(fresh.origin == .network)
+        clock.advance(by: 700)
+        // After a relaunch with the server unreachable, the cached body is still readable.
+        let relaunched = try OfflineStore(scope: testScope(), location: .directory(folder.url), clock: clock)
+        let offline = CachedFetcher(
+            client: try client(URL(string: "http://127.0.0.1:1")), store: relaunched)
+        let stale = try await offline.loadLatest(request, policy: .networkElseCache) { $0 }
+        #expect(stale.origin == .cache && stale.isStale)
+        #expect(stale.age == 700)
+        #expect(stale.failure?.isConnectivity == true)
+        #expect(stale.value == fresh.value)
+        await #expect {
+            _ = try await offline.loadLatest(Request<Data>.raw(.get, "/never-read"), policy: .networkElseCache) { $0 }
+        } throws: { error in
+            guard case .offlineWithoutCache = error as? SyncError else { return false }
+            return true
+        }
+    }
+
+    @Test func aReplyThatDoesNotDecodeKeepsTheLastGoodCopy_PTEAM7() async throws {
+        let store = try memoryStore()
+        let key = "GET /feed"
+        try await store.put(CachedResource(key: key, body: Data(#"{"ok":true}"#.utf8), fetchedAt: Date()))
+        let fetcher = CachedFetcher(client: try client(), store: store)
+        await #expect {
+            _ = try await fetcher.loadLatest(Request<Data>.raw(.get, "/not-json"), key: key, policy: .fresh) {
+                try JSONDecoder().decode(JSONValue.self, from: $0)
+            }
+        } throws: { error in
+            guard case .undecodable = error as? SyncError else { return false }
+            return true
+        }
+        #expect(try await store.resource(key)?.body == Data(#"{"ok":true}"#.utf8))
+    }
+
+    @Test func offlinePolicyWithNothingCachedIsAnErrorNotAnEmptySuccess_COFF3() async throws {
+        let fetcher = CachedFetcher(client: try client(), store: try memoryStore())
+        await #expect(throws: SyncError.notCached(key: "GET /ok")) {
+            _ = try await fetcher.loadLatest(Request<Data>.raw(.get, "/ok"), policy: .offline) { $0 }
+        }
+    }
+
+    @Test func staleWhileRevalidatePublishesCachedThenFresh() async throws {
+        let clock = ManualWallClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let store = try OfflineStore(scope: testScope(), location: .memory, clock: clock)
+        let fetcher = CachedFetcher(client: try client(), store: store)
+        let request = Request<Data>.raw(.get, "/ok")
+        _ = try await fetcher.loadLatest(request, policy: .fresh) { $0 }
+        clock.advance(by: 42)
+        var origins: [Loaded<Data>.Origin] = []
+        var ages: [TimeInterval] = []
+        for try await loaded in fetcher.load(request, policy: .staleWhileRevalidate, decode: { $0 }) {
+            origins.append(loaded.origin)
+            ages.append(loaded.age)
+        }
+        #expect(origins == [.cache, .network])
+        #expect(ages == [42, 0])
+        var cacheFirst: [Loaded<Data>.Origin] = []
+        for try await loaded in fetcher.load(request, policy: .cacheElseNetwork, decode: { $0 }) {
+            cacheFirst.append(loaded.origin)
+        }
+        #expect(cacheFirst == [.cache])
+    }
+
+    @Test func validatorsAreSentBackAndA304ConfirmsTheCopy() async throws {
+        // The fault server and Omnigent send no validators, so the exchange is scripted.
+        let transport = ScriptedTransport([
+            .respond(
+                status: 200,
+                headers: [
+                    "Content-Type": "application/json", "ETag": "\"v7\"",
+                    "Last-Modified": "Sun, 29 Nov 2026 10:00:00 GMT",
+                ], body: "[1,2]"),
+            .respond(status: 304),
+        ])
+        let clock = ManualWallClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let store = try OfflineStore(scope: testScope(), location: .memory, clock: clock)
+        let client = Client(
+            baseURL: try #require(URL(string: "http://127.0.0.1:9")),
+            configuration: Client.Configuration(retryPolicy: .never), transport: transport)
+        let fetcher = CachedFetcher(client: client, store: store)
+        let request = Request<Data>.raw(.get, "/list")
+        _ = try await fetcher.loadLatest(request, policy: .staleWhileRevalidate) { $0 }
+        clock.advance(by: 300)
+        let confirmed = try await fetcher.loadLatest(request, policy: .networkElseCache) { $0 }
+        #expect(confirmed.origin == .notModified)
+        #expect(confirmed.value == Data("[1,2]".utf8))
+        #expect(confirmed.age == 0)
+        let second = try #require(transport.requests.last)
+        #expect(second.headers["If-None-Match"] == "\"v7\"")
+        #expect(second.headers["If-Modified-Since"] == "Sun, 29 Nov 2026 10:00:00 GMT")
+        #expect(try await store.resource("GET /list")?.fetchedAt == clock.now())
+        let fresh = Request<Data>.raw(.get, "/list")
+        _ = try? await fetcher.loadLatest(fresh, policy: .fresh) { $0 }
+        #expect(transport.requests.last?.headers["If-None-Match"] == nil)
+    }
+
+    @Test func aCursorListIsPagedIntoTheStore() async throws {
+        let store = try memoryStore()
+        let client = try client()
+        let list = PagedList(store: store, key: "items") { cursor in
+            let page = try await client.send(
+                Request<ItemsPage>.get("/items", query: ["limit": "10", "total": "25", "after": cursor]))
+            return ListPage(
+                items: try page.data.map { ($0.id, try JSONEncoder().encode(["id": $0.id])) },
+                nextCursor: page.hasMore ? page.lastID : nil)
+        }
+        var state = try await list.refresh()
+        #expect(state.itemCount == 10 && !state.isComplete)
+        state = try await list.loadNextPage()
+        state = try await list.loadNextPage()
+        #expect(state.itemCount == 25 && state.isComplete && state.pageCount == 3)
+        #expect(try await list.loadNextPage() == state)
+        let ids = try #require(try await store.list("items")).1.map(\.id)
+        #expect(ids == (1...25).map { String(format: "item-%04d", $0) })
+    }
+
+    @Test func liveUpdatesResumeAfterADropWithoutApplyingTwice() async throws {
+        let store = try memoryStore()
+        let stream = "store-\(UUID().uuidString.prefix(8))"
+        let live = LiveUpdates(client: try client(retry: RetryPolicy()), store: store, name: stream)
+        let follower = Task {
+            try await live.run(
+                .empty(.get, "/sse?count=8&interval_ms=5&drop_after=3&retry=50&stream=\(stream)"),
+                configuration: EventSourceConfiguration(initialDelay: .milliseconds(50))
+            ) { event, transaction throws(StoreError) in
+                try transaction.appendItem(event.id ?? "?", to: "ticks", body: Data(event.data.utf8))
+            }
+        }
+        let complete = try await waitUntil { try await store.list("ticks")?.0.itemCount == 8 }
+        follower.cancel()
+        #expect(complete)
+        let items = try #require(try await store.list("ticks")).1
+        #expect(items.map(\.id) == (1...8).map(String.init))
+        struct SSEStats: Decodable, Sendable {
+            var connections: Int
+            var lastEventIDs: [String?]
+            enum CodingKeys: String, CodingKey {
+                case connections
+                case lastEventIDs = "last_event_ids"
+            }
+        }
+        let seen = try await client().send(Request<SSEStats>.get("/_sse_stats", query: ["stream": stream]))
+        #expect(seen.connections >= 2)
+        #expect(seen.lastEventIDs.dropFirst().first == "3")
+        #expect(try await live.lastEventID() == "8")
+    }
+}
