@@ -96,7 +96,7 @@ enum OmnigentCommands {
         async let detail = client.send(OmnigentAPI.session(id))
         async let items = client.send(OmnigentAPI.items(id, limit: 50))
         let session = try await detail
-        let messages = try await items.data.lastChatMessages()
+        let messages = Array(try await items.data.reversed()).lastChatMessages()
         if arguments.flag("json") {
             Terminal.out(try encode(ShowOutput(session: session, messages: messages)))
             return 0

@@ -76,8 +76,12 @@ public struct SessionGroup: Sendable, Hashable, Identifiable {
 
 extension Array where Element == SessionItem {
     /// The newest `count` chat messages (user or assistant text), oldest first (O-WATCH-3, O-OPEN-19).
+    /// The array is taken to be in chronological order for items stamped in the same second (the
+    /// server's timestamps are whole seconds), so that order is kept for ties.
     public func lastChatMessages(_ count: Int = 8) -> [SessionItem] {
-        let chat = filter(\.isChatMessage).sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        let chat = enumerated().filter { $0.element.isChatMessage }
+            .sorted { ($0.element.createdAt, $0.offset) < ($1.element.createdAt, $1.offset) }
+            .map(\.element)
         return Array(chat.suffix(count))
     }
 }

@@ -1,0 +1,203 @@
+import CompanionCore
+import CompanionHTTP
+import CompanionStore
+import CompanionSync
+import Foundation
+import Observation
+
+/// A session and its last messages, as the detail screen shows them.
+public struct SessionDetail: Sendable, Equatable {
+    /// The session.
+    public var session: Session
+    /// The newest chat messages, oldest first (O-WATCH-3, O-OPEN-19).
+    public var messages: [SessionItem]
+}
+
+/// The session detail screen: the session, its last messages, sending, approvals, rename, archive,
+/// read state, and live items over SSE. A message being typed is a draft in the offline store, so
+/// it survives the app going away and a failed send (the server's sentence is shown, the text stays).
+@Observable @MainActor
+public final class SessionDetailModel {
+    /// The session's id.
+    public let sessionID: String
+    /// What the screen shows.
+    public private(set) var state: ScreenState<SessionDetail> = .loading
+    /// The message being typed.
+    public private(set) var draft = ""
+    /// Why the last send failed, in the server's words when it gave any.
+    public private(set) var sendProblem: String?
+    /// Why the last rename, archive, approval or read-state change failed.
+    public private(set) var actionProblem: String?
+    /// Whether a send is under way.
+    public private(set) var isSending = false
+
+    private let server: OmnigentServer
+    private let messageCount: Int
+
+    /// Creates the model for one session.
+    public init(server: OmnigentServer, sessionID: String, messageCount: Int = 8) {
+        self.server = server
+        self.sessionID = sessionID
+        self.messageCount = messageCount
+    }
+
+    private var draftSubject: String { "omnigent.message.\(sessionID)" }
+
+    /// Reads the saved draft back (call when the screen appears).
+    public func restoreDraft() async {
+        if let saved = try? await server.store.draft(draftSubject) {
+            draft = String(decoding: saved.body, as: UTF8.self)
+        }
+    }
+
+    /// Changes the draft and saves it in the store.
+    public func updateDraft(_ text: String) async {
+        draft = text
+        try? await server.store.saveDraft(draftSubject, body: Data(text.utf8))
+    }
+
+    /// Shows the cached detail at once, then the server's (both the session and its items).
+    public func refresh(policy: FetchPolicy = .staleWhileRevalidate) async {
+        if state.value == nil { state = .loading }
+        let count = messageCount
+        let detailRequest = OmnigentAPI.session(sessionID).raw()
+        let itemsRequest = OmnigentAPI.items(sessionID, limit: 50).raw()
+        do {
+            for try await loaded in server.fetcher.load(itemsRequest, policy: policy, decode: Self.decodeItems) {
+                let session = try await server.fetcher.loadLatest(
+                    detailRequest, policy: loaded.origin == .cache ? .offline : policy, decode: Self.decodeSession)
+                // Items come newest first; reversed they are in the order they were written.
+                let chronological = Array(loaded.value.reversed())
+                let detail = SessionDetail(session: session.value, messages: chronological.lastChatMessages(count))
+                state = ScreenState(loaded).map { _ in detail }
+            }
+        } catch {
+            state = state.failing(with: error)
+        }
+    }
+
+    private nonisolated static func decodeItems(_ data: Data) throws -> [SessionItem] {
+        try OmnigentServer.decoder().decode(ListPage<SessionItem>.self, from: data).data
+    }
+
+    private nonisolated static func decodeSession(_ data: Data) throws -> Session {
+        try OmnigentServer.decoder().decode(Session.self, from: data)
+    }
+
+    /// Sends the draft as a new turn. On success the draft is cleared; on failure it stays and
+    /// `sendProblem` holds the server's sentence (a runner-less server says `runner_unavailable`).
+    public func send() async {
+        let text = draft.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty, !isSending else { return }
+        isSending = true
+        defer { isSending = false }
+        do {
+            let ack = try await server.client.send(try OmnigentAPI.sendMessage(sessionID, text: text))
+            if ack.denied == true {
+                sendProblem = "The server declined the message: \(ack.reason ?? "no reason given")."
+                return
+            }
+            sendProblem = nil
+            await updateDraft("")
+        } catch {
+            sendProblem = Self.sentence(for: error)
+        }
+    }
+
+    /// The sentence shown for a failed send: the server's own words first.
+    static func sentence(for error: HTTPError) -> String {
+        if error.envelope?.code == "runner_unavailable" {
+            let said = error.envelope?.message ?? "no runner"
+            return "This session has no runner to answer (the server said: \(said)). Start its runner, then send again."
+        }
+        return error.envelope?.summary ?? error.description
+    }
+
+    /// Renames the session.
+    public func rename(_ title: String) async {
+        await perform { server, id throws(HTTPError) in
+            _ = try await server.client.send(try OmnigentAPI.update(id, title: title))
+        }
+    }
+
+    /// Archives (or restores) the session.
+    public func setArchived(_ archived: Bool) async {
+        await perform { server, id throws(HTTPError) in
+            _ = try await server.client.send(try OmnigentAPI.update(id, archived: archived))
+        }
+    }
+
+    /// Accepts or declines a pending approval (only simple ones, O-WATCH-5).
+    public func resolve(_ elicitation: Elicitation, accept: Bool) async {
+        guard elicitation.isSimpleApproval else {
+            actionProblem = "This approval needs the full web page to answer."
+            return
+        }
+        await perform { server, id throws(HTTPError) in
+            _ = try await server.client.send(try OmnigentAPI.resolve(id, elicitation: elicitation.id, accept: accept))
+        }
+    }
+
+    /// Marks the session read up to its newest message.
+    public func markRead() async {
+        guard let newest = state.value?.messages.last?.createdAt else { return }
+        await perform { server, id throws(HTTPError) in
+            try await server.client.send(try OmnigentAPI.markRead(id, lastSeen: Int(newest.timeIntervalSince1970)))
+        }
+    }
+
+    private func perform(_ action: @Sendable (OmnigentServer, String) async throws(HTTPError) -> Void) async {
+        do {
+            try await action(server, sessionID)
+            actionProblem = nil
+            await refresh(policy: .fresh)
+        } catch {
+            actionProblem = error.description
+        }
+    }
+
+    /// Follows the session's live stream: every finished item is applied to the screen and stored
+    /// with the cached items, so it is there offline too. Returns when the stream ends or the task
+    /// is cancelled; `limit` stops after that many applied items (for tests and the terminal client).
+    /// `onOpen` runs once, when the server's first event shows the stream is open.
+    public func followLive(limit: Int = .max, onOpen: (@Sendable () async -> Void)? = nil) async {
+        var applied = 0
+        var opened = false
+        let stream = server.client.events(OmnigentAPI.stream(sessionID))
+        do {
+            for try await event in stream {
+                if !opened {
+                    opened = true
+                    await onOpen?()
+                }
+                guard event.event == "response.output_item.done" else { continue }
+                guard let item = Self.item(from: event) else { continue }
+                apply(item)
+                // Store it with the cached items, so the message is there offline too.
+                _ = try? await server.fetcher.loadLatest(
+                    OmnigentAPI.items(sessionID, limit: 50).raw(), policy: .fresh, decode: Self.decodeItems)
+                applied += 1
+                if applied >= limit { break }
+            }
+        } catch {
+            actionProblem = (error as? HTTPError)?.description ?? "The live stream stopped."
+        }
+    }
+
+    /// The item an `output_item.done` event carries, if it decodes.
+    nonisolated static func item(from event: ServerSentEvent) -> SessionItem? {
+        guard let object = JSONValue(data: Data(event.data.utf8))?["item"],
+            let data = try? JSONEncoder().encode(object)
+        else { return nil }
+        return try? OmnigentServer.decoder().decode(SessionItem.self, from: data)
+    }
+
+    private func apply(_ item: SessionItem) {
+        guard var detail = state.value else { return }
+        guard !detail.messages.contains(where: { $0.id == item.id }) else { return }
+        var all = detail.messages
+        all.append(item)
+        detail.messages = all.lastChatMessages(messageCount)
+        state = .content(detail, fetchedAt: Date())
+    }
+}

@@ -1,0 +1,91 @@
+import CompanionCore
+import CompanionHTTP
+import CompanionSync
+import Foundation
+import Observation
+
+/// The sessions list as the screen shows it: grouped as on the watch, with the paging cursor.
+public struct SessionsPage: Sendable, Equatable {
+    /// The sessions, newest update first.
+    public var sessions: [Session]
+    /// The same sessions grouped (needs attention, active, per project, recent).
+    public var groups: [SessionGroup]
+    /// Whether another page follows.
+    public var hasMore: Bool
+    /// The cursor for the next page.
+    public var lastID: String?
+
+    /// Builds a page from a server list page.
+    public init(_ page: ListPage<Session>) {
+        sessions = page.data
+        groups = SessionGroup.group(page.data)
+        hasMore = page.hasMore
+        lastID = page.lastID
+    }
+
+    /// This page followed by `next`, de-duplicated by id (a session that moved keeps its first place).
+    public func appending(_ next: ListPage<Session>) -> SessionsPage {
+        var seen = Set(sessions.map(\.id))
+        var merged = ListPage(data: sessions, lastID: next.lastID, hasMore: next.hasMore)
+        for session in next.data where seen.insert(session.id).inserted { merged.data.append(session) }
+        return SessionsPage(merged)
+    }
+}
+
+/// The sessions list screen: stale-while-revalidate, readable offline, paged, searchable, with an
+/// archived filter. A SwiftUI view renders `state` and calls `refresh()` / `loadMore()`.
+@Observable @MainActor
+public final class SessionsListModel {
+    /// What the screen shows.
+    public private(set) var state: ScreenState<SessionsPage> = .loading
+    /// The search text; searching happens on the server when `refresh()` runs (not per keystroke).
+    public var search = ""
+    /// Whether archived sessions are listed too.
+    public var showArchived = false
+    /// Whether the next page is being read.
+    public private(set) var isLoadingMore = false
+    /// Why the last `loadMore()` failed, if it did (the list on screen stays).
+    public private(set) var loadMoreProblem: String?
+
+    private let server: OmnigentServer
+    private let pageSize: Int
+
+    /// Creates the model for `server`.
+    public init(server: OmnigentServer, pageSize: Int = 20) {
+        self.server = server
+        self.pageSize = pageSize
+    }
+
+    private var request: Request<Data> {
+        OmnigentAPI.sessions(limit: pageSize, search: search, includeArchived: showArchived).raw()
+    }
+
+    /// Shows the cached list at once (marked with its age), then the server's; keeps the cached
+    /// list, marked offline, when the server cannot be reached.
+    public func refresh(policy: FetchPolicy = .staleWhileRevalidate) async {
+        if state.value == nil { state = .loading }
+        let stream = server.fetcher.load(request, policy: policy) { data in
+            SessionsPage(try OmnigentServer.decoder().decode(ListPage<Session>.self, from: data))
+        }
+        do {
+            for try await loaded in stream { state = ScreenState(loaded) }
+        } catch {
+            state = state.failing(with: error)
+        }
+    }
+
+    /// Reads the next page from the server and appends it in order, de-duplicated by id.
+    public func loadMore() async {
+        guard let page = state.value, page.hasMore, let cursor = page.lastID, !isLoadingMore else { return }
+        isLoadingMore = true
+        defer { isLoadingMore = false }
+        do {
+            let next = try await server.client.send(
+                OmnigentAPI.sessions(limit: pageSize, after: cursor, search: search, includeArchived: showArchived))
+            state = .content(page.appending(next), fetchedAt: Date())
+            loadMoreProblem = nil
+        } catch {
+            loadMoreProblem = error.description
+        }
+    }
+}

@@ -1,0 +1,245 @@
+import CompanionAuth
+import CompanionCore
+import CompanionHTTP
+import CompanionLinks
+import CompanionStore
+import CompanionSync
+import CompanionTestSupport
+import Foundation
+import Testing
+
+@testable import OmnigentCore
+
+/// The screen models end to end against the real Omnigent 0.19.1 server.
+@Suite("Omnigent screen models against a real server", .serialized)
+@MainActor
+struct AppModelTests {
+    let journal = Journal()
+
+    func connection(_ url: URL) async throws -> ServerConnection {
+        let address = try ServerAddress(parsing: url.absoluteString, policy: .allowingInsecureLoopback)
+        return try await OmnigentConnector.connect(address, policy: .allowingInsecureLoopback, journal: journal)
+    }
+
+    func server(_ url: URL, folder: URL? = nil) async throws -> OmnigentServer {
+        let connection = try await connection(url)
+        let client = OmnigentServer.client(for: connection, policy: .allowingInsecureLoopback, journal: journal)
+        let account = try await OmnigentConnector.account(of: connection, client: client)
+        let location = StoreLocation.directory(folder ?? Self.temporaryFolder())
+        return try OmnigentServer.open(connection, account: account, client: client, location: location)
+    }
+
+    static func temporaryFolder() -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("omnigent-app-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    func createSession(_ server: OmnigentServer, title: String) async throws -> Session {
+        let agents = try await server.client.send(OmnigentAPI.agents())
+        let agent = try #require(agents.data.first(where: { $0.name == "debby" }) ?? agents.data.first)
+        return try await server.client.send(try OmnigentAPI.createSession(agentID: agent.id, title: title))
+    }
+
+    @Test("O-AUTH-1/2: header mode on loopback connects with no sign-in step")
+    func headerModeConnects() async throws {
+        let model = ServerSetupModel(allowsInsecureLoopback: true, journal: journal)
+        model.addressText = try TestServers.omnigent().absoluteString
+        await model.connect()
+        guard case .connected(let connection) = model.phase else {
+            Issue.record("expected connected, got \(model.phase)")
+            return
+        }
+        #expect(connection.authMode == .header)
+        #expect(model.listedRecents.isEmpty, "a server joins recents only after its page loaded (O-RECENT-3)")
+        #expect(model.pageDidLoad(connection.address) == nil)
+        #expect(model.listedRecents == [connection.address])
+    }
+
+    @Test("O-AUTH-3: accounts mode asks for sign-in")
+    func accountsModeNeedsSignIn() async throws {
+        let model = ServerSetupModel(allowsInsecureLoopback: true, journal: journal)
+        model.addressText = try TestServers.url("OMNIGENT_ACCOUNTS_URL").absoluteString
+        await model.connect()
+        guard case .needsSignIn(let connection) = model.phase else {
+            Issue.record("expected needsSignIn, got \(model.phase)")
+            return
+        }
+        #expect(connection.authMode == .accounts)
+    }
+
+    @Test("a server that is not Omnigent, and a bad address, fail with a sentence")
+    func notOmnigent() async throws {
+        let model = ServerSetupModel(allowsInsecureLoopback: true, journal: journal)
+        model.addressText = try TestServers.fault().absoluteString
+        await model.connect()
+        guard case .failed(let sentence) = model.phase else {
+            Issue.record("expected failed, got \(model.phase)")
+            return
+        }
+        #expect(sentence.contains("does not look like an Omnigent server"))
+        model.addressText = "ftp://example.com"
+        await model.connect()
+        #expect(model.phase == .failed(ServerAddressError.unsupportedScheme("ftp").description))
+    }
+
+    @Test("O-ROUTE-4/5/6: a link to an unknown server asks first and makes no request before consent")
+    func unknownServerLinkMakesNoRequestBeforeConsent() async throws {
+        let fault = try TestServers.fault()
+        let unknown = try TestServers.faultSecondOrigin()
+        let control = Client(baseURL: fault, configuration: Client.Configuration(retryPolicy: .never))
+        try await control.send(Request<Void>.empty(.post, "/_reset"))
+        let model = ServerSetupModel(allowsInsecureLoopback: true, journal: journal)
+        let host = try #require(unknown.host)
+        let port = try #require(unknown.port)
+        guard case .success(.askConsent(let request)) = model.handle(link: "omnigent://\(host):\(port)/c/conv_1") else {
+            Issue.record("expected a consent question")
+            return
+        }
+        #expect(request.message.contains("\(host)"))
+        // Nothing reached the unknown server while the question was open.
+        #expect(try await control.send(Request<JSONValue>.get("/_secondary_log")) == .array([]))
+        await model.consent(to: request)
+        let log = try await control.send(Request<JSONValue>.get("/_secondary_log"))
+        #expect(log.arrayValue?.isEmpty == false, "after Open, the connection is made")
+        guard case .failed = model.phase else {
+            Issue.record("the second origin is not an Omnigent server: \(model.phase)")
+            return
+        }
+        #expect(model.listedRecents.isEmpty, "a failed load never joins recents")
+    }
+
+    @Test("O-MOUNT-4: a `server: databricks` root maps the address to the mount")
+    func mountDiscovery() async throws {
+        let root = try TestServers.faultSecondOrigin()
+        let discovered = await WorkspaceDiscovery.discover(root, journal: journal, requiringHTTPS: false)
+        #expect(discovered.path == "/omnigent")
+        #expect(
+            await WorkspaceDiscovery.discover(try TestServers.fault(), journal: journal, requiringHTTPS: false).path
+                == "")
+    }
+
+    @Test("O-PICK-3/4: the picker switches only to an offered server")
+    func pickerSwitchesOnlyToOfferedServers() async throws {
+        let url = try TestServers.omnigent()
+        let address = try ServerAddress(parsing: url.absoluteString, policy: .allowingInsecureLoopback)
+        let model = ServerSetupModel(recents: RecentServers([address]), allowsInsecureLoopback: true, journal: journal)
+        #expect(
+            await model.switchServer(to: "https://not-offered.example")
+                == "That server is no longer available. Choose another one, or set it up again.")
+        #expect(model.phase == .idle)
+        #expect(await model.switchServer(to: url.absoluteString) == nil)
+        guard case .connected = model.phase else {
+            Issue.record("expected connected, got \(model.phase)")
+            return
+        }
+    }
+
+    @Test("sessions list: stale-while-revalidate, grouped, paged")
+    func sessionsList() async throws {
+        let folder = Self.temporaryFolder()
+        let server = try await server(try TestServers.omnigent(), folder: folder)
+        let tag = "list-\(UUID().uuidString.prefix(6))"
+        for index in 0..<3 { _ = try await createSession(server, title: "\(tag) \(index)") }
+        let model = SessionsListModel(server: server, pageSize: 2)
+        model.search = tag
+        await model.refresh()
+        guard case .content(let page, _) = model.state else {
+            Issue.record("expected content, got \(model.state)")
+            return
+        }
+        #expect(page.sessions.count == 2)
+        #expect(page.hasMore)
+        await model.loadMore()
+        #expect(model.state.value?.sessions.count == 3)
+        #expect(Set(model.state.value?.sessions.map(\.id) ?? []).count == 3)
+        // A second screen on the same store shows the cached list first, marked with its age, then the fresh one.
+        let again = SessionsListModel(server: server, pageSize: 2)
+        again.search = tag
+        var seen: [String] = []
+        let stream = server.fetcher.load(
+            OmnigentAPI.sessions(limit: 2, search: tag).raw(), policy: .staleWhileRevalidate
+        ) { data in try OmnigentServer.decoder().decode(ListPage<Session>.self, from: data) }
+        for try await loaded in stream { seen.append(loaded.origin.rawValue) }
+        #expect(seen.first == "cache")
+        #expect(seen.count == 2)
+        await again.refresh()
+        guard case .content = again.state else {
+            Issue.record("expected content, got \(again.state)")
+            return
+        }
+    }
+
+    @Test(
+        "session detail: messages, a runner-less send keeps the draft and shows the server's sentence, rename, archive, live"
+    )
+    func sessionDetail() async throws {
+        let server = try await server(try TestServers.omnigent())
+        let session = try await createSession(server, title: "detail")
+        _ = try await server.client.send(try OmnigentAPI.appendUserMessage(session.id, text: "Question?"))
+        _ = try await server.client.send(
+            try OmnigentAPI.appendAssistantMessage(session.id, agent: "debby", text: "Answer."))
+        let model = SessionDetailModel(server: server, sessionID: session.id)
+        await model.refresh()
+        #expect(model.state.value?.messages.map(\.text) == ["Question?", "Answer."])
+        await model.updateDraft("Hello there")
+        await model.send()
+        #expect(model.sendProblem?.contains("No runner bound for session") == true)
+        #expect(model.draft == "Hello there", "a failed send keeps the person's text")
+        let restored = SessionDetailModel(server: server, sessionID: session.id)
+        await restored.restoreDraft()
+        #expect(restored.draft == "Hello there", "the draft is in the store")
+        await model.rename("Renamed by the model")
+        #expect(model.actionProblem == nil)
+        #expect(model.state.value?.session.title == "Renamed by the model")
+        await model.setArchived(true)
+        #expect(model.state.value?.session.archived == true)
+        await model.markRead()
+        #expect(model.actionProblem == nil)
+        // Live: an item posted while following arrives on screen.
+        let text = "Live \(UUID().uuidString.prefix(6))"
+        let client = server.client
+        let id = session.id
+        await model.followLive(limit: 1) {
+            // The stream is open: post as another client would.
+            _ = try? await client.send(try OmnigentAPI.appendAssistantMessage(id, agent: "debby", text: text))
+        }
+        #expect(model.state.value?.messages.last?.text == text)
+    }
+
+    @Test("O-AUTH-3/5: accounts mode signs in with the kit and lists sessions")
+    func accountsModeLists() async throws {
+        let url = try TestServers.url("OMNIGENT_ACCOUNTS_URL")
+        let user = try TestServers.value("OMNIGENT_ACCOUNTS_USER")
+        let password = try String(
+            contentsOfFile: TestServers.value("OMNIGENT_ACCOUNTS_PASSWORD_FILE"), encoding: .utf8
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        let connection = try await connection(url)
+        #expect(connection.needsSignIn)
+        let secrets = InMemorySecretStore()
+        let journal = self.journal
+        let signIn = SignInModel(policy: .allowingInsecureLoopback, store: secrets, journal: journal) { address in
+            OmnigentAccountsSignIn(
+                address: address, client: Client(baseURL: address.url, configuration: .init(journal: journal)))
+        }
+        await signIn.submitAddress(url.absoluteString)
+        await signIn.submitPassword(username: user, password: password)
+        guard case .signedIn(let account) = signIn.state, let stored = secrets.load(account) else {
+            Issue.record("sign-in failed: \(signIn.state)")
+            return
+        }
+        let session = CredentialSession(stored: stored, store: secrets, journal: journal)
+        let client = OmnigentServer.client(
+            for: connection, session: session, policy: .allowingInsecureLoopback, journal: journal)
+        let server = try OmnigentServer.open(
+            connection, account: account, client: client, location: .directory(Self.temporaryFolder()))
+        let model = SessionsListModel(server: server)
+        await model.refresh()
+        guard case .content = model.state else {
+            Issue.record("expected content, got \(model.state)")
+            return
+        }
+        let text = String(decoding: journal.exportJSONLines(), as: UTF8.self)
+        #expect(!Redactor.text(text, contains: password))
+    }
+}
