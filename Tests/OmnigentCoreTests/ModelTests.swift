@@ -181,3 +181,37 @@ struct WatchRuleTests {
         #expect(!Elicitation(id: "1", kind: "url").isSimpleApproval)
     }
 }
+
+@Suite("Omnigent sign-in route")
+struct SignInRouteTests {
+    static func connection(host: String, mode: String, redirects: [String]? = nil, cookie: String? = nil) throws
+        -> ServerConnection
+    {
+        let address = try ServerAddress(parsing: "https://\(host)", policy: .httpsOnly)
+        var members: [String: JSONValue] = ["mode": .string(mode)]
+        members["native_redirect_uris"] = redirects.map { .array($0.map(JSONValue.string)) } ?? .null
+        members["session_cookie"] = cookie.map(JSONValue.string) ?? .null
+        let manifest = try JSONDecoder().decode(
+            Manifest.self,
+            from: Data(JSONValue.object(["manifest_version": 1, "auth": .object(members)]).jsonString().utf8))
+        return ServerConnection(address: address, apiBase: address.url, manifest: manifest)
+    }
+
+    @Test("O-AUTH-11 / O-OPEN-16 / O-URL-10")
+    func routes() throws {
+        #expect(SignInRoute(try Self.connection(host: "a.example.com", mode: "header")) == .none)
+        #expect(SignInRoute(try Self.connection(host: "a.example.com", mode: "accounts")) == .accounts)
+        #expect(
+            SignInRoute(
+                try Self.connection(
+                    host: "a.example.com", mode: "oidc", redirects: [SignInRoute.iOSRedirectURI], cookie: "ap_session"))
+                == .pkce(redirectURI: SignInRoute.iOSRedirectURI))
+        #expect(
+            SignInRoute(
+                try Self.connection(host: "a.example.com", mode: "oidc", redirects: [SignInRoute.iOSRedirectURI]))
+                == .ticket)
+        #expect(SignInRoute(try Self.connection(host: "a.example.com", mode: "oidc")) == .ticket)
+        #expect(SignInRoute(try Self.connection(host: "a.example.com", mode: "something-new")) == .webView)
+        #expect(SignInRoute(try Self.connection(host: "w.cloud.databricks.com", mode: "oidc")) == .webView)
+    }
+}
