@@ -85,28 +85,29 @@ struct AppModelTests {
 
     @Test("O-ROUTE-4/5/6: a link to an unknown server asks first and makes no request before consent")
     func unknownServerLinkMakesNoRequestBeforeConsent() async throws {
-        let fault = try TestServers.fault()
-        let unknown = try TestServers.faultSecondOrigin()
-        let control = Client(baseURL: fault, configuration: Client.Configuration(retryPolicy: .never))
-        try await control.send(Request<Void>.empty(.post, "/_reset"))
+        // A port nothing else uses: any connection to it comes from this test's model.
+        let unknown = try ListeningSocket()
         let model = ServerSetupModel(allowsInsecureLoopback: true, journal: journal)
-        let host = try #require(unknown.host)
-        let port = try #require(unknown.port)
-        guard case .success(.askConsent(let request)) = model.handle(link: "omnigent://\(host):\(port)/c/conv_1") else {
+        guard
+            case .success(.askConsent(let request)) = model.handle(
+                link: "omnigent://127.0.0.1:\(unknown.port)/c/conv_1")
+        else {
             Issue.record("expected a consent question")
             return
         }
-        #expect(request.message.contains("\(host)"))
-        // Nothing reached the unknown server while the question was open.
-        #expect(try await control.send(Request<JSONValue>.get("/_secondary_log")) == .array([]))
-        await model.consent(to: request)
-        let log = try await control.send(Request<JSONValue>.get("/_secondary_log"))
-        #expect(log.arrayValue?.isEmpty == false, "after Open, the connection is made")
-        guard case .failed = model.phase else {
-            Issue.record("the second origin is not an Omnigent server: \(model.phase)")
-            return
-        }
-        #expect(model.listedRecents.isEmpty, "a failed load never joins recents")
+        #expect(request.message.contains("127.0.0.1"))
+        #expect(!unknown.hasPendingConnection, "nothing connected while the question was open")
+        #expect(model.phase == .idle)
+        // Cancel is doing nothing: still no connection, nothing stored.
+        #expect(!unknown.hasPendingConnection)
+        #expect(model.listedRecents.isEmpty)
+        // Open: the app connects (the socket never answers, so the attempt times out quickly here).
+        let connecting = Task { await model.consent(to: request) }
+        let connected = await Task.detached { unknown.waitForConnection(seconds: 20) }.value
+        connecting.cancel()
+        _ = await connecting.value
+        #expect(connected, "after Open the app connects")
+        #expect(model.listedRecents.isEmpty, "a server joins recents only after its page loads")
     }
 
     @Test("O-MOUNT-4: a `server: databricks` root maps the address to the mount")
