@@ -33,8 +33,8 @@ final class OwnOmnigent: Sendable {
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
         }
         let spawned = posix_spawn(&pid, script, &actions, nil, argv, envp)
         guard spawned == 0 else { throw OwnServerError(description: "start.sh could not be run (errno \(spawned))") }
