@@ -13,26 +13,45 @@ final class OwnOmnigent: Sendable {
         try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
     }
 
-    /// Starts the server (bounded by the script's own 90 s health wait) and returns its URL.
-    func start() throws -> URL {
-        let process = Process()
-        process.executableURL = packageRoot.appendingPathComponent("Servers/omnigent/start.sh")
-        process.arguments = [stateDirectory.path, "header"]
+    /// Starts the server (bounded by the script's own 90 s health wait, and 150 s here) and returns its URL.
+    func start() async throws -> URL {
+        // posix_spawn + waitpid rather than Foundation's Process, whose waitUntilExit was seen never
+        // to return for this script (the child stayed a zombie). Output goes to /dev/null so no
+        // pipe is held open by the server, which inherits the script's descriptors.
+        let script = packageRoot.appendingPathComponent("Servers/omnigent/start.sh").path
         var environment = ProcessInfo.processInfo.environment
         environment["COMPANION_VENVS"] =
             environment["COMPANION_VENVS"] ?? packageRoot.appendingPathComponent(".venvs").path
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
-        guard process.terminationStatus == 0, let last = lines.last, let url = URL(string: String(last)),
-            last.hasPrefix("http://127.0.0.1:")
-        else {
-            throw OwnServerError(description: "Servers/omnigent/start.sh failed (status \(process.terminationStatus))")
+        let arguments = [script, stateDirectory.path, "header"]
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var pid: pid_t = 0
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        let spawned = posix_spawn(&pid, script, &actions, nil, argv, envp)
+        guard spawned == 0 else { throw OwnServerError(description: "start.sh could not be run (errno \(spawned))") }
+        var status: Int32 = 0
+        let deadline = ContinuousClock.now + .seconds(150)
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            guard ContinuousClock.now < deadline else {
+                _ = Foundation.kill(pid, SIGKILL)
+                _ = waitpid(pid, &status, 0)
+                throw OwnServerError(description: "start.sh did not finish within 150 s")
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let text = (try? String(contentsOf: stateDirectory.appendingPathComponent("url"), encoding: .utf8)) ?? ""
+        let line = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard status == 0, line.hasPrefix("http://127.0.0.1:"), let url = URL(string: line) else {
+            throw OwnServerError(description: "Servers/omnigent/start.sh failed (wait status \(status))")
         }
         return url
     }
