@@ -4,6 +4,7 @@ import Foundation
 /// medians and ratios against a baseline measured side by side in the same run.
 let usage = """
     usage: Benchmarks p1 <url-of-small-json>
+           Benchmarks p3|p4|p7|store      (store benchmarks; no server needed)
            Benchmarks p5 [options]   (see VaultBenchmark.swift; scripts/bench p5 sets it up)
     """
 
@@ -16,6 +17,8 @@ do {
             exit(2)
         }
         try await P1.run(url: url)
+    case "p3", "p4", "p7", "store":
+        try await StoreBenchmarks.run(arguments[0])
     case "p5":
         try await VaultBenchmark.run(arguments: Array(arguments.dropFirst()))
     default:

@@ -17,12 +17,14 @@ enum HTTPCommands {
         """
 
     static let getHelp = """
-        usage: companion get <address> <path> [--json] [--header 'Name: value']... [--timeout SECONDS] [--https-only]
+        usage: companion get <address> <path> [--json] [--offline | --fresh] [--header 'Name: value']... [--timeout SECONDS] [--https-only]
 
         Sends GET <path> to the server and prints the reply: pretty JSON by default, one compact
         line with --json (for scripts), text as is. A failure prints one line saying what to do.
           --header    an extra request header (repeatable); credentials never reach the journal
           --timeout   idle timeout in whole seconds (default 30)
+          --offline   answer from the offline cache only (no request is made)
+          --fresh     ask the server, and keep the reply in the offline cache
         Exit codes: 0 success, 1 the request failed, 2 usage error.
         """
 
@@ -76,7 +78,11 @@ enum HTTPCommands {
     }
 
     static func get(_ words: [String]) async throws -> Int32 {
-        let arguments = try Arguments(words, flags: ["json", "https-only"], options: ["header", "timeout"])
+        let arguments = try Arguments(
+            words, flags: ["json", "https-only", "offline", "fresh"], options: ["header", "timeout"])
+        if arguments.flag("offline"), arguments.flag("fresh") {
+            throw UsageError("--offline and --fresh exclude each other")
+        }
         try arguments.expectAtMost(2)
         let httpsOnly = arguments.flag("https-only")
         let address = try address(try arguments.positional(0, "the server address"), httpsOnly: httpsOnly)
@@ -94,6 +100,15 @@ enum HTTPCommands {
             if Terminal.journal.redactor.isSecretHeader(name) { Terminal.journal.register(secret: headers[name] ?? "") }
         }
         let client = client(for: address, httpsOnly: httpsOnly, timeout: timeout)
+        if arguments.flag("offline") || arguments.flag("fresh") {
+            let (data, note) = try await StoreCommands.get(
+                address: address, path: path, policy: arguments.flag("offline") ? .offline : .fresh, client: client)
+            Terminal.err(note)
+            Terminal.out(
+                JSONValue(data: data)?.jsonString(pretty: !arguments.flag("json"))
+                    ?? String(decoding: data, as: UTF8.self))
+            return 0
+        }
         let (data, response) = try await client.exchange(Request<Data>.raw(.get, path, headers: headers))
         if let value = JSONValue(data: data) {
             Terminal.out(value.jsonString(pretty: !arguments.flag("json")))

@@ -14,6 +14,8 @@ let usage = """
       whoami                   who is signed in, where
       sessions [end <id>]      the account's sessions; end one (ending this device's signs out)
       logout                   sign out and revoke the credential
+      cache ls|show|clear      the offline cache of a server
+      outbox                   writes waiting to be sent
       link <url>               how a deep link would be handled (navigate, switch, or ask consent)
       managed-config validate <file>   check a managed app configuration (codes 100-103)
       omnigent sessions|show|watch|send|rename|archive   the Omnigent app, headless
@@ -32,6 +34,8 @@ let commands: [String: (help: String, run: @Sendable ([String]) async throws -> 
     "whoami": (AuthCommands.whoamiHelp, AuthCommands.whoami),
     "sessions": (AuthCommands.sessionsHelp, AuthCommands.sessions),
     "logout": (AuthCommands.logoutHelp, AuthCommands.logout),
+    "cache": (StoreCommands.cacheHelp, StoreCommands.cache),
+    "outbox": (StoreCommands.outboxHelp, StoreCommands.outbox),
     "link": (LinkCommand.help, LinkCommand.run),
     "managed-config": (ManagedConfigCommand.help, ManagedConfigCommand.run),
     "omnigent": (OmnigentCommands.help, OmnigentCommands.run),

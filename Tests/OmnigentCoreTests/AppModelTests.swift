@@ -244,3 +244,55 @@ struct AppModelTests {
         #expect(!Redactor.text(text, contains: password))
     }
 }
+
+/// What the app shows once its server is gone: a server this suite owns is killed mid-test.
+@Suite("Omnigent offline after the server is stopped", .serialized)
+@MainActor
+struct OfflineTests {
+    @Test("the sessions list and a session's messages stay readable, marked offline with their age")
+    func readableAfterTheServerStops() async throws {
+        let own = try OwnOmnigent()
+        let url = try await own.start()
+        let journal = Journal()
+        let address = try ServerAddress(parsing: url.absoluteString, policy: .allowingInsecureLoopback)
+        let connection = try await OmnigentConnector.connect(
+            address, policy: .allowingInsecureLoopback, journal: journal)
+        let client = OmnigentServer.client(
+            for: connection, policy: .allowingInsecureLoopback, journal: journal, sleeper: RecordingSleeper())
+        let account = try await OmnigentConnector.account(of: connection, client: client)
+        let server = try OmnigentServer.open(
+            connection, account: account, client: client, location: .directory(AppModelTests.temporaryFolder()))
+        let agents = try await client.send(OmnigentAPI.agents())
+        let agent = try #require(agents.data.first)
+        let session = try await client.send(try OmnigentAPI.createSession(agentID: agent.id, title: "Offline reading"))
+        _ = try await client.send(
+            try OmnigentAPI.appendAssistantMessage(session.id, agent: agent.name, text: "Kept offline."))
+
+        let list = SessionsListModel(server: server)
+        await list.refresh()
+        let detail = SessionDetailModel(server: server, sessionID: session.id)
+        await detail.refresh()
+        #expect(detail.state.value?.messages.map(\.text) == ["Kept offline."])
+
+        own.kill()
+
+        await list.refresh()
+        guard case .offline(let page, _, let reason) = list.state else {
+            Issue.record("expected offline, got \(list.state)")
+            return
+        }
+        #expect(page.sessions.contains { $0.id == session.id })
+        #expect(reason.contains("Could not reach"))
+        await detail.refresh()
+        guard case .offline(let shown, _, _) = detail.state else {
+            Issue.record("expected offline, got \(detail.state)")
+            return
+        }
+        #expect(shown.messages.map(\.text) == ["Kept offline."])
+        // A send while offline keeps the person's text and says why.
+        await detail.updateDraft("Written offline")
+        await detail.send()
+        #expect(detail.draft == "Written offline")
+        #expect(detail.sendProblem?.contains("Could not reach") == true)
+    }
+}

@@ -1,27 +1,28 @@
 import Foundation
-import Testing
 
 /// An Omnigent server this test owns: started with `Servers/omnigent/start.sh` in a temporary
 /// state folder, killed (SIGKILL to its process group) to simulate the server going away, and
 /// restarted on the same data. The restart listens on a new port: the URL changes, the data stays.
-final class OwnOmnigent: Sendable {
-    let stateDirectory: URL
+public final class OwnOmnigent: Sendable {
+    /// The state folder (database, logs, pid and process group files).
+    public let stateDirectory: URL
 
-    init() throws {
+    /// Prepares a fresh state folder.
+    public init() throws {
         stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "own-omnigent-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
     }
 
     /// Starts the server (bounded by the script's own 90 s health wait, and 150 s here) and returns its URL.
-    func start() async throws -> URL {
+    public func start() async throws -> URL {
         // posix_spawn + waitpid rather than Foundation's Process, whose waitUntilExit was seen never
         // to return for this script (the child stayed a zombie). Output goes to /dev/null so no
         // pipe is held open by the server, which inherits the script's descriptors.
-        let script = packageRoot.appendingPathComponent("Servers/omnigent/start.sh").path
+        let script = Self.packageRoot.appendingPathComponent("Servers/omnigent/start.sh").path
         var environment = ProcessInfo.processInfo.environment
         environment["COMPANION_VENVS"] =
-            environment["COMPANION_VENVS"] ?? packageRoot.appendingPathComponent(".venvs").path
+            environment["COMPANION_VENVS"] ?? Self.packageRoot.appendingPathComponent(".venvs").path
         let arguments = [script, stateDirectory.path, "header"]
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -57,7 +58,7 @@ final class OwnOmnigent: Sendable {
     }
 
     /// Kills the server's whole process group with SIGKILL (no clean shutdown).
-    func kill() {
+    public func kill() {
         guard let text = try? String(contentsOf: stateDirectory.appendingPathComponent("pgid"), encoding: .utf8),
             let group = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), group > 1
         else { return }
@@ -66,12 +67,21 @@ final class OwnOmnigent: Sendable {
         try? FileManager.default.removeItem(at: stateDirectory.appendingPathComponent("pid"))
     }
 
+    /// The repository root, found from this file's path.
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
     deinit {
         kill()
         try? FileManager.default.removeItem(at: stateDirectory)
     }
 }
 
-struct OwnServerError: Error, CustomStringConvertible {
-    let description: String
+/// Why a server a test owns could not be started.
+public struct OwnServerError: Error, CustomStringConvertible {
+    /// A sentence saying what failed.
+    public let description: String
+
+    /// Creates the failure.
+    public init(description: String) { self.description = description }
 }
