@@ -19,6 +19,8 @@ do {
         try await P1.run(url: url)
     case "p3", "p4", "p7", "store":
         try await StoreBenchmarks.run(arguments[0])
+    case "journal":
+        try JournalCost.run()
     case "p5":
         try await VaultBenchmark.run(arguments: Array(arguments.dropFirst()))
     default:

@@ -16,9 +16,17 @@ public struct Redactor: Sendable, Hashable {
     public var headerNames: Set<String>
     /// Fragments that make a JSON field or query parameter secret when its normalized name
     /// (lowercased, `_` and `-` removed) contains one of them.
-    public var fieldFragments: [String]
+    public var fieldFragments: [String] {
+        didSet { fragmentBytes = Self.normalizedBytes(fieldFragments) }
+    }
     /// Normalized name suffixes that make a field secret (`api_key`, `readKey`, plain `key`).
-    public var fieldSuffixes: [String]
+    public var fieldSuffixes: [String] {
+        didSet { suffixBytes = Self.normalizedBytes(fieldSuffixes) }
+    }
+    /// The fragments and suffixes as normalized bytes, kept ready: the checks run for every header and
+    /// field the journal records.
+    private var fragmentBytes: [[UInt8]]
+    private var suffixBytes: [[UInt8]]
     /// Names that look secret by the rules above but are not (an idempotency key is a request id).
     public var allowedNames: Set<String>
 
@@ -35,6 +43,12 @@ public struct Redactor: Sendable, Hashable {
         self.fieldFragments = fieldFragments
         self.fieldSuffixes = fieldSuffixes
         self.allowedNames = allowedNames
+        self.fragmentBytes = Self.normalizedBytes(fieldFragments)
+        self.suffixBytes = Self.normalizedBytes(fieldSuffixes)
+    }
+
+    private static func normalizedBytes(_ names: [String]) -> [[UInt8]] {
+        names.map { asciiLowercased($0).filter { $0 != UInt8(ascii: "_") && $0 != UInt8(ascii: "-") } }
     }
 
     /// Whether a header of this name carries a secret.
@@ -59,13 +73,11 @@ public struct Redactor: Sendable, Hashable {
         let normalizedBytes = lowerBytes.filter { $0 != UInt8(ascii: "_") && $0 != UInt8(ascii: "-") }
         let normalized = String(decoding: normalizedBytes, as: UTF8.self)
         if allowedNames.contains(normalized) { return false }
-        if fieldFragments.contains(where: { Self.firstIndex(of: Array($0.utf8), in: normalizedBytes, from: 0) != nil })
-        {
+        if fragmentBytes.contains(where: { Self.firstIndex(of: $0, in: normalizedBytes, from: 0) != nil }) {
             return true
         }
-        return fieldSuffixes.contains { suffix in
-            let bytes = Array(suffix.utf8).filter { $0 != UInt8(ascii: "_") }
-            return normalizedBytes.count >= bytes.count && normalizedBytes.suffix(bytes.count).elementsEqual(bytes)
+        return suffixBytes.contains { bytes in
+            normalizedBytes.count >= bytes.count && normalizedBytes.suffix(bytes.count).elementsEqual(bytes)
         }
     }
 
@@ -108,8 +120,11 @@ public struct Redactor: Sendable, Hashable {
 
     /// The URL as text with user info dropped and secret query values masked.
     public func redact(url: URL) -> String {
-        if url.query == nil, url.user == nil, url.password == nil, url.fragment == nil {
-            return scrubShapes(url.absoluteString)
+        let text = url.absoluteString
+        if !text.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "#") })
+        {
+            // No query, user info or fragment: only shapes can hide a secret.
+            return scrubShapes(text)
         }
         guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             return scrubShapes(url.absoluteString)

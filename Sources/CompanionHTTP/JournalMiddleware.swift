@@ -27,7 +27,7 @@ public struct JournalMiddleware: Middleware {
         let line = "\(request.method) \(redactor.redact(url: request.url))"
         var fields = ["bytesOut": "\(request.body?.count ?? 0)"]
         if includeHeaders {
-            fields["headers"] = Self.render(redactor.redact(headers: request.headers.dictionary))
+            fields["headers"] = Self.render(request.headers, redactor)
         }
         if bodyPreviewLimit > 0, let body = request.body, let preview = redactor.redact(json: body) {
             fields["body"] = String(preview.prefix(bodyPreviewLimit))
@@ -39,7 +39,7 @@ public struct JournalMiddleware: Middleware {
             let headMs = (ContinuousClock.now - start).milliseconds
             var responseFields = ["status": "\(response.status)", "headMs": "\(headMs)"]
             if includeHeaders {
-                responseFields["headers"] = Self.render(redactor.redact(headers: response.headers.dictionary))
+                responseFields["headers"] = Self.render(response.headers, redactor)
             }
             if response.mediaType == "text/event-stream" {
                 journal.record(.response, line, fields: responseFields)
@@ -67,8 +67,14 @@ public struct JournalMiddleware: Middleware {
         }
     }
 
-    private static func render(_ headers: [String: String]) -> String {
-        headers.sorted { $0.key.lowercased() < $1.key.lowercased() }.map { "\($0.key): \($0.value)" }
-            .joined(separator: "; ")
+    /// `Name: value; …` in the order sent, secret values masked by name; the journal then scrubs the
+    /// line once more by shape and by registered value.
+    private static func render(_ headers: HTTPHeaders, _ redactor: Redactor) -> String {
+        var text = ""
+        for (name, value) in headers {
+            if !text.isEmpty { text += "; " }
+            text += name + ": " + (redactor.isSecretHeader(name) ? Redactor.mask : value)
+        }
+        return text
     }
 }
