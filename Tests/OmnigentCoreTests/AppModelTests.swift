@@ -296,3 +296,25 @@ struct OfflineTests {
         #expect(detail.sendProblem?.contains("Could not reach") == true)
     }
 }
+
+@Suite("Omnigent bridge wiring from server setup")
+@MainActor
+struct BridgeWiringTests {
+    @Test("O-PICK-1: the picker lists presets, then recents without presets; O-NOTIF-4: taps emit their path")
+    func pickerAndNotifications() throws {
+        let preset = try ServerAddress(parsing: "https://preset.example.com", policy: .httpsOnly)
+        let recent = try ServerAddress(parsing: "https://recent.example.com/omnigent", policy: .httpsOnly)
+        let model = ServerSetupModel(recents: RecentServers([recent, preset]), journal: Journal())
+        model.applyManagedConfiguration(
+            declarative: .dictionary(["serverUrls": .array([.string("preset.example.com")])]), classic: nil)
+        #expect(model.presets == [preset])
+        #expect(model.listedRecents == [recent])
+        #expect(model.bridge() == nil, "no bridge before a server is current")
+        #expect(model.pageDidLoad(recent) == nil)
+        let bridge = try #require(model.bridge(clock: ManualWallClock()))
+        #expect(bridge.pickerInfo["managedServers"] == .array([.string("https://preset.example.com")]))
+        #expect(bridge.pickerInfo["recentServers"] == .array([.string("https://recent.example.com/omnigent")]))
+        #expect(model.notificationTapped(path: "/c/abc") == .notificationActivated(path: "/c/abc"))
+        #expect(model.notificationTapped(path: nil) == nil)
+    }
+}

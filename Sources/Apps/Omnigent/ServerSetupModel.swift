@@ -1,4 +1,5 @@
 import CompanionAuth
+import CompanionBridge
 import CompanionCore
 import CompanionHTTP
 import CompanionLinks
@@ -130,5 +131,40 @@ public final class ServerSetupModel {
         }
         await connect(to: entry)
         return nil
+    }
+
+    /// The web bridge for the current server's page: pinned to its origin, its picker fed from the
+    /// presets and recents this model offers (O-PICK-1). `nil` before a server is current.
+    public func bridge(clock: any WallClock = SystemWallClock()) -> OmnigentBridge? {
+        guard let current else { return nil }
+        return OmnigentBridge(pinned: current, offer: offer, clock: clock, journal: journal)
+    }
+
+    /// Carries out what the page asked through the bridge that belongs to the setup screen: a switch
+    /// to an offered server, or the setup screen itself. Returns a sentence to show, if any.
+    public func perform(_ effect: OmnigentEffect) async -> String? {
+        switch effect {
+        case .switchServer(let server):
+            await connect(to: server)
+            return nil
+        case .showMessage(let sentence):
+            return sentence
+        case .openServerSetup:
+            phase = .idle
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    /// The emit for a tapped notification: its path goes back to the page (`NotificationActivated`),
+    /// held until the page has loaded (O-NOTIF-4, O-ROUTE-2). `nil` for a notification without a path.
+    public func notificationTapped(path: String?) -> OmnigentEmit? {
+        guard let path else { return nil }
+        guard pageLoaded else {
+            deferred.hold(path)
+            return nil
+        }
+        return .notificationActivated(path: path)
     }
 }
