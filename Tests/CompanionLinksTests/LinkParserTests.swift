@@ -42,7 +42,9 @@ struct LinkParserTests {
             link: "omnigent://my-workspace.cloud.databricks.com/c/x",
             server: "https://my-workspace.cloud.databricks.com", path: "/c/x", id: "x"),
         Accepted(link: "omnigent://H.Example.COM:443/c/x", server: "https://h.example.com", path: "/c/x", id: "x"),
-        Accepted(link: "omnigent://192.168.1.5:6767/c/x", server: "https://192.168.1.5:6767", path: "/c/x", id: "x"),
+        Accepted(
+            link: "omnigent://nas.home.example:6767/c/x", server: "https://nas.home.example:6767", path: "/c/x", id: "x"
+        ),
     ]
 
     @Test("O-LINK-1/3/6/7: accepted links", arguments: accepted)
