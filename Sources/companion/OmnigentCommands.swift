@@ -160,7 +160,12 @@ enum OmnigentCommands {
         try arguments.expectAtMost(2)
         let id = try arguments.positional(0, "the session id")
         let text = try arguments.positional(1, "the message text")
-        let ack = try await client.send(try OmnigentAPI.sendMessage(id, text: text))
+        let ack: EventAck
+        do {
+            ack = try await client.send(try OmnigentAPI.sendMessage(id, text: text))
+        } catch {
+            throw CommandFailure(SessionDetailModel.sentence(for: error))
+        }
         if ack.denied == true {
             throw CommandFailure("The server declined the message: \(ack.reason ?? "no reason given").")
         }

@@ -105,7 +105,7 @@ public final class SessionDetailModel {
     }
 
     /// The sentence shown for a failed send: the server's own words first.
-    static func sentence(for error: HTTPError) -> String {
+    public nonisolated static func sentence(for error: HTTPError) -> String {
         if error.envelope?.code == "runner_unavailable" {
             let said = error.envelope?.message ?? "no runner"
             return "This session has no runner to answer (the server said: \(said)). Start its runner, then send again."
