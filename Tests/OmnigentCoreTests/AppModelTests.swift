@@ -195,6 +195,8 @@ struct AppModelTests {
         #expect(model.state.value?.session.title == "Renamed by the model")
         await model.setArchived(true)
         #expect(model.state.value?.session.archived == true)
+        await model.setLabels(["team": "mobile"])
+        #expect(model.state.value?.session.labels["team"] == "mobile")
         await model.markRead()
         #expect(model.actionProblem == nil)
         // Live: an item posted while following arrives on screen.

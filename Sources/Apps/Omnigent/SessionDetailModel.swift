@@ -127,6 +127,13 @@ public final class SessionDetailModel {
         }
     }
 
+    /// Replaces the session's labels.
+    public func setLabels(_ labels: [String: String]) async {
+        await perform { server, id throws(HTTPError) in
+            _ = try await server.client.send(try OmnigentAPI.update(id, labels: labels))
+        }
+    }
+
     /// Accepts or declines a pending approval (only simple ones, O-WATCH-5).
     public func resolve(_ elicitation: Elicitation, accept: Bool) async {
         guard elicitation.isSimpleApproval else {
