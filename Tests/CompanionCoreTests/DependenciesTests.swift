@@ -49,12 +49,15 @@ import Testing
     @Test func recordingSleeperRecordsAndAdvances() async throws {
         let clock = ManualWallClock(Date(timeIntervalSince1970: 0))
         let sleeper = RecordingSleeper(advancing: clock)
-        try await sleeper.sleep(for: .seconds(2))
-        try await sleeper.sleep(for: .milliseconds(250))
+        // The recording sleeper returns at once; nothing here waits.
+        let record: @Sendable (Duration) async throws -> Void = sleeper.sleep
+        try await record(.seconds(2))
+        try await record(.milliseconds(250))
         #expect(sleeper.delays == [.seconds(2), .milliseconds(250)])
         #expect(clock.now() == Date(timeIntervalSince1970: 2.25))
         let detached = RecordingSleeper()
-        try await detached.sleep(for: .seconds(30))
+        let recordDetached: @Sendable (Duration) async throws -> Void = detached.sleep
+        try await recordDetached(.seconds(30))
         #expect(detached.delays == [.seconds(30)])
     }
 
@@ -62,7 +65,8 @@ import Testing
         let sleeper = RecordingSleeper()
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            try await sleeper.sleep(for: .seconds(1))
+            let record: @Sendable (Duration) async throws -> Void = sleeper.sleep
+            try await record(.seconds(1))
         }
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(sleeper.delays.isEmpty)

@@ -20,12 +20,13 @@ func testScope(_ account: String = "local", server: String = "http://127.0.0.1:1
     StoreScope(serverKey: server, accountID: account)
 }
 
-/// Waits for `condition` to hold, checking every 20 ms, for at most `seconds` (a bounded poll, not a sleep-and-hope).
-func waitUntil(seconds: Double = 20, _ condition: @Sendable () async throws -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
+/// Waits for `condition` to hold, checking it now and after every change the store commits: an
+/// event-driven wait, no sleeping. Tests using it carry a `.timeLimit`, which bounds the wait.
+func waitForStore(_ store: OfflineStore, until condition: @Sendable () async throws -> Bool) async throws -> Bool {
+    let changes = store.changes()  // subscribe first, so no change between the check and the wait is missed
+    if try await condition() { return true }
+    for await _ in changes {
         if try await condition() { return true }
-        try await Task.sleep(for: .milliseconds(20))
     }
     return try await condition()
 }

@@ -69,21 +69,21 @@ struct OmnigentStoreTests {
         #expect(texts == (0..<5).map { "item \($0)" })
     }
 
-    @Test func postedItemsArriveThroughTheStreamIntoTheStore() async throws {
+    @Test(.timeLimit(.minutes(1))) func postedItemsArriveThroughTheStreamIntoTheStore() async throws {
         let client = Self.client(try TestServers.omnigent(), retry: RetryPolicy())
         let session = try await Self.createSession(client, title: "store live \(UUID().uuidString.prefix(6))")
         let store = try OfflineStore(scope: testScope(), location: .memory)
         let key = "items:\(session)"
         let list = Self.itemsList(store, client, session: session)
         let live = LiveUpdates(client: client, store: store, name: "session:\(session)")
-        let connected = Counter()
+        let (connected, signal) = AsyncStream<Void>.makeStream()
         let follower = Task {
             try await live.run(
                 .empty(.get, "/v1/sessions/\(session)/stream"), connectEvent: "session.presence",
                 onConnect: {
                     // Omnigent sends no event ids: catch up by reading the list on every (re)connection.
                     try await list.loadAll()
-                    _ = connected.increment()
+                    signal.yield()
                 }
             ) { event, transaction throws(StoreError) in
                 guard event.event == "response.output_item.done",
@@ -94,10 +94,12 @@ struct OmnigentStoreTests {
             }
         }
         defer { follower.cancel() }
-        #expect(try await waitUntil { connected.value >= 1 })
+        // Wait for the stream to be open (the first `session.presence` and catch-up read).
+        var connections = connected.makeAsyncIterator()
+        #expect(await connections.next() != nil)
         let texts = (0..<3).map { "live \($0) \(UUID().uuidString.prefix(4))" }
         for text in texts { try await Self.post(client, session: session, text: text) }
-        let arrived = try await waitUntil {
+        let arrived = try await waitForStore(store) {
             try await store.list(key)?.0.itemCount == 3
         }
         #expect(arrived)

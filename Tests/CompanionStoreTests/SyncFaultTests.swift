@@ -268,7 +268,7 @@ struct SyncFaultTests {
         #expect(ids == (1...25).map { String(format: "item-%04d", $0) })
     }
 
-    @Test func liveUpdatesResumeAfterADropWithoutApplyingTwice() async throws {
+    @Test(.timeLimit(.minutes(1))) func liveUpdatesResumeAfterADropWithoutApplyingTwice() async throws {
         let store = try memoryStore()
         let stream = "store-\(UUID().uuidString.prefix(8))"
         let live = LiveUpdates(client: try client(retry: RetryPolicy()), store: store, name: stream)
@@ -280,7 +280,7 @@ struct SyncFaultTests {
                 try transaction.appendItem(event.id ?? "?", to: "ticks", body: Data(event.data.utf8))
             }
         }
-        let complete = try await waitUntil { try await store.list("ticks")?.0.itemCount == 8 }
+        let complete = try await waitForStore(store) { try await store.list("ticks")?.0.itemCount == 8 }
         follower.cancel()
         #expect(complete)
         let items = try #require(try await store.list("ticks")).1
