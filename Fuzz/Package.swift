@@ -11,13 +11,15 @@ let package = Package(
     dependencies: [.package(name: "CompanionKit", path: "..")],
     targets: [
         // Declares libFuzzer's `LLVMFuzzerRunDriver`, which each target's entry point calls.
-        .target(name: "FuzzDriver")
+        .target(name: "FuzzDriver"),
+        // The entry-point plumbing every target shares.
+        .target(name: "FuzzSupport", dependencies: ["FuzzDriver"]),
     ]
         + targets.map { name in
             .executableTarget(
                 name: name,
                 dependencies: [
-                    "FuzzDriver",
+                    "FuzzSupport",
                     .product(name: "CompanionCore", package: "CompanionKit"),
                     .product(name: "CompanionLinks", package: "CompanionKit"),
                     .product(name: "CompanionBridge", package: "CompanionKit"),

@@ -2,28 +2,16 @@ import CompanionBridge
 import CompanionCore
 import CompanionLinks
 import Foundation
-import FuzzDriver
+import FuzzSupport
 
-/// libFuzzer's per-input function: must never crash; every property below is a bug when it fails.
+/// libFuzzer's per-input function: must never crash; every property `check` states is a bug when it fails.
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    guard let data else { return 0 }
-    let bytes = Data(UnsafeBufferPointer(start: data, count: size))
-    check(bytes)
-    return 0
-}
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt { Fuzz.input(data, size, check) }
 
 /// The program entry (SwiftPM links `main` to `FuzzLinkParser_main`): runs libFuzzer's driver.
 @_cdecl("FuzzLinkParser_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var count = argc
-    var vector = argv
-    return LLVMFuzzerRunDriver(&count, &vector) { data, size in fuzzOneInput(data, size) }
-}
-
-/// Stops the run with a message libFuzzer records as a crash.
-func require(_ condition: Bool, _ message: @autoclosure () -> String) {
-    if !condition { fatalError(message()) }
+    Fuzz.main(argc, argv) { data, size in fuzzOneInput(data, size) }
 }
 
 func check(_ bytes: Data) {
