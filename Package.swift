@@ -21,7 +21,12 @@ let package = Package(
         .library(name: "CompanionLinks", targets: ["CompanionLinks"]),
         .library(name: "CompanionBridge", targets: ["CompanionBridge"]),
         .library(name: "CompanionVault", targets: ["CompanionVault"]),
+        .library(name: "CompanionScreen", targets: ["CompanionScreen"]),
+        .library(name: "AllauthAdapter", targets: ["AllauthAdapter"]),
         .library(name: "OmnigentCore", targets: ["OmnigentCore"]),
+        .library(name: "CertainCore", targets: ["CertainCore"]),
+        .library(name: "MainworthyCore", targets: ["MainworthyCore"]),
+        .library(name: "PrompTugalCore", targets: ["PrompTugalCore"]),
         .executable(name: "companion", targets: ["companion"]),
     ],
     targets: [
@@ -59,6 +64,15 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        .target(
+            name: "CompanionScreen", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionSync"],
+            swiftSettings: strict),
+
+        // Adapters for server products that are not one of the apps (django-allauth headless).
+        .target(
+            name: "AllauthAdapter", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionAuth"],
+            path: "Sources/Adapters/Allauth", swiftSettings: strict),
+
         // The apps' cores, each built only on the kit; an app never imports another app.
         .target(
             name: "OmnigentCore",
@@ -67,6 +81,27 @@ let package = Package(
                 "CompanionBridge",
             ],
             path: "Sources/Apps/Omnigent", swiftSettings: strict),
+        .target(
+            name: "CertainCore",
+            dependencies: [
+                "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
+                "CompanionScreen",
+            ],
+            path: "Sources/Apps/Certain", swiftSettings: strict),
+        .target(
+            name: "MainworthyCore",
+            dependencies: [
+                "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
+                "CompanionScreen", "CompanionLinks",
+            ],
+            path: "Sources/Apps/Mainworthy", swiftSettings: strict),
+        .target(
+            name: "PrompTugalCore",
+            dependencies: [
+                "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
+                "CompanionScreen", "CompanionLinks", "CompanionBridge", "CompanionVault",
+            ],
+            path: "Sources/Apps/PrompTugal", swiftSettings: strict),
 
         // The terminal client and the benchmarks.
         .executableTarget(
@@ -116,5 +151,14 @@ let package = Package(
         .testTarget(
             name: "OmnigentCoreTests", dependencies: ["OmnigentCore", "CompanionTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(
+            name: "CertainCoreTests", dependencies: ["CertainCore", "CompanionCore", "CompanionTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "MainworthyCoreTests", dependencies: ["MainworthyCore", "CompanionCore", "CompanionTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "PrompTugalCoreTests", dependencies: ["PrompTugalCore", "CompanionCore", "CompanionTestSupport"],
+            swiftSettings: strict),
     ]
 )

@@ -1,0 +1,6 @@
+import CertainCore
+import Testing
+
+@Test func moduleLinks() {
+    #expect(CertainCoreModule.name == "CertainCore")
+}

@@ -1,0 +1,6 @@
+import MainworthyCore
+import Testing
+
+@Test func moduleLinks() {
+    #expect(MainworthyCoreModule.name == "MainworthyCore")
+}

@@ -1,0 +1,6 @@
+import PrompTugalCore
+import Testing
+
+@Test func moduleLinks() {
+    #expect(PrompTugalCoreModule.name == "PrompTugalCore")
+}
