@@ -71,7 +71,7 @@ import Testing
 
     @Test("C-TIME-3: today is taken once from the device's zone; the same instant is another day elsewhere")
     func todayUsesTheGivenZone() throws {
-        let instant = Date(timeIntervalSince1970: 1_792_022_400)  // 2026-10-14T00:00:00Z
+        let instant = Date(timeIntervalSince1970: 1_791_936_000)  // 2026-10-14T00:00:00Z
         let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
         let losAngeles = try #require(TimeZone(identifier: "America/Los_Angeles"))
         #expect(CalendarDate.today(instant, in: berlin).description == "2026-10-14")
