@@ -108,7 +108,7 @@ let package = Package(
             name: "companion",
             dependencies: [
                 "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
-                "CompanionLinks", "CompanionBridge", "CompanionVault", "OmnigentCore",
+                "CompanionLinks", "CompanionBridge", "CompanionVault", "OmnigentCore", "CertainCore", "AllauthAdapter",
             ],
             swiftSettings: strict),
         .executableTarget(
@@ -152,7 +152,8 @@ let package = Package(
             name: "OmnigentCoreTests", dependencies: ["OmnigentCore", "CompanionTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "CertainCoreTests", dependencies: ["CertainCore", "CompanionCore", "CompanionTestSupport"],
+            name: "CertainCoreTests",
+            dependencies: ["CertainCore", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "MainworthyCoreTests", dependencies: ["MainworthyCore", "CompanionCore", "CompanionTestSupport"],

@@ -1,0 +1,59 @@
+import CompanionAuth
+import CompanionCore
+import CompanionHTTP
+import CompanionStore
+import Foundation
+
+/// Opening a signed-in Certain account: the client that carries only the device token, and the offline
+/// store of exactly this server and user.
+public enum CertainAccount {
+    /// The header device tokens travel in; after minting, no request carries a cookie (C-TOK-3).
+    public static let tokenHeader = "X-Certain-Token"
+
+    /// When the server ends a sign-in: 401 always; a 403 only when its code is not one of the "this credential
+    /// works, but may not do this" codes, which must not sign a working device out.
+    public static let revocation = RevocationRule(
+        statuses: [401, 403, 410],
+        permissionCodes: [
+            "token_cannot_mint", "cookie_required", "password_change_required", "mfa_setup_required",
+        ])
+
+    /// A client for `address` whose every request carries the credential of `session` (and no cookie), with
+    /// the server's sentences in `language`.
+    public static func client(
+        address: URL, session: CredentialSession, language: Language, transportPolicy: TransportPolicy,
+        journal: Journal = Journal(), clock: any WallClock = SystemWallClock()
+    ) -> Client {
+        Client(
+            baseURL: address,
+            configuration: Client.Configuration(
+                defaultHeaders: [
+                    "User-Agent": "CompanionKit/0.1 (Certain)", "Accept": "application/json",
+                    "Accept-Language": language.acceptLanguage,
+                ],
+                middlewares: [AuthenticationMiddleware(session: session, rule: revocation)],
+                transportPolicy: transportPolicy, journal: journal, clock: clock))
+    }
+
+    /// The offline store of `account` in `folder` (`nil`: in memory). One file per server and user (C-OFF-4).
+    public static func offlineStore(for account: AccountKey, in folder: URL?, clock: any WallClock = SystemWallClock())
+        throws(StoreError) -> OfflineStore
+    {
+        try OfflineStore(
+            scope: StoreScope(serverKey: account.serverKey, accountID: account.userID),
+            location: folder.map { .directory($0) } ?? .memory, clock: clock)
+    }
+
+    /// The connection of the signed-in `stored` credential: token-only client, offline data in `folder`.
+    public static func connect(
+        stored: StoredCredential, secrets: any SecretStore, offlineFolder: URL?, language: Language,
+        transportPolicy: TransportPolicy, journal: Journal = Journal(), clock: any WallClock = SystemWallClock()
+    ) throws(StoreError) -> (connection: CertainConnection, session: CredentialSession) {
+        let session = CredentialSession(stored: stored, store: secrets, journal: journal)
+        let client = client(
+            address: stored.address.url, session: session, language: language, transportPolicy: transportPolicy,
+            journal: journal, clock: clock)
+        let store = try offlineStore(for: stored.account, in: offlineFolder, clock: clock)
+        return (CertainConnection(client: client, store: store, language: language), session)
+    }
+}
