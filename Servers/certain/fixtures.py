@@ -162,7 +162,7 @@ def household(db: sqlite3.Connection, user_id: int, seed: int) -> None:
     b = Builder(db, user_id, seed)
     rng = b.rng
     b.accounts([("Girokonto", "checking", "EUR", "1520.00"), ("Tagesgeld", "savings", "EUR", "5000.00"),
-                ("Depot", "brokerage", "USD", "0.00")])
+                ("Depot", "brokerage", "USD", "10000.00")])
     b.categories(HOUSEHOLD_GROUPS)
     b.tags(["Fixkosten", "Urlaub", "Geschenk", "Steuer"])
 

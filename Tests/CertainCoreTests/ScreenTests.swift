@@ -188,7 +188,7 @@ extension CertainReference {
             await accounts.load()
             let depot = try #require(accounts.state.value?.first { $0.name == "Depot" })
             #expect(depot.currency == "USD")
-            #expect(depot.money.formatted(.english).hasPrefix("-$"))
+            #expect(depot.money.formatted(.english).hasPrefix("$"))
         }
     }
 }

@@ -17,7 +17,7 @@ public struct TransferRow: Sendable, Hashable {
 }
 
 /// One row of the transactions list.
-public enum TransactionRow: Sendable, Hashable, Identifiable {
+public enum TransactionRow: Sendable, Hashable, Identifiable, Encodable {
     /// An ordinary transaction.
     case booking(Transaction)
     /// A transfer: a one-piece transaction, a pair of linked legs, or a lone leg.
@@ -29,6 +29,35 @@ public enum TransactionRow: Sendable, Hashable, Identifiable {
         case .booking(let transaction): "t\(transaction.id)"
         case .transfer(let row):
             row.legs.count == 2 ? "link\(row.legs[0].transferLink?.id ?? row.legs[0].id)" : "t\(row.legs[0].id)"
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, kind, complete, amount, currency
+        case transactionIDs = "transaction_ids"
+        case bookedOn = "booked_on"
+        case fromAccountID = "from_account_id"
+        case toAccountID = "to_account_id"
+    }
+
+    /// `{"kind": "booking"|"transfer", "id", "transaction_ids", "booked_on", …}`; a transfer adds its accounts,
+    /// its unsigned amount and currency and whether both legs are listed.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(transactionIDs, forKey: .transactionIDs)
+        switch self {
+        case .booking(let transaction):
+            try container.encode("booking", forKey: .kind)
+            try container.encode(transaction.bookedOn, forKey: .bookedOn)
+        case .transfer(let row):
+            try container.encode("transfer", forKey: .kind)
+            try container.encode(row.bookedOn, forKey: .bookedOn)
+            try container.encode(row.fromAccountID, forKey: .fromAccountID)
+            try container.encode(row.toAccountID, forKey: .toAccountID)
+            try container.encode(row.amount.amount, forKey: .amount)
+            try container.encode(row.amount.currency, forKey: .currency)
+            try container.encode(row.isComplete, forKey: .complete)
         }
     }
 

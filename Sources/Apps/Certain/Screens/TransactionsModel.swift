@@ -4,7 +4,7 @@ import Foundation
 import Observation
 
 /// The loaded transactions: the submitted query, every page loaded so far, and their rows.
-public struct TransactionList: Sendable, Hashable {
+public struct TransactionList: Sendable, Hashable, Encodable {
     /// The query these pages answer.
     public let query: TransactionQuery
     /// Every transaction loaded, in the server's order, each id once (C-TXN-4).
@@ -14,6 +14,20 @@ public struct TransactionList: Sendable, Hashable {
 
     /// The rows, paired over the whole loaded list (C-XFER-7).
     public var rows: [TransactionRow] { TransactionRows.rows(items) }
+
+    enum CodingKeys: String, CodingKey {
+        case query, items, rows
+        case nextCursor = "next_cursor"
+    }
+
+    /// Encodes the query, the transactions, the rows built from them and the next cursor.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(query, forKey: .query)
+        try container.encode(items, forKey: .items)
+        try container.encode(rows, forKey: .rows)
+        try container.encode(nextCursor, forKey: .nextCursor)
+    }
 
     /// The list with `page` appended, dropping ids already loaded.
     func appending(_ page: TransactionPage) -> TransactionList {
@@ -99,6 +113,12 @@ public final class TransactionsModel {
         next.from = from
         next.to = to
         await run(next)
+    }
+
+    /// Sends `query` (search and filters together) as one request; the search field shows its text.
+    public func apply(_ query: TransactionQuery) async {
+        searchText = query.search
+        await run(query)
     }
 
     /// Loads the next page and appends it; nothing when the list is complete.

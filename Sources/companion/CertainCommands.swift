@@ -1,0 +1,398 @@
+import CertainCore
+import CompanionAuth
+import CompanionCore
+import CompanionHTTP
+import CompanionScreen
+import Foundation
+
+/// `companion certain …`: the Certain app's core, headless. Every screen is the app's own model; the
+/// terminal only prints it (text, or `--json` as documented in docs/cli-json.md).
+///
+/// The sign-in is the one of `companion login` (one sign-in per server): `certain login` runs that flow for a
+/// Certain server, and every other subcommand uses (and keeps) what it stored. Offline data lives in the
+/// companion home folder's `store/`, one file per server and user; when the server cannot be reached, each
+/// screen shows its last copy and says how old it is.
+enum CertainCommands {
+    static let help = """
+        usage: companion certain <subcommand> [options]
+
+        Subcommands:
+          login <address> [--user NAME] [--password-stdin] [--https-only]
+                                   sign in to a Certain server (the same flow as `companion login`)
+          overview                 the month's income and expenses, budget per group, balances, latest transactions
+          budget [--month YYYY-MM] [--prev|--next]
+                                   plan against actual; --prev/--next follow the month's own links
+          transactions [--search TEXT] [--account ID] [--category ID] [--tag ID] [--from YYYY-MM-DD]
+                       [--to YYYY-MM-DD] [--limit N] [--all]
+                                   one page (N rows, default 50), or every page with --all; transfers paired
+          contracts                contracts with rhythm, next due day, and monthly and yearly totals
+          accounts                 every account with its balance
+          tokens                   this device's token (the full list is in the web's settings)
+          logout                   revoke this device's token, forget it and wipe the offline data
+
+        Common options:
+          --lang de|en             the language of texts and server messages (default: from $LANG, else German)
+          --json                   print the screen model as JSON (see docs/cli-json.md)
+
+        When the server cannot be reached, overview, budget, contracts and accounts print their last copy
+        and its age. Exit codes: 0 shown (live or offline copy), 1 failed or not signed in, 2 usage error.
+        """
+
+    static func run(_ words: [String]) async throws -> Int32 {
+        guard let sub = words.first else { throw UsageError("name a subcommand: \(subcommands.joined(separator: ", "))") }
+        let rest = Array(words.dropFirst())
+        switch sub {
+        case "login": return try await AuthCommands.login(rest + ["--server", "certain"])
+        case "overview": return try await overview(try parse(rest, options: []))
+        case "budget": return try await budget(try parse(rest, flags: ["prev", "next"], options: ["month"]))
+        case "transactions":
+            return try await transactions(
+                try parse(
+                    rest, flags: ["all"],
+                    options: ["search", "account", "category", "tag", "from", "to", "limit"]))
+        case "contracts": return try await contracts(try parse(rest, options: []))
+        case "accounts": return try await accounts(try parse(rest, options: []))
+        case "tokens": return try await tokens(try parse(rest, options: []))
+        case "logout": return try await logout(try parse(rest, options: []))
+        default: throw UsageError("unknown subcommand \(sub); one of \(subcommands.joined(separator: ", "))")
+        }
+    }
+
+    static let subcommands = [
+        "login", "overview", "budget", "transactions", "contracts", "accounts", "tokens", "logout",
+    ]
+
+    // MARK: Arguments and the signed-in account
+
+    static func parse(_ words: [String], flags: Set<String> = [], options: Set<String>) throws(UsageError)
+        -> Arguments
+    {
+        let arguments = try Arguments(words, flags: flags.union(["json"]), options: options.union(["lang"]))
+        try arguments.expectAtMost(0)
+        return arguments
+    }
+
+    static func language(_ arguments: Arguments) throws(UsageError) -> Language {
+        if let given = arguments.option("lang") {
+            guard let language = Language(rawValue: given) else { throw UsageError("--lang is de or en") }
+            return language
+        }
+        let environment = ProcessInfo.processInfo.environment
+        let tag = environment["LC_ALL"] ?? environment["LC_MESSAGES"] ?? environment["LANG"] ?? ""
+        return Language.resolve(preferred: [tag])
+    }
+
+    /// The signed-in Certain account's connection, with offline data in the home folder's `store/`.
+    static func connect(_ arguments: Arguments) throws -> (CertainConnection, CredentialSession) {
+        let (current, session, _) = try AuthCommands.signedIn()
+        guard String(describing: current.kind) == "certain" else {
+            throw CommandFailure(
+                "The signed-in server (\(current.address.serverKey)) is not a Certain server. "
+                    + "Run `companion certain login <address>` first.")
+        }
+        let language = try language(arguments)
+        let client = CertainAccount.client(
+            address: current.address.url, session: session, language: language,
+            transportPolicy: current.httpsOnly ? .httpsOnly : .allowingInsecureLoopback, journal: Terminal.journal)
+        // Cached finance data is private: the folder 0700, the database 0600.
+        let folder = Terminal.home.appendingPathComponent("store", isDirectory: true)
+        try FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path)
+        let store = try CertainAccount.offlineStore(for: current.account, in: folder)
+        if let file = store.fileURL {
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        }
+        return (CertainConnection(client: client, store: store, language: language), session)
+    }
+
+    // MARK: Subcommands
+
+    static func overview(_ arguments: Arguments) async throws -> Int32 {
+        let (connection, _) = try connect(arguments)
+        let model = await OverviewModel(connection: connection)
+        await model.refresh()
+        let state = await model.state
+        let lookups = await model.lookups
+        return try show("overview", state, arguments, texts: connection.texts) { overview, texts in
+            let language = texts.language
+            var lines = [
+                "\(texts["overview.month"]) (\(overview.month.month.formatted(language))): "
+                    + "\(texts["overview.income"]) \(Money(overview.month.income, overview.month.currency).formatted(language))"
+                    + "  \(texts["overview.expenses"]) \(Money(overview.month.expenses, overview.month.currency).formatted(language))",
+                "", texts["overview.budget"] + " (\(overview.budget.month.formatted(language)))",
+            ]
+            lines += overview.budget.groups.isEmpty ? ["  " + texts["budget.empty"]] : groupLines(overview.budget, texts)
+            lines += ["", texts["overview.accounts"]]
+            lines += overview.accounts.map { "  \($0.name)  \($0.money.formatted(language))" }
+            lines += ["", texts["overview.latest"]]
+            lines += overview.latestRows.map { "  " + rowLine($0, lookups, texts) }
+            return lines
+        }
+    }
+
+    static func budget(_ arguments: Arguments) async throws -> Int32 {
+        var month: BudgetMonth?
+        if let text = arguments.option("month") {
+            guard let parsed = BudgetMonth(text) else { throw UsageError("--month is YYYY-MM") }
+            month = parsed
+        }
+        if arguments.flag("prev") && arguments.flag("next") { throw UsageError("--prev or --next, not both") }
+        let (connection, _) = try connect(arguments)
+        let model = await BudgetModel(connection: connection)
+        await model.load(month)
+        if arguments.flag("prev") { await model.previous() }
+        if arguments.flag("next") { await model.next() }
+        let state = await model.state
+        let lookups = await model.lookups
+        return try show("budget", state, arguments, texts: connection.texts) { reply, texts in
+            let language = texts.language
+            var lines = [reply.month.formatted(language)]
+            if reply.groups.isEmpty { lines.append(texts["budget.empty"]) }
+            for group in reply.groups {
+                lines.append(groupLine(group, currency: reply.currency, texts))
+                for line in group.categories {
+                    let name = lookups.categoryName(line.categoryID, texts)
+                    lines.append(
+                        "    \(line.isRed ? "!" : " ") \(name)  \(Money(line.planned, reply.currency).formatted(language))"
+                            + " / \(Money(line.actual, reply.currency).formatted(language))")
+                }
+            }
+            if !reply.warnings.isEmpty {
+                lines += ["", texts["budget.notices"]] + reply.warnings.map { "  - " + $0.text(texts) }
+            }
+            if reply.isIncomplete { lines.append(texts["budget.incomplete"]) }
+            lines.append(
+                "\(texts["budget.prev"]): \(reply.prev ?? "-")   \(texts["budget.next"]): \(reply.next ?? "-")")
+            return lines
+        }
+    }
+
+    static func transactions(_ arguments: Arguments) async throws -> Int32 {
+        func number(_ name: String) throws(UsageError) -> Int? {
+            guard let text = arguments.option(name) else { return nil }
+            guard let value = Int(text) else { throw UsageError("--\(name) is a number") }
+            return value
+        }
+        func day(_ name: String) throws(UsageError) -> CalendarDate? {
+            guard let text = arguments.option(name) else { return nil }
+            guard let value = CalendarDate(text) else { throw UsageError("--\(name) is a date YYYY-MM-DD") }
+            return value
+        }
+        let limit = try number("limit") ?? 50
+        guard (1...200).contains(limit) else { throw UsageError("--limit is 1 to 200") }
+        let query = TransactionQuery(
+            search: arguments.option("search") ?? "", accountID: try number("account"),
+            categoryID: try number("category"), tagID: try number("tag"), from: try day("from"), to: try day("to"))
+        let (connection, _) = try connect(arguments)
+        let model = await TransactionsModel(connection: connection, pageSize: limit)
+        await model.apply(query)
+        if arguments.flag("all") { await model.loadAll() }
+        let state = await model.state
+        let lookups = await model.lookups
+        return try show("transactions", state, arguments, texts: connection.texts) { list, texts in
+            var lines = list.rows.map { rowLine($0, lookups, texts) }
+            if lines.isEmpty { lines.append(texts["transactions.empty"]) }
+            if list.nextCursor != nil { lines.append("… \(texts["transactions.more"]): --all") }
+            return lines
+        }
+    }
+
+    static func contracts(_ arguments: Arguments) async throws -> Int32 {
+        let (connection, _) = try connect(arguments)
+        let model = await ContractsModel(connection: connection)
+        await model.load()
+        let state = await model.state
+        return try show("contracts", state, arguments, texts: connection.texts) { list, texts in
+            let language = texts.language
+            var lines = list.items.map { contract in
+                "\(contract.name)  \(contract.money.formatted(language))  \(texts[contract.rhythm.textKey])"
+                    + "  \(texts["contracts.next_due"]) \(contract.nextDue.formatted(language))"
+            }
+            lines.append(
+                "\(texts["contracts.monthly_total"]): \(Money(list.monthlyTotal, list.currency).formatted(language))"
+                    + "   \(texts["contracts.yearly_total"]): \(Money(list.yearlyTotal, list.currency).formatted(language))")
+            lines += list.warnings.map { "  - " + $0.text(texts) }
+            return lines
+        }
+    }
+
+    static func accounts(_ arguments: Arguments) async throws -> Int32 {
+        let (connection, _) = try connect(arguments)
+        let model = await AccountsModel(connection: connection)
+        await model.load()
+        let state = await model.state
+        return try show("accounts", state, arguments, texts: connection.texts) { accounts, texts in
+            accounts.map { "\($0.id)  \($0.name)  \($0.money.formatted(texts.language))" }
+        }
+    }
+
+    static func tokens(_ arguments: Arguments) async throws -> Int32 {
+        let (connection, session) = try connect(arguments)
+        guard let stored = await session.credential else {
+            throw CommandFailure("You are signed out. Run `companion certain login <address>` again.")
+        }
+        let me = try? await connection.fetch(Request<JSONValue>.get("/api/auth/me"))
+        let reply = TokenReply(
+            id: stored.serverID, account: stored.account.userID, server: stored.address.serverKey,
+            username: me?["username"]?.stringValue)
+        if arguments.flag("json") {
+            Terminal.out(try jsonText(reply))
+        } else {
+            Terminal.out(
+                "This device's token: id \(reply.id ?? "?") for \(reply.username ?? reply.account) on \(reply.server)."
+                    + " Every device token is listed and revoked in the web's settings (a browser sign-in).")
+        }
+        return 0
+    }
+
+    static func logout(_ arguments: Arguments) async throws -> Int32 {
+        let (connection, session) = try connect(arguments)
+        let problem = await CertainSignIn.signOut(session: session, client: connection.client)
+        await connection.wipeOfflineData()
+        try? FileManager.default.removeItem(at: AuthCommands.currentFile)
+        if let problem { Terminal.err("The server did not confirm the sign-out: \(problem.description)") }
+        Terminal.out("Signed out; this device's token is revoked and its offline data deleted.")
+        return 0
+    }
+
+    // MARK: Printing
+
+    /// Prints `state` (text or JSON) and returns the exit code: 0 when something is shown, 1 when failed.
+    static func show<Value: Encodable & Sendable & Equatable>(
+        _ screen: String, _ state: ScreenState<Value>, _ arguments: Arguments, texts: Texts,
+        lines: (Value, Texts) -> [String]
+    ) throws -> Int32 {
+        let envelope = ScreenJSON(screen: screen, state: state)
+        if arguments.flag("json") {
+            Terminal.out(try jsonText(envelope))
+            return envelope.state == "failed" ? 1 : 0
+        }
+        switch state {
+        case .loading: Terminal.out(texts["state.loading"])
+        case .content(let value, _):
+            lines(value, texts).forEach(Terminal.out)
+        case .stale(let value, let age, let problem):
+            Terminal.err("\(texts["state.stale"]) — \(asOf(age, texts)): \(problem ?? "")")
+            lines(value, texts).forEach(Terminal.out)
+        case .offline(let value, let age, let reason):
+            Terminal.err("\(texts["state.offline"]) — \(asOf(age, texts)): \(reason)")
+            lines(value, texts).forEach(Terminal.out)
+        case .failed(let reason, let signIn):
+            throw CommandFailure(
+                signIn ? "\(reason) \(texts["state.sign_in"]): `companion certain login <address>`." : reason)
+        }
+        return 0
+    }
+
+    /// "As of 2026-11-30 15:39 UTC (8 s)": when the shown copy was fetched, and how old it is.
+    static func asOf(_ age: TimeInterval, _ texts: Texts) -> String {
+        let fetched = Date().addingTimeInterval(-age)
+        let stamp = fetched.formatted(
+            Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false)
+                .timeSeparator(.colon).dateTimeSeparator(.space))
+        return texts.format("state.as_of", "\(stamp) UTC (\(ageText(age)))")
+    }
+
+    static func ageText(_ age: TimeInterval) -> String {
+        let seconds = Int(age)
+        if seconds < 120 { return "\(seconds) s" }
+        if seconds < 7_200 { return "\(seconds / 60) min" }
+        if seconds < 172_800 { return "\(seconds / 3_600) h" }
+        return "\(seconds / 86_400) d"
+    }
+
+    static func groupLine(_ group: BudgetGroup, currency: String, _ texts: Texts) -> String {
+        let language = texts.language
+        return "  \(group.isRed ? "!" : " ") \(group.name)  \(Money(group.planned, currency).formatted(language))"
+            + " / \(Money(group.actual, currency).formatted(language))"
+    }
+
+    static func groupLines(_ reply: BudgetMonthReply, _ texts: Texts) -> [String] {
+        reply.groups.map { groupLine($0, currency: reply.currency, texts) }
+    }
+
+    static func rowLine(_ row: TransactionRow, _ lookups: Lookups, _ texts: Texts) -> String {
+        let language = texts.language
+        switch row {
+        case .booking(let item):
+            let who = item.counterparty ?? item.purpose ?? "-"
+            let category = item.categoryID.map { "  [\(lookups.categoryName($0, texts))]" } ?? ""
+            return "\(item.bookedOn.formatted(language))  \(who)  \(item.money.formatted(language))\(category)"
+        case .transfer(let transfer):
+            let title = texts.format(
+                "transfer.row", lookups.accountName(transfer.fromAccountID, texts),
+                lookups.accountName(transfer.toAccountID, texts))
+            let partial = transfer.isComplete ? "" : "  (\(texts["transfer.partial"]))"
+            return "\(transfer.bookedOn.formatted(language))  \(title)  "
+                + "\(transfer.amount.formatted(language, signed: false))\(partial)"
+        }
+    }
+
+    static func jsonText(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}
+
+/// The `--json` shape of every screen: which screen, its state, when it was fetched or how old it is, why it
+/// is not live, and the screen's value (see docs/cli-json.md).
+struct ScreenJSON<Value: Encodable & Sendable & Equatable>: Encodable {
+    let screen: String
+    let state: String
+    let fetchedAt: Date?
+    let ageSeconds: Int?
+    let reason: String?
+    let signInRequired: Bool
+    let value: Value?
+
+    init(screen: String, state: ScreenState<Value>) {
+        self.screen = screen
+        switch state {
+        case .loading:
+            (self.state, fetchedAt, ageSeconds, reason, signInRequired, value) = ("loading", nil, nil, nil, false, nil)
+        case .content(let value, let fetchedAt):
+            (self.state, self.fetchedAt, ageSeconds, reason, signInRequired, self.value) = (
+                "content", fetchedAt, 0, nil, false, value
+            )
+        case .stale(let value, let age, let problem):
+            (self.state, fetchedAt, ageSeconds, reason, signInRequired, self.value) = (
+                "stale", Date().addingTimeInterval(-age), Int(age), problem, false, value
+            )
+        case .offline(let value, let age, let why):
+            (self.state, fetchedAt, ageSeconds, reason, signInRequired, self.value) = (
+                "offline", Date().addingTimeInterval(-age), Int(age), why, false, value
+            )
+        case .failed(let why, let signIn):
+            (self.state, fetchedAt, ageSeconds, reason, signInRequired, value) = ("failed", nil, nil, why, signIn, nil)
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case screen, state, reason, value
+        case fetchedAt = "fetched_at"
+        case ageSeconds = "age_seconds"
+        case signInRequired = "sign_in_required"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(screen, forKey: .screen)
+        try container.encode(state, forKey: .state)
+        try container.encode(fetchedAt, forKey: .fetchedAt)
+        try container.encode(ageSeconds, forKey: .ageSeconds)
+        try container.encode(reason, forKey: .reason)
+        try container.encode(signInRequired, forKey: .signInRequired)
+        try container.encode(value, forKey: .value)
+    }
+}
+
+/// `certain tokens --json`.
+struct TokenReply: Encodable {
+    let id: String?
+    let account: String
+    let server: String
+    let username: String?
+}
