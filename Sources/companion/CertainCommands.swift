@@ -304,12 +304,12 @@ enum CertainCommands {
 
     static func groupLine(_ group: BudgetGroup, currency: String, _ texts: Texts) -> String {
         let language = texts.language
-        return "  \(group.isRed ? "!" : " ") \(group.name)  \(Money(group.planned, currency).formatted(language))"
+        return "\(group.isRed ? "!" : " ") \(group.name)  \(Money(group.planned, currency).formatted(language))"
             + " / \(Money(group.actual, currency).formatted(language))"
     }
 
     static func groupLines(_ reply: BudgetMonthReply, _ texts: Texts) -> [String] {
-        reply.groups.map { groupLine($0, currency: reply.currency, texts) }
+        reply.groups.map { "  " + groupLine($0, currency: reply.currency, texts) }
     }
 
     static func rowLine(_ row: TransactionRow, _ lookups: Lookups, _ texts: Texts) -> String {

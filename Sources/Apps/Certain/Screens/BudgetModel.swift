@@ -56,7 +56,7 @@ public final class BudgetModel {
             state = .content(reply, fetchedAt: fetchedAt)
         } catch {
             let stored: Stored<BudgetMonthReply>? = await connection.stored(key)
-            lookups = await connection.lookups
+            lookups = await connection.resolving()
             // Another month than the one shown: fall back to that month's copy, not the shown one.
             let showing: ScreenState<BudgetMonthReply> = stored == nil ? state : .loading
             state = ScreenFailure.state(

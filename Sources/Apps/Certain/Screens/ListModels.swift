@@ -32,7 +32,7 @@ public final class ContractsModel {
             state = .content(list, fetchedAt: fetchedAt)
         } catch {
             let stored: Stored<ContractList>? = await connection.stored("contracts")
-            lookups = await connection.lookups
+            lookups = await connection.resolving()
             state = ScreenFailure.state(
                 after: error, showing: state, stored: stored, now: connection.clock.now(), texts: texts)
         }

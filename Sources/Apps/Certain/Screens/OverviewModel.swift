@@ -74,7 +74,7 @@ public final class OverviewModel {
             state = .content(overview, fetchedAt: fetchedAt)
         } catch {
             let stored: Stored<Overview>? = await connection.stored("overview")
-            lookups = await connection.lookups
+            lookups = await connection.resolving()
             state = ScreenFailure.state(
                 after: error, showing: state, stored: stored, now: connection.clock.now(), texts: texts)
         }
