@@ -39,7 +39,9 @@ enum CertainCommands {
         """
 
     static func run(_ words: [String]) async throws -> Int32 {
-        guard let sub = words.first else { throw UsageError("name a subcommand: \(subcommands.joined(separator: ", "))") }
+        guard let sub = words.first else {
+            throw UsageError("name a subcommand: \(subcommands.joined(separator: ", "))")
+        }
         let rest = Array(words.dropFirst())
         switch sub {
         case "login": return try await AuthCommands.login(rest + ["--server", "certain"])
@@ -122,7 +124,8 @@ enum CertainCommands {
                     + "  \(texts["overview.expenses"]) \(Money(overview.month.expenses, overview.month.currency).formatted(language))",
                 "", texts["overview.budget"] + " (\(overview.budget.month.formatted(language)))",
             ]
-            lines += overview.budget.groups.isEmpty ? ["  " + texts["budget.empty"]] : groupLines(overview.budget, texts)
+            lines +=
+                overview.budget.groups.isEmpty ? ["  " + texts["budget.empty"]] : groupLines(overview.budget, texts)
             lines += ["", texts["overview.accounts"]]
             lines += overview.accounts.map { "  \($0.name)  \($0.money.formatted(language))" }
             lines += ["", texts["overview.latest"]]
@@ -211,7 +214,8 @@ enum CertainCommands {
             }
             lines.append(
                 "\(texts["contracts.monthly_total"]): \(Money(list.monthlyTotal, list.currency).formatted(language))"
-                    + "   \(texts["contracts.yearly_total"]): \(Money(list.yearlyTotal, list.currency).formatted(language))")
+                    + "   \(texts["contracts.yearly_total"]): \(Money(list.yearlyTotal, list.currency).formatted(language))"
+            )
             lines += list.warnings.map { "  - " + $0.text(texts) }
             return lines
         }
@@ -289,8 +293,10 @@ enum CertainCommands {
     static func asOf(_ age: TimeInterval, _ texts: Texts) -> String {
         let fetched = Date().addingTimeInterval(-age)
         let stamp = fetched.formatted(
-            Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false)
-                .timeSeparator(.colon).dateTimeSeparator(.space))
+            Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().dateSeparator(.dash).time(
+                includingFractionalSeconds: false
+            )
+            .timeSeparator(.colon).dateTimeSeparator(.space))
         return texts.format("state.as_of", "\(stamp) UTC (\(ageText(age)))")
     }
 

@@ -5,7 +5,8 @@ import Testing
 @Suite struct BudgetRuleTests {
     func line(_ kind: CategoryKind, planned: String, actual: String) -> BudgetCategory {
         BudgetCategory(
-            categoryID: 1, kind: kind, planned: Amount(exactly: planned) ?? .zero, actual: Amount(exactly: actual) ?? .zero)
+            categoryID: 1, kind: kind, planned: Amount(exactly: planned) ?? .zero,
+            actual: Amount(exactly: actual) ?? .zero)
     }
 
     @Test("C-BUD-3: expense actual > planned is red, actual <= planned is not, planned 0 and actual > 0 is red")
@@ -33,13 +34,21 @@ import Testing
             BudgetGroup(id: 1, name: "Wohnen", planned: .zero, actual: .zero, categories: lines)
         }
         // 900/950 over by 50, 100/40 under by 60: made up → category red, group not.
-        let madeUp = group([line(.expense, planned: "900.00", actual: "950.00"), line(.expense, planned: "100.00", actual: "40.00")])
+        let madeUp = group([
+            line(.expense, planned: "900.00", actual: "950.00"), line(.expense, planned: "100.00", actual: "40.00"),
+        ])
         #expect(madeUp.categories[0].isRed)
         #expect(!madeUp.isRed)
         // The example of the reference reply: Miete 900/950 and savings 300/300 → red (savings do not count).
-        #expect(group([line(.expense, planned: "900.00", actual: "950.00"), line(.savings, planned: "300.00", actual: "300.00")]).isRed)
+        #expect(
+            group([
+                line(.expense, planned: "900.00", actual: "950.00"),
+                line(.savings, planned: "300.00", actual: "300.00"),
+            ]).isRed)
         // Savings far over plan cannot make a group red, nor income under plan.
-        #expect(!group([line(.savings, planned: "1.00", actual: "999.00"), line(.income, planned: "9.00", actual: "0.00")]).isRed)
+        #expect(
+            !group([line(.savings, planned: "1.00", actual: "999.00"), line(.income, planned: "9.00", actual: "0.00")])
+                .isRed)
     }
 
     @Test("C-BUD-1 C-BUD-7 C-BUD-8 C-BUD-9 C-ERR-3: the reference reply decodes as sent, with its notices")
@@ -67,7 +76,8 @@ import Testing
         #expect(reply.warnings[1].text(english).contains("USD"))
         #expect(reply.warnings[1].text(english).contains("12 Oct 2026"))
         #expect(reply.warnings[2] == .other(code: "something_new"))
-        let clean = #"{"month":"2026-11","currency":"EUR","prev":null,"next":null,"groups":[],"warnings":[],"complete":true}"#
+        let clean =
+            #"{"month":"2026-11","currency":"EUR","prev":null,"next":null,"groups":[],"warnings":[],"complete":true}"#
         let empty = try JSONDecoder().decode(BudgetMonthReply.self, from: Data(clean.utf8))
         #expect(!empty.isIncomplete)
         #expect(empty.isEmpty)
@@ -75,7 +85,8 @@ import Testing
 
     @Test("C-ERR-3: a missing required field is a decode error naming its path")
     func missingFieldNamesItsPath() {
-        let json = #"{"month":"2026-10","currency":"EUR","prev":null,"next":null,"groups":[{"id":1,"name":"x","planned":"1.00","actual":"1.00","categories":[{"category_id":3,"planned":"1.00","actual":"1.00"}]}],"warnings":[],"complete":true}"#
+        let json =
+            #"{"month":"2026-10","currency":"EUR","prev":null,"next":null,"groups":[{"id":1,"name":"x","planned":"1.00","actual":"1.00","categories":[{"category_id":3,"planned":"1.00","actual":"1.00"}]}],"warnings":[],"complete":true}"#
         do {
             _ = try JSONDecoder().decode(BudgetMonthReply.self, from: Data(json.utf8))
             Issue.record("decoded without a kind")

@@ -25,7 +25,8 @@ struct ReferenceServer {
 
     /// Loads `fixture` (which also empties the request log).
     func reset(_ fixture: String = "default") async throws {
-        _ = try await control.send(Request<JSONValue>.post("/_control/reset", body: ["fixture": JSONValue.string(fixture)]))
+        _ = try await control.send(
+            Request<JSONValue>.post("/_control/reset", body: ["fixture": JSONValue.string(fixture)]))
     }
 
     func post(_ path: String, _ body: JSONValue) async throws {

@@ -35,7 +35,8 @@ extension CertainReference {
         @MainActor func oneFailureKeepsThePreviousSnapshot() async throws {
             let account = try await server.connect()
             let connection = CertainConnection(
-                client: account.connection.client, store: try CertainAccount.offlineStore(for: account.stored.account, in: nil),
+                client: account.connection.client,
+                store: try CertainAccount.offlineStore(for: account.stored.account, in: nil),
                 language: .english)
             let model = OverviewModel(connection: connection)
             await model.refresh()
@@ -105,7 +106,8 @@ extension CertainReference {
             let account = try await server.connect(folder: folder)
             let model = OverviewModel(connection: account.connection)
             await model.refresh()
-            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).contains { $0.hasSuffix(".sqlite") })
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: folder.path).contains { $0.hasSuffix(".sqlite") })
             let cookie = try await server.webCookie("plain")
             var revoke = Request<Void>.empty(.delete, "/api/inbox/tokens/\(account.stored.serverID ?? "")")
             revoke.headers["Cookie"] = cookie
@@ -159,8 +161,16 @@ extension CertainReference {
             #expect(!living.isRed)  // groceries over, restaurants under by more
             #expect(try #require(reply.groups.first { $0.name == "Wohnen" }).isRed)
             #expect(reply.isIncomplete)
-            #expect(reply.warnings.contains { if case .contractWithoutCategory(_, "Fitnessstudio", _) = $0 { true } else { false } })
-            #expect(reply.warnings.contains { $0 == .missingExchangeRate(currency: "USD", date: CalendarDate("2026-10-12")!, transactionIDs: $0.ids) })
+            #expect(
+                reply.warnings.contains {
+                    if case .contractWithoutCategory(_, "Fitnessstudio", _) = $0 { true } else { false }
+                })
+            #expect(
+                reply.warnings.contains {
+                    $0
+                        == .missingExchangeRate(
+                            currency: "USD", date: TransferRowTests.day("2026-10-12"), transactionIDs: $0.ids)
+                })
             // C-BUD-10: the group's sums are shown as the server sent them.
             let wohnen = try #require(reply.groups.first { $0.name == "Wohnen" })
             #expect(wohnen.planned.description == "1030.00")
@@ -178,9 +188,12 @@ extension CertainReference {
             let list = try #require(contracts.state.value)
             let gym = try #require(list.items.first { $0.name == "Fitnessstudio" })
             #expect(gym.categoryID == nil)  // listed like any other
-            #expect(gym.rhythm == .monthly && gym.monthly?.description == "29.90" && gym.yearly?.description == "358.80")
+            #expect(
+                gym.rhythm == .monthly && gym.monthly?.description == "29.90" && gym.yearly?.description == "358.80")
             let cleaner = try #require(list.items.first { $0.name == "Putzhilfe" })
-            #expect(cleaner.rhythm == .weekly && cleaner.yearly?.description == "2340.00" && cleaner.monthly?.description == "195.00")
+            #expect(
+                cleaner.rhythm == .weekly && cleaner.yearly?.description == "2340.00"
+                    && cleaner.monthly?.description == "195.00")
             let skiing = try #require(list.items.first { $0.currency == "CHF" })
             #expect(skiing.monthly == nil)  // no rate: out of the totals, with a notice
             #expect(list.warnings.contains { if case .missingExchangeRate("CHF", _, _) = $0 { true } else { false } })
@@ -200,4 +213,3 @@ extension BudgetNotice {
         return []
     }
 }
-

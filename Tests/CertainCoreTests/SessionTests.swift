@@ -101,7 +101,8 @@ extension CertainReference {
         @MainActor func serverSentencesReachTheModel() async throws {
             let account = try await server.connect(language: .german)
             let failure = await #expect(throws: HTTPError.self) {
-                try await account.connection.fetch(Request<TransactionPage>.get("/api/transactions", query: ["limit": "500"]))
+                try await account.connection.fetch(
+                    Request<TransactionPage>.get("/api/transactions", query: ["limit": "500"]))
             }
             #expect(failure?.envelope?.fieldProblems.first?.field.contains("limit") == true)
             #expect(failure?.envelope?.fieldProblems.first?.message == "Input should be less than or equal to 200")

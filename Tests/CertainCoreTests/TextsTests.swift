@@ -18,7 +18,8 @@ import Testing
     @Test("C-TEXT-2: every key the core uses, each notice and error code included, is in both, not empty")
     func everyUsedKeyIsTranslated() {
         for language in Language.allCases {
-            let lines = Dictionary(Texts.lines(of: language).map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a })
+            let lines = Dictionary(
+                Texts.lines(of: language).map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a })
             for key in Texts.usedKeys {
                 #expect(lines[key]?.isEmpty == false, "\(language): \(key) missing or empty")
             }

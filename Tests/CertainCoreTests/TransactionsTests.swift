@@ -73,9 +73,11 @@ extension CertainReference {
             let list = try #require(model.state.value)
             let transfers = list.rows.compactMap { if case .transfer(let row) = $0 { row } else { nil } }
             #expect(transfers.count == 2)
-            #expect(transfers.allSatisfy { !$0.isComplete && $0.fromAccountID == giro.id && $0.toAccountID == savings.id })
+            #expect(
+                transfers.allSatisfy { !$0.isComplete && $0.fromAccountID == giro.id && $0.toAccountID == savings.id })
             // C-XFER-5: the flea market's +42.00 has no link and stays an ordinary booking.
-            #expect(list.rows.contains { if case .booking(let t) = $0 { t.counterparty == "Flohmarkt" } else { false } })
+            #expect(
+                list.rows.contains { if case .booking(let t) = $0 { t.counterparty == "Flohmarkt" } else { false } })
             // Only one leg matches the search: it keeps its own row, as a transfer.
             model.searchText = "Urlaubskasse"
             await model.filter(account: nil)

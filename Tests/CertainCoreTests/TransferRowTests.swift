@@ -4,10 +4,15 @@ import Testing
 
 /// The transfer row builder on hand-made lists (no server needed: these are the client's own rules).
 @Suite struct TransferRowTests {
-    static func day(_ text: String) -> CalendarDate { CalendarDate(text) ?? CalendarDate("2000-01-01")! }
+    static func day(_ text: String) -> CalendarDate {
+        guard let date = CalendarDate(text) else { preconditionFailure("not a test date: \(text)") }
+        return date
+    }
     static func amount(_ text: String) -> Amount { Amount(exactly: text) ?? .zero }
 
-    func leg(_ id: Int, account: Int, _ amount: String, link: TransferLink? = nil, to: Int? = nil, on: String = "2026-10-14")
+    func leg(
+        _ id: Int, account: Int, _ amount: String, link: TransferLink? = nil, to: Int? = nil, on: String = "2026-10-14"
+    )
         -> Transaction
     {
         Transaction(
@@ -34,14 +39,18 @@ import Testing
 
     @Test("C-XFER-2: two legs with the same transfer_link.id, both listed, are one row")
     func bothLegsListedAreOneRow() {
-        let rows = TransactionRows.rows([leg(501, account: 1, "-250.00", link: link), leg(502, account: 2, "250.00", link: link)])
+        let rows = TransactionRows.rows([
+            leg(501, account: 1, "-250.00", link: link), leg(502, account: 2, "250.00", link: link),
+        ])
         #expect(rows.count == 1)
         #expect(rows[0].transactionIDs == [501, 502])
     }
 
     @Test("C-XFER-3: a lone leg keeps its own row, marked as a transfer; every transaction yields a row")
     func loneLegKeepsItsRow() throws {
-        let rows = TransactionRows.rows([booking(1, "-3.20"), leg(501, account: 1, "-250.00", link: link), booking(2, "-9.99")])
+        let rows = TransactionRows.rows([
+            booking(1, "-3.20"), leg(501, account: 1, "-250.00", link: link), booking(2, "-9.99"),
+        ])
         #expect(rows.count == 3)
         guard case .transfer(let row) = rows[1] else { throw Failure("the lone leg is not a transfer row") }
         #expect(!row.isComplete)
@@ -100,9 +109,12 @@ import Testing
     func transferRowAmountIsTheFromLegsMagnitude() throws {
         let usdLink = TransferLink(id: 9, fromID: 10, fromAccountID: 3, toID: 11, toAccountID: 1)
         let rows = TransactionRows.rows([
-            Transaction(id: 11, accountID: 1, bookedOn: Self.day("2026-10-06"), amount: Self.amount("9.21"), transferLink: usdLink),
             Transaction(
-                id: 10, accountID: 3, bookedOn: Self.day("2026-10-06"), amount: Self.amount("-10.0004"), currency: "USD",
+                id: 11, accountID: 1, bookedOn: Self.day("2026-10-06"), amount: Self.amount("9.21"),
+                transferLink: usdLink),
+            Transaction(
+                id: 10, accountID: 3, bookedOn: Self.day("2026-10-06"), amount: Self.amount("-10.0004"),
+                currency: "USD",
                 transferLink: usdLink),
         ])
         guard case .transfer(let row) = rows.first else { throw Failure("not a transfer") }

@@ -27,7 +27,8 @@ public struct Amount: Sendable, Hashable, Comparable, Codable, CustomStringConve
         if body.first == "-" || body.first == "+" { body = body.dropFirst() }
         let parts = body.split(separator: ".", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), let whole = parts.first, !whole.isEmpty,
-            whole.allSatisfy(\.isASCIIDigit), parts.count == 1 || (!parts[1].isEmpty && parts[1].allSatisfy(\.isASCIIDigit)),
+            whole.allSatisfy(\.isASCIIDigit),
+            parts.count == 1 || (!parts[1].isEmpty && parts[1].allSatisfy(\.isASCIIDigit)),
             let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
         else { return nil }
         self.init(value, scale: parts.count == 2 ? parts[1].count : 0)
