@@ -10,7 +10,7 @@ import Testing
     let journal = Journal()
 
     func session(for url: URL, _ credential: Credential) throws -> CredentialSession {
-        let address = try Fixture.address(url)
+        let address = try SignInFixture.address(url)
         let stored = StoredCredential(
             account: AccountKey(address: address, userID: "tester"), address: address, credential: credential,
             storedAt: Date())
@@ -25,9 +25,9 @@ import Testing
     ])
     func aCrossOriginRedirectDoesNotCarryTheCredential(_ credential: Credential) async throws {
         let fault = try TestServers.fault()
-        let control = Fixture.client(fault, journal: Journal())
+        let control = SignInFixture.client(fault, journal: Journal())
         // No `/_reset`: other suites use the fault server at the same time; the secrets are unique.
-        let client = Fixture.client(
+        let client = SignInFixture.client(
             fault, journal: journal,
             middlewares: [AuthenticationMiddleware(session: try session(for: fault, credential))])
         let echoed = try await client.send(Request<JSONValue>.get("/redirect-cross-origin?code=302&path=/echo-headers"))
@@ -47,7 +47,8 @@ import Testing
         let fault = try TestServers.fault()
         let other = try TestServers.faultSecondOrigin()
         let session = try session(for: fault, .headerToken(header: "X-Certain-Token", value: "ctk_other_origin_secret"))
-        let client = Fixture.client(other, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+        let client = SignInFixture.client(
+            other, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
         let echoed = try await client.send(Request<JSONValue>.get("/echo-headers"))
         #expect(!echoed.jsonString().contains("ctk_other_origin_secret"))
     }
@@ -65,7 +66,8 @@ import Testing
     @Test func a403FromTheServerSignsOutAndKeepsTheAccount() async throws {
         let fault = try TestServers.fault()
         let session = try session(for: fault, .bearer(accessToken: "good-token", refreshToken: nil, expiresAt: nil))
-        let client = Fixture.client(fault, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+        let client = SignInFixture.client(
+            fault, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
         #expect(try await client.send(Request<JSONValue>.get("/auth/required"))["user"]?.stringValue == "tester")
         await #expect(throws: HTTPError.self) { try await client.send(Request<JSONValue>.get("/auth/forbidden")) }
         guard case .signedOut(let account?, .signedOut(403, _)?) = await session.status else {

@@ -14,7 +14,7 @@ import Testing
     }
 
     @Test func fileStoreRoundTripsWithMode0600AndNoPlaintextOnDisk() throws {
-        let folder = Fixture.temporaryFolder()
+        let folder = SignInFixture.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = FileSecretStore(folder: folder)
         let first = try credential("1")
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func aDamagedOrMovedFileIsATypedErrorAndOthersSurvive() throws {
-        let folder = Fixture.temporaryFolder()
+        let folder = SignInFixture.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = FileSecretStore(folder: folder)
         let one = try credential("1")

@@ -1,3 +1,4 @@
+import AllauthAdapter
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
@@ -21,7 +22,7 @@ import Testing
     ) {
         let name = "u" + UUID().uuidString.prefix(12).lowercased()
         let password = "pw-" + UUID().uuidString
-        let client = Fixture.client(url, journal: journal)
+        let client = SignInFixture.client(url, journal: journal)
         let signup = try await client.send(
             try Request<JSONValue>.json(.post, prefix + "/auth/signup", body: ["username": name, "password": password]))
         let token = try #require(signup["meta"]?["session_token"]?.stringValue)
@@ -57,8 +58,8 @@ import Testing
 
     @MainActor func model(store: any SecretStore) -> SignInModel {
         let journal = self.journal
-        return SignInModel(policy: Fixture.policy, store: store, journal: journal) { address in
-            AllauthSignIn(address: address, client: Fixture.client(address.url, journal: journal))
+        return SignInModel(policy: SignInFixture.policy, store: store, journal: journal) { address in
+            AllauthSignIn(address: address, client: SignInFixture.client(address.url, journal: journal))
         }
     }
 
@@ -92,7 +93,8 @@ import Testing
             return
         }
         let session = CredentialSession(stored: stored, store: store, journal: journal)
-        let client = Fixture.client(url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+        let client = SignInFixture.client(
+            url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
         let me = try await client.send(Request<JSONValue>.get(prefix + "/auth/session"))
         #expect(me["data"]?["user"]?["username"]?.stringValue == user.name)
         expectNoSecrets([user.password] + stored.credential.secretValues, journal: journal)
@@ -143,14 +145,14 @@ import Testing
     ) {
         let store = InMemorySecretStore()
         let journal = self.journal
-        let model = SignInModel(policy: Fixture.policy, store: store, journal: journal) { address in
+        let model = SignInModel(policy: SignInFixture.policy, store: store, journal: journal) { address in
             AllauthSignIn(
                 address: address,
                 client: Client(
                     baseURL: address.url,
                     configuration: Client.Configuration(
                         defaultHeaders: ["User-Agent": agent, "Accept": "application/json"], retryPolicy: .never,
-                        permits: { Fixture.policy.permits($0) }, journal: journal)))
+                        permits: { SignInFixture.policy.permits($0) }, journal: journal)))
         }
         await model.submitAddress(url.absoluteString)
         await model.submitPassword(username: user, password: password)
@@ -162,7 +164,8 @@ import Testing
             baseURL: url,
             configuration: Client.Configuration(
                 defaultHeaders: ["User-Agent": agent, "Accept": "application/json"], retryPolicy: .never,
-                middlewares: [AuthenticationMiddleware(session: session)], permits: { Fixture.policy.permits($0) },
+                middlewares: [AuthenticationMiddleware(session: session)],
+                permits: { SignInFixture.policy.permits($0) },
                 journal: journal))
         return (session, client, store)
     }
@@ -211,7 +214,8 @@ import Testing
         let me = try await client.send(Request<JSONValue>.get(prefix + "/auth/session"))
         #expect(me["data"]?["user"]?["username"]?.stringValue == user.name)
         let stale = CredentialSession(stored: before, store: InMemorySecretStore(), journal: journal)
-        let staleClient = Fixture.client(url, journal: journal, middlewares: [AuthenticationMiddleware(session: stale)])
+        let staleClient = SignInFixture.client(
+            url, journal: journal, middlewares: [AuthenticationMiddleware(session: stale)])
         let error = await #expect(throws: HTTPError.self) {
             try await staleClient.send(Request<JSONValue>.get(prefix + "/auth/session"))
         }
