@@ -94,7 +94,7 @@ import Testing
         }
         let session = CredentialSession(stored: stored, store: store, journal: journal)
         let client = SignInFixture.client(
-            url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+            url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .allauth)])
         let me = try await client.send(Request<JSONValue>.get(prefix + "/auth/session"))
         #expect(me["data"]?["user"]?["username"]?.stringValue == user.name)
         expectNoSecrets([user.password] + stored.credential.secretValues, journal: journal)
@@ -164,7 +164,7 @@ import Testing
             baseURL: url,
             configuration: Client.Configuration(
                 defaultHeaders: ["User-Agent": agent, "Accept": "application/json"], retryPolicy: .never,
-                middlewares: [AuthenticationMiddleware(session: session)],
+                middlewares: [AuthenticationMiddleware(session: session, rule: .allauth)],
                 permits: { SignInFixture.policy.permits($0) },
                 journal: journal))
         return (session, client, store)
@@ -215,7 +215,7 @@ import Testing
         #expect(me["data"]?["user"]?["username"]?.stringValue == user.name)
         let stale = CredentialSession(stored: before, store: InMemorySecretStore(), journal: journal)
         let staleClient = SignInFixture.client(
-            url, journal: journal, middlewares: [AuthenticationMiddleware(session: stale)])
+            url, journal: journal, middlewares: [AuthenticationMiddleware(session: stale, rule: .allauth)])
         let error = await #expect(throws: HTTPError.self) {
             try await staleClient.send(Request<JSONValue>.get(prefix + "/auth/session"))
         }

@@ -58,7 +58,8 @@ extension CertainServer {
             // C-AUTH-7 and C-TOK-3: the token alone reads /api/auth/me, with no cookie.
             let session = try CredentialSession(account: account, store: store, journal: journal)
             let client = SignInFixture.client(
-                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .certain)]
+            )
             let me = try await client.send(Request<JSONValue>.get("/api/auth/me"))
             #expect(me["username"]?.stringValue == "plain")
             let log = try await control.requests()
@@ -229,7 +230,8 @@ extension CertainServer {
             var drafts: [AccountKey: String] = [stored.account: "half-written note"]
             let session = CredentialSession(stored: stored, store: store, journal: journal)
             let client = SignInFixture.client(
-                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .certain)]
+            )
             _ = try await client.send(Request<JSONValue>.get("/api/settings"))
             // Revoke from the "web settings": a cookie session of the same user deletes the token.
             let web = SignInFixture.client(control.url, journal: journal)
@@ -272,7 +274,8 @@ extension CertainServer {
             #expect(mints.count == 2)
             let session = CredentialSession(stored: stored, store: store, journal: journal)
             let client = SignInFixture.client(
-                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .certain)]
+            )
             #expect(try await client.send(Request<JSONValue>.get("/api/auth/me"))["username"]?.stringValue == "plain")
         }
 
@@ -291,7 +294,8 @@ extension CertainServer {
             try await control.post("/_control/clock", ["advance_days": .integer(31)])
             let session = CredentialSession(stored: stored, store: store, journal: journal)
             let client = SignInFixture.client(
-                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .certain)]
+            )
             #expect(try await client.send(Request<JSONValue>.get("/api/auth/me"))["username"]?.stringValue == "plain")
             let error = await #expect(throws: HTTPError.self) {
                 try await web.send(Request<JSONValue>(path: "/api/auth/me", headers: ["Cookie": cookie]))
@@ -304,7 +308,8 @@ extension CertainServer {
             let stored = try await signIn("plain", store: store)
             let session = CredentialSession(stored: stored, store: store, journal: journal)
             let client = SignInFixture.client(
-                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .certain)]
+            )
             let error = await #expect(throws: AuthError.self) {
                 _ = try await CertainSignIn.mint(client: client, name: "thief")
             }
@@ -322,12 +327,13 @@ extension CertainServer {
             let stored = try await signIn("plain", store: store)
             let session = CredentialSession(stored: stored, store: store, journal: journal)
             let client = SignInFixture.client(
-                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .certain)]
+            )
             #expect(await CertainSignIn.signOut(session: session, client: client) == nil)
             #expect(store.accounts().isEmpty)
             let reuse = CredentialSession(stored: stored, store: InMemorySecretStore(), journal: journal)
             let stale = SignInFixture.client(
-                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: reuse)])
+                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: reuse, rule: .certain)])
             let error = await #expect(throws: HTTPError.self) {
                 try await stale.send(Request<JSONValue>.get("/api/auth/me"))
             }

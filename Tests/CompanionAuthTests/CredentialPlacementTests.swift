@@ -53,8 +53,16 @@ import Testing
         #expect(!echoed.jsonString().contains("ctk_other_origin_secret"))
     }
 
-    @Test func a403ThatOnlyRefusesOneActionKeepsTheSignIn() async throws {
+    @Test func theKitsDefaultRuleSignsOutOnlyOn401() {
         let rule = RevocationRule()
+        #expect(rule.ends(status: 401, envelope: nil))
+        #expect(!rule.ends(status: 403, envelope: ServerErrorEnvelope(code: "forbidden")))
+        #expect(!rule.ends(status: 410, envelope: nil))
+    }
+
+    @Test func a403ThatOnlyRefusesOneActionKeepsTheSignIn() async throws {
+        let rule = RevocationRule(
+            statuses: [401, 403, 410], permissionCodes: ["token_cannot_mint", "capability_missing"])
         #expect(!rule.ends(status: 403, envelope: ServerErrorEnvelope(code: "token_cannot_mint")))
         #expect(!rule.ends(status: 403, envelope: ServerErrorEnvelope(code: "capability_missing")))
         #expect(rule.ends(status: 403, envelope: ServerErrorEnvelope(code: "forbidden")))
@@ -66,8 +74,9 @@ import Testing
     @Test func a403FromTheServerSignsOutAndKeepsTheAccount() async throws {
         let fault = try TestServers.fault()
         let session = try session(for: fault, .bearer(accessToken: "good-token", refreshToken: nil, expiresAt: nil))
+        let rule = RevocationRule(statuses: [401, 403, 410])
         let client = SignInFixture.client(
-            fault, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+            fault, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: rule)])
         #expect(try await client.send(Request<JSONValue>.get("/auth/required"))["user"]?.stringValue == "tester")
         await #expect(throws: HTTPError.self) { try await client.send(Request<JSONValue>.get("/auth/forbidden")) }
         guard case .signedOut(let account?, .signedOut(403, _)?) = await session.status else {

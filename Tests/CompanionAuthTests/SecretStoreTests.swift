@@ -1,5 +1,6 @@
 import CompanionAuth
 import CompanionCore
+import CompanionTestSupport
 import Foundation
 import Testing
 

@@ -1,6 +1,5 @@
 import CompanionCore
 import CompanionHTTP
-import CompanionTestSupport
 import Foundation
 import Testing
 

@@ -68,7 +68,7 @@ import Testing
         let session = CredentialSession(
             stored: stored, store: store, refresher: OAuthRefresher(oauth: oauth), journal: journal)
         let client = SignInFixture.client(
-            url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+            url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .omnigent)])
         #expect(try await client.send(Request<JSONValue>.get("/auth/me"))["id"]?.stringValue == user)
         // The same sign-in as the web view's cookie.
         let cookie = try #require(OmnigentAccountsSignIn.webViewCookie(for: stored))
@@ -77,7 +77,7 @@ import Testing
         cookieStored.credential = cookie
         let cookieSession = CredentialSession(stored: cookieStored, store: InMemorySecretStore(), journal: journal)
         let cookieClient = SignInFixture.client(
-            url, journal: journal, middlewares: [AuthenticationMiddleware(session: cookieSession)])
+            url, journal: journal, middlewares: [AuthenticationMiddleware(session: cookieSession, rule: .omnigent)])
         #expect(try await cookieClient.send(Request<JSONValue>.get("/auth/me"))["id"]?.stringValue == user)
         // Refresh at /oauth/token gives a working access token.
         let renewed = try await OAuthRefresher(oauth: oauth).refresh(stored)
@@ -92,7 +92,7 @@ import Testing
         let stored = try await signIn(store: store)
         let session = CredentialSession(stored: stored, store: store, journal: journal)
         let client = SignInFixture.client(
-            url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+            url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .omnigent)])
         _ = try await client.send(Request<JSONValue>.get("/auth/me"))
         #expect(await OmnigentAccountsSignIn.signOut(session: session, client: client) == nil)
         #expect(store.accounts().isEmpty)
