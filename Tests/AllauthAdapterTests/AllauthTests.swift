@@ -225,12 +225,15 @@ import Testing
     }
 }
 
-/// The RFC 6238 code for `secret`, `offset` windows from now, computed by pyotp in the allauth venv
-/// (the test driver the research used; the kit itself never computes codes).
+/// The RFC 6238 code for `secret`, `offset` windows from now, computed by pyotp in the allauth server's venv
+/// (`$COMPANION_VENVS`, else `<repo>/.venvs`, as the server scripts place it; the kit never computes codes).
 func totpCode(_ secret: String, offset: Int = 0) throws -> String {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
-    let python = root.appendingPathComponent(".venvs/allauth/bin/python")
+    let venvs =
+        ProcessInfo.processInfo.environment["COMPANION_VENVS"].map { URL(fileURLWithPath: $0) }
+        ?? root.appendingPathComponent(".venvs")
+    let python = venvs.appendingPathComponent("allauth/bin/python")
     let process = Process()
     process.executableURL = python
     process.arguments = [
