@@ -24,20 +24,19 @@ import Testing
         let password = "pw-" + UUID().uuidString
         let client = SignInFixture.client(url, journal: journal)
         let signup = try await client.send(
-            try Request<JSONValue>.json(.post, prefix + "/auth/signup", body: ["username": name, "password": password]))
+            Request<JSONValue>.post(prefix + "/auth/signup", body: ["username": name, "password": password]))
         let token = try #require(signup["meta"]?["session_token"]?.stringValue)
         guard totp else { return (name, password, nil, []) }
         let headers: HTTPHeaders = ["X-Session-Token": token]
         let setup = try await anyStatus(client, .get, prefix + "/account/authenticators/totp", headers: headers)
         let secret = try #require(setup["meta"]?["secret"]?.stringValue)
-        var activate = try Request<JSONValue>.json(
-            .post, prefix + "/account/authenticators/totp", body: ["code": try totpCode(secret)])
+        var activate = Request<JSONValue>.post(
+            prefix + "/account/authenticators/totp", body: ["code": try totpCode(secret)])
         activate.headers["X-Session-Token"] = token
         do {
             _ = try await client.send(activate)
         } catch {
-            var reauth = try Request<JSONValue>.json(
-                .post, prefix + "/auth/reauthenticate", body: ["password": password])
+            var reauth = Request<JSONValue>.post(prefix + "/auth/reauthenticate", body: ["password": password])
             reauth.headers["X-Session-Token"] = token
             _ = try await client.send(reauth)
             _ = try await client.send(activate)
@@ -152,7 +151,7 @@ import Testing
                     baseURL: address.url,
                     configuration: Client.Configuration(
                         defaultHeaders: ["User-Agent": agent, "Accept": "application/json"], retryPolicy: .never,
-                        permits: { SignInFixture.policy.permits($0) }, journal: journal)))
+                        transportPolicy: SignInFixture.policy, journal: journal)))
         }
         await model.submitAddress(url.absoluteString)
         await model.submitPassword(username: user, password: password)
@@ -165,7 +164,7 @@ import Testing
             configuration: Client.Configuration(
                 defaultHeaders: ["User-Agent": agent, "Accept": "application/json"], retryPolicy: .never,
                 middlewares: [AuthenticationMiddleware(session: session, rule: .allauth)],
-                permits: { SignInFixture.policy.permits($0) },
+                transportPolicy: SignInFixture.policy,
                 journal: journal))
         return (session, client, store)
     }
@@ -230,10 +229,8 @@ import Testing
 func totpCode(_ secret: String, offset: Int = 0) throws -> String {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
-    let venvs =
-        ProcessInfo.processInfo.environment["COMPANION_VENVS"].map { URL(fileURLWithPath: $0) }
-        ?? root.appendingPathComponent(".venvs")
-    let python = venvs.appendingPathComponent("allauth/bin/python")
+    let venvs = ProcessInfo.processInfo.environment["COMPANION_VENVS"].map { URL(fileURLWithPath: $0) }
+    let python = (venvs ?? root.appendingPathComponent(".venvs")).appendingPathComponent("allauth/bin/python")
     let process = Process()
     process.executableURL = python
     process.arguments = [

@@ -209,7 +209,7 @@ extension CertainServer {
             let client = Client(
                 baseURL: control.url,
                 configuration: Client.Configuration(
-                    retryPolicy: .never, permits: { SignInFixture.policy.permits($0) }, journal: journal, clock: clock,
+                    retryPolicy: .never, transportPolicy: SignInFixture.policy, journal: journal, clock: clock,
                     sleeper: sleeper))
             return TicketPollFlow(
                 address: address, client: client, opener: opener, startPath: "/auth/cli-login",

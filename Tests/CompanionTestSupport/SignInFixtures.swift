@@ -13,7 +13,7 @@ public enum SignInFixture {
         Client(
             baseURL: url,
             configuration: Client.Configuration(
-                retryPolicy: .never, middlewares: middlewares, permits: { policy.permits($0) }, journal: journal))
+                retryPolicy: .never, middlewares: middlewares, transportPolicy: policy, journal: journal))
     }
 
     /// The server address of `url`.
@@ -55,7 +55,7 @@ public struct CertainControl: Sendable {
 
     /// Restores the default fixture.
     public func reset() async throws {
-        _ = try await client.send(try Request<JSONValue>.json(.post, "/_control/reset", body: ["fixture": "default"]))
+        _ = try await client.send(Request<JSONValue>.post("/_control/reset", body: ["fixture": "default"]))
     }
 
     /// The fixture password of `user`.
@@ -89,6 +89,6 @@ public struct CertainControl: Sendable {
 
     /// Posts `body` to a control path.
     public func post(_ path: String, _ body: [String: JSONValue]) async throws {
-        _ = try await client.send(try Request<JSONValue>.json(.post, path, body: JSONValue.object(body)))
+        _ = try await client.send(Request<JSONValue>.post(path, body: JSONValue.object(body)))
     }
 }
