@@ -53,11 +53,13 @@ extension Client {
             body = Data(encoded.utf8)
             headers["Content-Type"] = "application/x-www-form-urlencoded"
         }
-        let request = Request<Void>(method: method, path: path, headers: headers, body: body) { _, _, _ in () }
+        // One attempt: a sign-in step is not repeated behind the caller's back (minting retries itself,
+        // with its idempotency key), and a refusal is an answer, so any status comes back as a reply.
+        var request = Request<Void>(method: method, path: path, headers: headers, body: body) { _, _, _ in () }
+        request.retryPolicy = .never
         do {
-            let (response, stream) = try await open(request)
-            let data = try await stream.collect(upTo: 1024 * 1024)
-            return RawReply(response: response, data: data)
+            let reply = try await reply(request)
+            return RawReply(response: reply.response, data: reply.body)
         } catch {
             throw .http(error)
         }
