@@ -143,13 +143,17 @@ let package = Package(
         .testTarget(
             name: "CompanionLinksTests", dependencies: ["CompanionLinks", "CompanionCore"], swiftSettings: strict),
         .testTarget(
-            name: "CompanionBridgeTests", dependencies: ["CompanionBridge", "CompanionLinks", "CompanionCore"],
+            name: "CompanionBridgeTests", dependencies: ["CompanionBridge", "CompanionCore", "CompanionTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "CompanionVaultTests", dependencies: ["CompanionVault", "CompanionCore", "CompanionTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "OmnigentCoreTests", dependencies: ["OmnigentCore", "CompanionTestSupport"],
+            name: "OmnigentCoreTests",
+            dependencies: [
+                "OmnigentCore", "CompanionAuth", "CompanionBridge", "CompanionCore", "CompanionHTTP", "CompanionLinks",
+                "CompanionStore", "CompanionSync", "CompanionTestSupport",
+            ],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "CertainCoreTests",
@@ -159,7 +163,14 @@ let package = Package(
             name: "MainworthyCoreTests", dependencies: ["MainworthyCore", "CompanionCore", "CompanionTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "PrompTugalCoreTests", dependencies: ["PrompTugalCore", "CompanionCore", "CompanionTestSupport"],
+            name: "PrompTugalCoreTests",
+            dependencies: ["PrompTugalCore", "CompanionBridge", "CompanionCore", "CompanionTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AllauthAdapterTests",
+            dependencies: [
+                "AllauthAdapter", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionTestSupport",
+            ],
             swiftSettings: strict),
     ]
 )
