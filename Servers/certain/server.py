@@ -642,7 +642,25 @@ class RequestLog:
             S.drops[path] -= 1
             await self.app(scope, receive, dropping(send))
             return
+        if any(S.drops.values()):
+            # While a drop is armed, every other reply closes its connection, so the dropped request
+            # arrives on a fresh one: a client library that silently resends on a reused connection
+            # that died (libcurl does) would otherwise hide the lost reply from the app.
+            await self.app(scope, receive, closing(send))
+            return
         await self.app(scope, receive, send)
+
+
+def closing(send):
+    """A `send` that adds `Connection: close` to the reply's head."""
+
+    async def close_after(message):
+        if message["type"] == "http.response.start":
+            headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"connection"]
+            message = dict(message, headers=headers + [(b"connection", b"close")])
+        await send(message)
+
+    return close_after
 
 
 def dropping(send):

@@ -6,9 +6,6 @@ import CompanionTestSupport
 import Foundation
 import Testing
 
-/// Every suite here resets the Certain reference server's fixture, so they run one test at a time.
-@Suite(.serialized) enum CertainReference {}
-
 /// The reference server (CERTAIN_URL, started by `scripts/servers start certain`) and its control endpoints.
 /// A missing server fails the test loudly.
 struct ReferenceServer {

@@ -5,7 +5,7 @@ import CompanionHTTP
 import Foundation
 import Testing
 
-extension CertainReference {
+extension CertainServer {
     /// The tab models against the reference server.
     @Suite struct ScreenTests {
         let server: ReferenceServer

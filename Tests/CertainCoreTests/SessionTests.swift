@@ -5,7 +5,7 @@ import CompanionHTTP
 import Foundation
 import Testing
 
-extension CertainReference {
+extension CertainServer {
     /// Sign-in, the device token and what travels on the wire, read from the server's request log.
     @Suite struct SessionTests {
         let server: ReferenceServer

@@ -3,7 +3,7 @@ import CompanionCore
 import Foundation
 import Testing
 
-extension CertainReference {
+extension CertainServer {
     /// The transactions tab on the `edge` fixture: hand-made shapes, found by purpose, never by id.
     @Suite struct TransactionsTests {
         let server: ReferenceServer

@@ -7,17 +7,6 @@ import Foundation
 /// Opening a signed-in Certain account: the client that carries only the device token, and the offline
 /// store of exactly this server and user.
 public enum CertainAccount {
-    /// The header device tokens travel in; after minting, no request carries a cookie (C-TOK-3).
-    public static let tokenHeader = "X-Certain-Token"
-
-    /// When the server ends a sign-in: 401 always; a 403 only when its code is not one of the "this credential
-    /// works, but may not do this" codes, which must not sign a working device out.
-    public static let revocation = RevocationRule(
-        statuses: [401, 403, 410],
-        permissionCodes: [
-            "token_cannot_mint", "cookie_required", "password_change_required", "mfa_setup_required",
-        ])
-
     /// A client for `address` whose every request carries the credential of `session` (and no cookie), with
     /// the server's sentences in `language`.
     public static func client(
@@ -31,7 +20,7 @@ public enum CertainAccount {
                     "User-Agent": "CompanionKit/0.1 (Certain)", "Accept": "application/json",
                     "Accept-Language": language.acceptLanguage,
                 ],
-                middlewares: [AuthenticationMiddleware(session: session, rule: revocation)],
+                middlewares: [AuthenticationMiddleware(session: session, rule: .certain)],
                 transportPolicy: transportPolicy, journal: journal, clock: clock))
     }
 
