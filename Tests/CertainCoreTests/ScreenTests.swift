@@ -15,7 +15,9 @@ extension CertainServer {
             try await server.reset()
         }
 
-        @Test("C-OVER-1 C-OVER-2: four requests at once, held by the server until all four arrived; one fetch time")
+        @Test(
+            "C-OVER-1 C-OVER-2 C-OVER-5 C-OVER-6: four requests at once, held by the server until all four arrived; one fetch time"
+        )
         @MainActor func overviewFetchesFourTogether() async throws {
             let account = try await server.connect()
             try await server.post("/_control/hold", ["count": 4, "timeout_ms": 4000])
@@ -25,6 +27,10 @@ extension CertainServer {
             #expect(try await server.get("/_control/hold")["reached"]?.boolValue == true)
             guard case .content(let overview, _) = model.state else { throw Failure("no content: \(model.state)") }
             #expect(Overview.sections == ["overview.month", "overview.budget", "overview.accounts", "overview.latest"])
+            // C-OVER-5: the latest five go through the transactions tab's row builder; C-OVER-6: the accounts
+            // reply refreshes the accounts lookup.
+            #expect(overview.latestRows == TransactionRows.rows(overview.latest))
+            #expect(await account.connection.lookups.accounts == overview.accounts)
             #expect(overview.latest.count == 5)
             #expect(overview.accounts.map(\.name) == ["Girokonto", "Tagesgeld", "Depot"])
             let paths = try await server.requests().prefix(4).map { $0.path + ($0.query.isEmpty ? "" : "?" + $0.query) }

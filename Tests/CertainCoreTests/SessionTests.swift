@@ -15,7 +15,7 @@ extension CertainServer {
             try await server.reset()
         }
 
-        @Test("C-TOK-3 C-ERR-4 C-LOOK-1 C-LOOK-2 C-TOK-10: after minting only the token travels; tabs send only GETs")
+        @Test("C-TOK-3 C-ERR-4 C-SCOPE-1 C-LOOK-1 C-LOOK-2 C-TOK-10: after minting only the token travels; only GETs")
         @MainActor func afterMintingOnlyTheTokenTravels() async throws {
             let journal = Journal()
             let account = try await server.connect(journal: journal)
@@ -63,6 +63,25 @@ extension CertainServer {
             let exported = String(decoding: journal.exportJSONLines(), as: UTF8.self)
             #expect(!exported.contains(try await server.password("plain")))
             for secret in account.stored.credential.secretValues { #expect(!exported.contains(secret)) }
+        }
+
+        @Test("C-TOK-9: minting fails for good → back to sign-in with the reason; the cookie only ends its session")
+        func failedMintNeverCarriesOnWithTheCookie() async throws {
+            try await server.post("/_control/fail", ["path": "/api/inbox/tokens", "status": 500, "times": 50])
+            let address = try ServerAddress(parsing: server.url.absoluteString, policy: ReferenceServer.policy)
+            let client = Client(
+                baseURL: server.url,
+                configuration: Client.Configuration(retryPolicy: .never, transportPolicy: ReferenceServer.policy))
+            let flow = CertainSignIn(address: address, client: client, tokenName: TokenName.make(device: "Test"))
+            _ = try await flow.signIn(username: "plain", password: try await server.password("plain"))
+            let failure = await #expect(throws: AuthError.self) { try await flow.issueCredential() }
+            #expect(failure != nil)
+            // The cookie is gone from the flow: a second try cannot use it.
+            await #expect(throws: AuthError.self) { try await flow.issueCredential() }
+            let log = try await server.requests()
+            let mint = try #require(log.lastIndex { $0.path == "/api/inbox/tokens" })
+            #expect(log[(mint + 1)...].filter(\.cookie).map(\.path) == ["/api/auth/logout"])
+            #expect(try await server.get("/_control/tokens").arrayValue?.isEmpty == true)
         }
 
         @Test("C-AUTH-6: the MFA policy's cookie gets 403 mfa_setup_required with setup_url; no token is minted")

@@ -88,6 +88,20 @@ extension CertainServer {
             #expect(!row.isComplete && row.amount.description == "300.00 EUR")
         }
 
+        @Test("C-OVER-5 C-XFER-3: the overview's latest five pair only within themselves; a lone leg stays a row")
+        @MainActor func latestFiveAreRowsOfTheirOwn() async throws {
+            let account = try await server.connect()
+            let model = OverviewModel(connection: account.connection)
+            await model.refresh()
+            let overview = try #require(model.state.value)
+            // Newest first: "Split Hin" is among the five, its partner "Split Her" is not.
+            #expect(overview.latest.contains { $0.purpose == "Split Hin" })
+            #expect(!overview.latest.contains { $0.purpose == "Split Her" })
+            guard case .transfer(let row) = overview.latestRows.first else { throw Failure("\(overview.latestRows)") }
+            #expect(!row.isComplete)
+            #expect(overview.latestRows.count == 5)
+        }
+
         @Test("C-LOOK-4: unknown ids reload the lookups once, shared by every screen; still unknown → a placeholder")
         @MainActor func unknownIdsReloadOnce() async throws {
             let account = try await server.connect()
