@@ -71,4 +71,11 @@ public struct TransactionQuery: Sendable, Hashable, Codable {
         self.from = from
         self.to = to
     }
+
+    enum CodingKeys: String, CodingKey {
+        case search, from, to
+        case accountID = "account_id"
+        case categoryID = "category_id"
+        case tagID = "tag_id"
+    }
 }
