@@ -2,7 +2,6 @@ import CertainCore
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
-import CompanionScreen
 import Foundation
 
 /// `companion certain …`: the Certain app's core, headless. Every screen is the app's own model; the
@@ -116,7 +115,8 @@ enum CertainCommands {
         await model.refresh()
         let state = await model.state
         let lookups = await model.lookups
-        return try show("overview", state, arguments, texts: connection.texts) { overview, texts in
+        return try show(ScreenReport(screen: "overview", state), arguments, texts: connection.texts) {
+            overview, texts in
             let language = texts.language
             var lines = [
                 "\(texts["overview.month"]) (\(overview.month.month.formatted(language))): "
@@ -148,7 +148,7 @@ enum CertainCommands {
         if arguments.flag("next") { await model.next() }
         let state = await model.state
         let lookups = await model.lookups
-        return try show("budget", state, arguments, texts: connection.texts) { reply, texts in
+        return try show(ScreenReport(screen: "budget", state), arguments, texts: connection.texts) { reply, texts in
             let language = texts.language
             var lines = [reply.month.formatted(language)]
             if reply.groups.isEmpty { lines.append(texts["budget.empty"]) }
@@ -193,7 +193,8 @@ enum CertainCommands {
         if arguments.flag("all") { await model.loadAll() }
         let state = await model.state
         let lookups = await model.lookups
-        return try show("transactions", state, arguments, texts: connection.texts) { list, texts in
+        return try show(ScreenReport(screen: "transactions", state), arguments, texts: connection.texts) {
+            list, texts in
             var lines = list.rows.map { rowLine($0, lookups, texts) }
             if lines.isEmpty { lines.append(texts["transactions.empty"]) }
             if list.nextCursor != nil { lines.append("… \(texts["transactions.more"]): --all") }
@@ -206,7 +207,7 @@ enum CertainCommands {
         let model = await ContractsModel(connection: connection)
         await model.load()
         let state = await model.state
-        return try show("contracts", state, arguments, texts: connection.texts) { list, texts in
+        return try show(ScreenReport(screen: "contracts", state), arguments, texts: connection.texts) { list, texts in
             let language = texts.language
             var lines = list.items.map { contract in
                 "\(contract.name)  \(contract.money.formatted(language))  \(texts[contract.rhythm.textKey])"
@@ -226,7 +227,8 @@ enum CertainCommands {
         let model = await AccountsModel(connection: connection)
         await model.load()
         let state = await model.state
-        return try show("accounts", state, arguments, texts: connection.texts) { accounts, texts in
+        return try show(ScreenReport(screen: "accounts", state), arguments, texts: connection.texts) {
+            accounts, texts in
             accounts.map { "\($0.id)  \($0.name)  \($0.money.formatted(texts.language))" }
         }
     }
@@ -262,30 +264,29 @@ enum CertainCommands {
 
     // MARK: Printing
 
-    /// Prints `state` (text or JSON) and returns the exit code: 0 when something is shown, 1 when failed.
+    /// Prints a screen's report (text or JSON) and returns the exit code: 0 when something is shown, 1 when
+    /// failed.
     static func show<Value: Encodable & Sendable & Equatable>(
-        _ screen: String, _ state: ScreenState<Value>, _ arguments: Arguments, texts: Texts,
-        lines: (Value, Texts) -> [String]
+        _ report: ScreenReport<Value>, _ arguments: Arguments, texts: Texts, lines: (Value, Texts) -> [String]
     ) throws -> Int32 {
-        let envelope = ScreenJSON(screen: screen, state: state)
         if arguments.flag("json") {
-            Terminal.out(try jsonText(envelope))
-            return envelope.state == "failed" ? 1 : 0
+            Terminal.out(try jsonText(report))
+            return report.state == .failed ? 1 : 0
         }
-        switch state {
+        switch report.state {
         case .loading: Terminal.out(texts["state.loading"])
-        case .content(let value, _):
-            lines(value, texts).forEach(Terminal.out)
-        case .stale(let value, let age, let problem):
-            Terminal.err("\(texts["state.stale"]) — \(asOf(age, texts)): \(problem ?? "")")
-            lines(value, texts).forEach(Terminal.out)
-        case .offline(let value, let age, let reason):
-            Terminal.err("\(texts["state.offline"]) — \(asOf(age, texts)): \(reason)")
-            lines(value, texts).forEach(Terminal.out)
-        case .failed(let reason, let signIn):
+        case .content: break
+        case .stale:
+            Terminal.err("\(texts["state.stale"]) — \(asOf(report.age ?? 0, texts)): \(report.reason ?? "")")
+        case .offline:
+            Terminal.err("\(texts["state.offline"]) — \(asOf(report.age ?? 0, texts)): \(report.reason ?? "")")
+        case .failed:
+            let reason = report.reason ?? texts["state.failed"]
             throw CommandFailure(
-                signIn ? "\(reason) \(texts["state.sign_in"]): `companion certain login <address>`." : reason)
+                report.signInRequired
+                    ? "\(reason) \(texts["state.sign_in"]): `companion certain login <address>`." : reason)
         }
+        if let value = report.value { lines(value, texts).forEach(Terminal.out) }
         return 0
     }
 
@@ -340,58 +341,6 @@ enum CertainCommands {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
-}
-
-/// The `--json` shape of every screen: which screen, its state, when it was fetched or how old it is, why it
-/// is not live, and the screen's value (see docs/cli-json.md).
-struct ScreenJSON<Value: Encodable & Sendable & Equatable>: Encodable {
-    let screen: String
-    let state: String
-    let fetchedAt: Date?
-    let ageSeconds: Int?
-    let reason: String?
-    let signInRequired: Bool
-    let value: Value?
-
-    init(screen: String, state: ScreenState<Value>) {
-        self.screen = screen
-        switch state {
-        case .loading:
-            (self.state, fetchedAt, ageSeconds, reason, signInRequired, value) = ("loading", nil, nil, nil, false, nil)
-        case .content(let value, let fetchedAt):
-            (self.state, self.fetchedAt, ageSeconds, reason, signInRequired, self.value) = (
-                "content", fetchedAt, 0, nil, false, value
-            )
-        case .stale(let value, let age, let problem):
-            (self.state, fetchedAt, ageSeconds, reason, signInRequired, self.value) = (
-                "stale", Date().addingTimeInterval(-age), Int(age), problem, false, value
-            )
-        case .offline(let value, let age, let why):
-            (self.state, fetchedAt, ageSeconds, reason, signInRequired, self.value) = (
-                "offline", Date().addingTimeInterval(-age), Int(age), why, false, value
-            )
-        case .failed(let why, let signIn):
-            (self.state, fetchedAt, ageSeconds, reason, signInRequired, value) = ("failed", nil, nil, why, signIn, nil)
-        }
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case screen, state, reason, value
-        case fetchedAt = "fetched_at"
-        case ageSeconds = "age_seconds"
-        case signInRequired = "sign_in_required"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(screen, forKey: .screen)
-        try container.encode(state, forKey: .state)
-        try container.encode(fetchedAt, forKey: .fetchedAt)
-        try container.encode(ageSeconds, forKey: .ageSeconds)
-        try container.encode(reason, forKey: .reason)
-        try container.encode(signInRequired, forKey: .signInRequired)
-        try container.encode(value, forKey: .value)
     }
 }
 
