@@ -84,6 +84,47 @@ extension CertainServer {
             #expect(try await server.get("/_control/tokens").arrayValue?.isEmpty == true)
         }
 
+        @Test("C-TOK-2 C-LOOK-3: the plaintext is in the 201 only; the list never shows it; data replies carry ids")
+        func plaintextOnlyInTheMintReply() async throws {
+            let account = try await server.connect()
+            guard case .headerToken(_, let token) = account.stored.credential else { throw Failure("no token") }
+            let cookie = try await server.webCookie("plain")
+            var list = Request<JSONValue>.get("/api/inbox/tokens")
+            list.headers["Cookie"] = cookie
+            let reply = try await server.anonymousClient().reply(list)
+            #expect(reply.status == 200)
+            let text = String(decoding: reply.body, as: UTF8.self)
+            #expect(!text.contains(token))
+            #expect(try reply.decode(JSONValue.self).arrayValue?.first?["token"] == nil)
+            // With the token itself: refused, the list is for a browser session.
+            let refused = await #expect(throws: HTTPError.self) {
+                try await account.connection.fetch(Request<JSONValue>.get("/api/inbox/tokens"))
+            }
+            #expect(refused?.envelope?.code == "cookie_required")
+            // C-LOOK-3: a transaction names its account and category by id only.
+            let page = try await account.connection.fetch(
+                Request<JSONValue>.get("/api/transactions", query: ["limit": "1"]))
+            let item = try #require(page["items"]?.arrayValue?.first)
+            #expect(item["account_id"]?.intValue != nil)
+            #expect(item["account_name"] == nil && item["category_name"] == nil)
+        }
+
+        @Test("C-ERR-1: a screen's report says its state, fetch time, age and value")
+        @MainActor func screenReportsCarryTheirState() async throws {
+            let account = try await server.connect()
+            let model = AccountsModel(connection: account.connection)
+            await model.load()
+            let report = ScreenReport(screen: "accounts", model.state)
+            #expect(report.state == .content && report.age == 0 && report.fetchedAt != nil)
+            #expect(report.value?.map(\.name) == ["Girokonto", "Tagesgeld", "Depot"])
+            let json = try JSONSerialization.jsonObject(with: try JSONEncoder().encode(report)) as? [String: Any]
+            #expect(json?["state"] as? String == "content")
+            #expect(
+                Set(json?.keys.map { $0 } ?? []) == [
+                    "screen", "state", "fetched_at", "age_seconds", "reason", "sign_in_required", "value",
+                ])
+        }
+
         @Test("C-AUTH-6: the MFA policy's cookie gets 403 mfa_setup_required with setup_url; no token is minted")
         func mfaPolicyRefusesEveryCall() async throws {
             let cookie = try await server.webCookie("mfapolicy")
