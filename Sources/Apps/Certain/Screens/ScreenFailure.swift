@@ -4,8 +4,9 @@ import Foundation
 
 /// How a Certain screen moves when a load fails, in one place for every screen (C-ERR-1):
 /// content already shown stays, with the reason added (offline for connectivity, stale otherwise); with
-/// nothing shown, the last stored copy is shown with its age; with nothing stored, the screen fails. A 401
-/// (revoked) always fails with sign-in required: the offline data is gone (C-OFF-5).
+/// nothing shown, the last stored copy is shown with its age; with nothing stored, the screen fails. A refusal
+/// that ends the sign-in (a revoked token's 401) always fails with sign-in required: the offline data is gone
+/// (C-OFF-5).
 enum ScreenFailure {
     /// The next state of a screen showing `state` after `error`, with `stored` as the offline fallback.
     static func state<Value>(
@@ -13,7 +14,7 @@ enum ScreenFailure {
     ) -> ScreenState<Value> {
         let http = error as? HTTPError
         let reason = Self.reason(error, texts: texts)
-        if http?.statusCode == 401 { return .failed(reason: reason, signInRequired: true) }
+        if let http, CertainConnection.endsSignIn(http) { return .failed(reason: reason, signInRequired: true) }
         let shown: (Value, Date)?
         switch state {
         case .content(let value, let fetchedAt): shown = (value, fetchedAt)

@@ -1,3 +1,4 @@
+import CompanionAuth
 import CompanionCore
 import CompanionHTTP
 import CompanionStore
@@ -46,14 +47,21 @@ public actor CertainConnection {
         self.clock = client.configuration.clock
     }
 
-    /// Sends `request`; a 401 means the token no longer works: the offline data is wiped (C-OFF-5).
+    /// Sends `request`; a refusal that ends the sign-in (Certain's revocation rule: 401, and a 403 or 410 that
+    /// is not a mere permission refusal) means the token no longer works: the offline data is wiped (C-OFF-5).
     public func fetch<Response>(_ request: Request<Response>) async throws(HTTPError) -> Response {
         do {
             return try await client.send(request)
         } catch {
-            if error.statusCode == 401 { await revoked() }
+            if Self.endsSignIn(error) { await revoked() }
             throw error
         }
+    }
+
+    /// Whether `error` is the server ending this sign-in.
+    static func endsSignIn(_ error: HTTPError) -> Bool {
+        guard let status = error.statusCode else { return false }
+        return RevocationRule.certain.ends(status: status, envelope: error.envelope)
     }
 
     // MARK: Lookups
@@ -80,7 +88,7 @@ public actor CertainConnection {
             try? await save("lookups", value)
             return value
         } catch let error as HTTPError {
-            if error.statusCode == 401 { await revoked() }
+            if Self.endsSignIn(error) { await revoked() }
             if lookupsValue == nil, let stored: Stored<Lookups> = await stored("lookups") {
                 lookupsValue = stored.value
             }
@@ -91,6 +99,7 @@ public actor CertainConnection {
     /// Makes sure the lookups know the given ids: an unknown id triggers one reload, shared by every caller
     /// (single-flight) and never repeated for an id that stays unknown (C-LOOK-4). Returns the lookups.
     public func resolving(accounts: [Int] = [], categories: [Int] = [], tags: [Int] = []) async -> Lookups {
+        if let reloading { _ = try? await reloading.value }  // a reload under way may already know them
         if lookupsValue == nil, let stored: Stored<Lookups> = await stored("lookups") { lookupsValue = stored.value }
         let missing = lookups.unknown(accounts: accounts, categories: categories, tags: tags)
             .subtracting(attemptedUnknown)
