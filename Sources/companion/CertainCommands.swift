@@ -43,7 +43,10 @@ enum CertainCommands {
         }
         let rest = Array(words.dropFirst())
         switch sub {
-        case "login": return try await AuthCommands.login(rest + ["--server", "certain"])
+        case "login":
+            let code = try await AuthCommands.login(rest + ["--server", "certain"])
+            if code == 0 { await loadLookups() }
+            return code
         case "overview": return try await overview(try parse(rest, options: []))
         case "budget": return try await budget(try parse(rest, flags: ["prev", "next"], options: ["month"]))
         case "transactions":
@@ -108,6 +111,15 @@ enum CertainCommands {
     }
 
     // MARK: Subcommands
+
+    /// Right after sign-in: the lookups, loaded once and kept offline (C-LOOK-1). A failure here is not the
+    /// sign-in's: the screens load them when they first meet an id.
+    static func loadLookups() async {
+        guard let arguments = try? Arguments([], flags: [], options: []),
+            let (connection, _) = try? connect(arguments)
+        else { return }
+        _ = try? await connection.reloadLookups()
+    }
 
     static func overview(_ arguments: Arguments) async throws -> Int32 {
         let (connection, _) = try connect(arguments)

@@ -100,7 +100,7 @@ public actor CertainConnection {
     /// (single-flight) and never repeated for an id that stays unknown (C-LOOK-4). Returns the lookups.
     public func resolving(accounts: [Int] = [], categories: [Int] = [], tags: [Int] = []) async -> Lookups {
         if let reloading { _ = try? await reloading.value }  // a reload under way may already know them
-        if lookupsValue == nil, let stored: Stored<Lookups> = await stored("lookups") { lookupsValue = stored.value }
+        await loadStoredLookups()
         let missing = lookups.unknown(accounts: accounts, categories: categories, tags: tags)
             .subtracting(attemptedUnknown)
         guard !missing.isEmpty else { return lookups }
@@ -111,10 +111,16 @@ public actor CertainConnection {
 
     /// Replaces the accounts lookup with a fresher reply (the overview's accounts, C-OVER-6).
     public func updateAccounts(_ accounts: [Account]) async {
+        await loadStoredLookups()
         var value = lookups
         value.accounts = accounts
         lookupsValue = value
         try? await save("lookups", value)
+    }
+
+    /// Before the first load in this process: the lookups kept offline, if any.
+    private func loadStoredLookups() async {
+        if lookupsValue == nil, let stored: Stored<Lookups> = await stored("lookups") { lookupsValue = stored.value }
     }
 
     // MARK: Offline data
