@@ -123,6 +123,8 @@ let package = Package(
         .target(
             name: "CompanionTestSupport", dependencies: ["CompanionCore", "CompanionHTTP"],
             path: "Tests/CompanionTestSupport", swiftSettings: strict),
+        .testTarget(
+            name: "CompanionCLITests", dependencies: ["CompanionTestSupport"], swiftSettings: strict),
         .testTarget(name: "CompanionCoreTests", dependencies: ["CompanionCore"], swiftSettings: strict),
         .testTarget(name: "CompanionCryptoTests", dependencies: ["CompanionCrypto"], swiftSettings: strict),
         .testTarget(
