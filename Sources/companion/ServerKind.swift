@@ -66,7 +66,7 @@ enum ServerKind: String, CaseIterable, Codable, Sendable {
         case .certain: return await CertainSignIn.signOut(session: session, client: client)
         case .omnigent: return await OmnigentAccountsSignIn.signOut(session: session, client: client)
         case .allauth:
-            _ = try? await client.send(Request<Data>.raw(.delete, AllauthSignIn.prefix + "/auth/session"))
+            _ = try? await client.send(Request<Void>.empty(.delete, AllauthSignIn.prefix + "/auth/session"))
             await session.signOut()
             return nil
         }

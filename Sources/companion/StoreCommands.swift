@@ -67,7 +67,7 @@ enum StoreCommands {
         async throws -> (data: Data, note: String)
     {
         let fetcher = CachedFetcher(client: client, store: try store(for: address, account: account))
-        let loaded = try await fetcher.loadLatest(Request<Data>.raw(.get, path), policy: policy) { $0 }
+        let loaded = try await fetcher.loadLatest(Request<Data>.raw(.get, path), policy: policy)
         let note: String
         switch loaded.origin {
         case .network: note = "fresh from the server"

@@ -163,14 +163,16 @@ struct OmnigentHTTPTests {
     @Test func groupFetchIsAllOrNothingWithOneTimestamp() async throws {
         let client = try client()
         let group = try await client.fetchGroup([
-            "version": .raw(.get, "/api/version"), "sessions": .raw(.get, "/v1/sessions?limit=1"),
-            "me": .raw(.get, "/v1/me"),
+            "version": Request<JSONValue>.get("/api/version"),
+            "sessions": Request<JSONValue>.get("/v1/sessions", query: ["limit": "1"]),
+            "me": Request<JSONValue>.get("/v1/me"),
         ])
         #expect(group.members.count == 3)
         #expect(try group.decode(JSONValue.self, "version")["version"]?.stringValue == "0.19.1")
         await #expect {
             _ = try await client.fetchGroup([
-                "version": .raw(.get, "/api/version"), "missing": .raw(.get, "/v1/sessions/nope"),
+                "version": Request<JSONValue>.get("/api/version"),
+                "missing": Request<JSONValue>.get("/v1/sessions/nope"),
             ])
         } throws: { error in
             (error as? HTTPError)?.statusCode == 404

@@ -75,13 +75,6 @@ public struct OmnigentServer: Sendable {
         let store = try OfflineStore(scope: scope, location: location, clock: clock)
         return OmnigentServer(connection: connection, account: account, client: client, store: store)
     }
-
-    /// A JSON decoder with the kit's timestamp rules (Omnigent sends Unix seconds).
-    static func decoder() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom(Client.defaultDateDecoding)
-        return decoder
-    }
 }
 
 /// Finds out what an address is before anything else happens (server setup, §1–2 of the rules).
@@ -132,13 +125,6 @@ public enum OmnigentConnector {
     public static func account(of connection: ServerConnection, client: Client) async throws(HTTPError) -> AccountKey {
         let me = try await client.send(OmnigentAPI.me())
         return AccountKey(address: connection.address, userID: me.userID ?? "local")
-    }
-}
-
-extension Request {
-    /// The same request, answering with the raw body (for the cached fetcher, which stores bodies).
-    public func raw() -> Request<Data> {
-        Request<Data>(method: method, path: path, query: query, headers: headers, body: body) { data, _, _ in data }
     }
 }
 

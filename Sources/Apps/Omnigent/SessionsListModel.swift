@@ -57,19 +57,17 @@ public final class SessionsListModel {
         self.pageSize = pageSize
     }
 
-    private var request: Request<Data> {
-        OmnigentAPI.sessions(limit: pageSize, search: search, includeArchived: showArchived).raw()
+    private var request: Request<ListPage<Session>> {
+        OmnigentAPI.sessions(limit: pageSize, search: search, includeArchived: showArchived)
     }
 
     /// Shows the cached list at once (marked with its age), then the server's; keeps the cached
     /// list, marked offline, when the server cannot be reached.
     public func refresh(policy: FetchPolicy = .staleWhileRevalidate) async {
         if state.value == nil { state = .loading }
-        let stream = server.fetcher.load(request, policy: policy) { data in
-            SessionsPage(try OmnigentServer.decoder().decode(ListPage<Session>.self, from: data))
-        }
+        let stream = server.fetcher.load(request, policy: policy)
         do {
-            for try await loaded in stream { state = ScreenState(loaded) }
+            for try await loaded in stream { state = ScreenState(loaded.map(SessionsPage.init)) }
         } catch {
             state = state.failing(with: error)
         }
