@@ -10,7 +10,7 @@ import Foundation
 /// every exchange is journaled with the URL only (the stored bytes are ciphertext and are not previewed),
 /// and plain http is accepted only for a loopback server.
 public struct HTTPVaultSource: VaultSource {
-    /// The default server, as PrompTugal's seed §5 names it.
+    /// The default server, the public SG/Send server.
     public static let defaultServer = URL(string: "https://dev.send.sgraph.ai") ?? URL(fileURLWithPath: "/")
 
     /// The server's base URL.

@@ -79,7 +79,7 @@ public struct VaultPullProgress: Sendable, Hashable {
     }
 }
 
-/// A native, read-only sgit vault reader (sgit-vault.md §2.7).
+/// A native, read-only sgit vault reader.
 ///
 /// - `pull()` fetches the ref (never cached), then only objects not already in the local cache, each checked
 ///   against its content address before it is decrypted or cached. Pack vaults are read through their zips.
@@ -113,7 +113,7 @@ public actor SGitVault {
         self.state = try self.cache.loadState(vaultID: key.vaultID)
     }
 
-    /// Opens a vault on an SG/Send server, as PrompTugal's seed §5 sketches it.
+    /// Opens a vault on an SG/Send server, given its server URL.
     public init(address: VaultAddress, readKey: VaultKey, cache: URL, log: VaultTrafficLog) throws(VaultError) {
         guard address.vaultId == readKey.vaultID else { throw .malformedKey(.invalidVaultID) }
         try self.init(key: readKey, source: HTTPVaultSource(server: address.server), cache: cache, log: log)

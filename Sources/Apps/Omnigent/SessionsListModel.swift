@@ -17,7 +17,7 @@ public struct SessionsPage: Sendable, Equatable {
     public var lastID: String?
 
     /// Builds a page from a server list page.
-    public init(_ page: ListPage<Session>) {
+    public init(_ page: OmnigentListPage<Session>) {
         sessions = page.data
         groups = SessionGroup.group(page.data)
         hasMore = page.hasMore
@@ -25,9 +25,9 @@ public struct SessionsPage: Sendable, Equatable {
     }
 
     /// This page followed by `next`, de-duplicated by id (a session that moved keeps its first place).
-    public func appending(_ next: ListPage<Session>) -> SessionsPage {
+    public func appending(_ next: OmnigentListPage<Session>) -> SessionsPage {
         var seen = Set(sessions.map(\.id))
-        var merged = ListPage(data: sessions, lastID: next.lastID, hasMore: next.hasMore)
+        var merged = OmnigentListPage(data: sessions, lastID: next.lastID, hasMore: next.hasMore)
         for session in next.data where seen.insert(session.id).inserted { merged.data.append(session) }
         return SessionsPage(merged)
     }
@@ -57,7 +57,7 @@ public final class SessionsListModel {
         self.pageSize = pageSize
     }
 
-    private var request: Request<ListPage<Session>> {
+    private var request: Request<OmnigentListPage<Session>> {
         OmnigentAPI.sessions(limit: pageSize, search: search, includeArchived: showArchived)
     }
 
