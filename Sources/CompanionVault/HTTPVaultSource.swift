@@ -117,7 +117,7 @@ public struct HTTPVaultSource: VaultSource {
         // A batch of reads changes nothing on the server, so it may be retried under a fixed key.
         let (status, answerData) = try await send(
             "/api/vault/batch/\(vaultID)", method: .post, body: body, path: "batch",
-            idempotencyKey: "read-batch-" + Hash.sha256(body).prefix(16).map { String(format: "%02x", $0) }.joined())
+            idempotencyKey: "read-batch-" + Hash.sha256(body).prefix(16).hexString)
         guard status == 200, let answer = try? JSONDecoder().decode(Answer.self, from: answerData) else {
             var result: [String: VaultResponse] = [:]
             for fileID in fileIDs { result[fileID] = try await read(vaultID: vaultID, fileID: fileID) }
