@@ -7,19 +7,7 @@ import Testing
 /// The HTTP layer against the real Omnigent 0.19.1 server (header mode, single user).
 @Suite("HTTP against a real Omnigent server", .serialized)
 struct OmnigentHTTPTests {
-    struct Page<Item: Decodable & Sendable>: Decodable, Sendable {
-        var data: [Item]
-        var firstID: String?
-        var lastID: String?
-        var hasMore: Bool
-
-        enum CodingKeys: String, CodingKey {
-            case data
-            case firstID = "first_id"
-            case lastID = "last_id"
-            case hasMore = "has_more"
-        }
-    }
+    typealias Page = TestListPage
 
     struct Session: Decodable, Sendable {
         var id: String
@@ -39,9 +27,7 @@ struct OmnigentHTTPTests {
     }
 
     private func client(_ journal: Journal = Journal()) throws -> Client {
-        Client(
-            baseURL: try TestServers.omnigent(),
-            configuration: Client.Configuration(transportPolicy: .allowingInsecureLoopback, journal: journal))
+        TestClients.loopback(try TestServers.omnigent(), retry: RetryPolicy(), journal: journal)
     }
 
     private func agentID(_ client: Client) async throws -> String {

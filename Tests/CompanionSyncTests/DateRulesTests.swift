@@ -43,7 +43,7 @@ struct DateRulesTests {
     let items = Request<Items>.get("/items", query: ["total": "3", "limit": "3"])
 
     @Test func oneReplyThroughSendCachedFetcherAndAGroup() async throws {
-        let client = try TestClients.loopback()
+        let client = try TestClients.fault()
         let store = try OfflineStore(scope: testScope(), location: .memory)
         let fetcher = CachedFetcher(client: client, store: store)
 
@@ -72,7 +72,7 @@ struct DateRulesTests {
     }
 
     @Test func aGroupMemberThatDoesNotDecodeFailsTheWholeGroup() async throws {
-        let client = try TestClients.loopback()
+        let client = try TestClients.fault()
         let store = try OfflineStore(scope: testScope(), location: .memory)
         let sync = SnapshotSync(client: client, store: store)
         let first = try await sync.refresh("overview", ["echo": echo, "items": items])

@@ -9,22 +9,10 @@ import Testing
 /// The store and sync layers against the real Omnigent 0.19.1 server.
 @Suite("Store against a real Omnigent server", .serialized)
 struct OmnigentStoreTests {
-    struct Page: Decodable, Sendable {
-        var data: [JSONValue]
-        var lastID: String?
-        var hasMore: Bool
-        enum CodingKeys: String, CodingKey {
-            case data
-            case lastID = "last_id"
-            case hasMore = "has_more"
-        }
-    }
+    typealias Page = TestListPage<JSONValue>
 
     static func client(_ url: URL, retry: RetryPolicy = .never) -> Client {
-        Client(
-            baseURL: url,
-            configuration: Client.Configuration(
-                timeout: .seconds(5), retryPolicy: retry, transportPolicy: .allowingInsecureLoopback))
+        TestClients.loopback(url, retry: retry, timeout: .seconds(5))
     }
 
     static func createSession(_ client: Client, title: String) async throws -> String {

@@ -19,21 +19,10 @@ struct SyncFaultTests {
         var n: Int
     }
 
-    struct ItemsPage: Decodable, Sendable {
-        var data: [Item]
-        var lastID: String?
-        var hasMore: Bool
-        enum CodingKeys: String, CodingKey {
-            case data
-            case lastID = "last_id"
-            case hasMore = "has_more"
-        }
-    }
+    typealias ItemsPage = TestListPage<Item>
 
     func client(_ url: URL? = nil, retry: RetryPolicy = .never) throws -> Client {
-        Client(
-            baseURL: try url ?? TestServers.fault(),
-            configuration: Client.Configuration(retryPolicy: retry, transportPolicy: .allowingInsecureLoopback))
+        TestClients.loopback(try url ?? TestServers.fault(), retry: retry)
     }
 
     func stats(_ key: String) async throws -> Stats {
