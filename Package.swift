@@ -108,7 +108,7 @@ let package = Package(
             name: "companion",
             dependencies: [
                 "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
-                "CompanionLinks", "CompanionBridge", "CompanionVault", "OmnigentCore",
+                "CompanionLinks", "CompanionBridge", "CompanionVault", "OmnigentCore", "CertainCore", "AllauthAdapter",
             ],
             swiftSettings: strict),
         .executableTarget(
@@ -150,7 +150,7 @@ let package = Package(
         .testTarget(
             name: "CompanionLinksTests", dependencies: ["CompanionLinks", "CompanionCore"], swiftSettings: strict),
         .testTarget(
-            name: "CompanionBridgeTests", dependencies: ["CompanionBridge", "CompanionLinks", "CompanionCore"],
+            name: "CompanionBridgeTests", dependencies: ["CompanionBridge", "CompanionCore", "CompanionTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "CompanionVaultTests", dependencies: ["CompanionVault", "CompanionCore", "CompanionTestSupport"],
@@ -158,18 +158,26 @@ let package = Package(
         .testTarget(
             name: "OmnigentCoreTests",
             dependencies: [
-                "OmnigentCore", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionLinks", "CompanionStore",
-                "CompanionSync", "CompanionScreen", "CompanionTestSupport",
+                "OmnigentCore", "CompanionAuth", "CompanionBridge", "CompanionCore", "CompanionHTTP", "CompanionLinks",
+                "CompanionStore", "CompanionSync", "CompanionScreen", "CompanionTestSupport",
             ],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "CertainCoreTests", dependencies: ["CertainCore", "CompanionCore", "CompanionTestSupport"],
+            name: "CertainCoreTests",
+            dependencies: ["CertainCore", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "MainworthyCoreTests", dependencies: ["MainworthyCore", "CompanionCore", "CompanionTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "PrompTugalCoreTests", dependencies: ["PrompTugalCore", "CompanionCore", "CompanionTestSupport"],
+            name: "PrompTugalCoreTests",
+            dependencies: ["PrompTugalCore", "CompanionBridge", "CompanionCore", "CompanionTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AllauthAdapterTests",
+            dependencies: [
+                "AllauthAdapter", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionTestSupport",
+            ],
             swiftSettings: strict),
     ]
 )

@@ -1,7 +1,10 @@
+import AllauthAdapter
+import CertainCore
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
 import Foundation
+import OmnigentCore
 
 #if canImport(Glibc)
     import Glibc
@@ -163,7 +166,8 @@ enum AuthCommands {
             throw CommandFailure(error.description)
         }
         let client = client(
-            current.address, httpsOnly: current.httpsOnly, middlewares: [AuthenticationMiddleware(session: session)])
+            current.address, httpsOnly: current.httpsOnly,
+            middlewares: [AuthenticationMiddleware(session: session, rule: current.kind.revocationRule)])
         return (current, session, client)
     }
 

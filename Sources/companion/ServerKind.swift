@@ -1,7 +1,10 @@
+import AllauthAdapter
+import CertainCore
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
 import Foundation
+import OmnigentCore
 
 /// The sign-in servers the terminal client knows, and everything that differs between them: how to
 /// sign in, who-am-I, refresh, sessions and sign-out. Adding a kind is one case here; `AuthCommands`
@@ -43,6 +46,15 @@ enum ServerKind: String, CaseIterable, Codable, Sendable {
         case .allauth: AllauthSignIn.prefix + "/auth/session"
         case .omnigent: "/auth/me"
         case .certain: "/api/auth/me"
+        }
+    }
+
+    /// Which refusals end the stored credential (the server's own revocation signals).
+    var revocationRule: RevocationRule {
+        switch self {
+        case .certain: .certain
+        case .allauth: .allauth
+        case .omnigent: .omnigent
         }
     }
 

@@ -5,7 +5,7 @@ import CompanionStore
 import CompanionSync
 import Foundation
 
-/// Finds out what an address is before anything else happens (server setup, §1–2 of the rules).
+/// Finds out what an address is before anything else happens (server setup).
 public enum OmnigentConnector {
     /// What went wrong while connecting, with a sentence a person can act on.
     public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {

@@ -34,7 +34,8 @@ public struct OmnigentServer: Sendable {
         for connection: ServerConnection, session: CredentialSession? = nil, policy: TransportPolicy, journal: Journal,
         sleeper: any Sleeper = TaskSleeper()
     ) -> Client {
-        let middlewares: [any Middleware] = session.map { [AuthenticationMiddleware(session: $0)] } ?? []
+        let middlewares: [any Middleware] =
+            session.map { [AuthenticationMiddleware(session: $0, rule: .omnigent)] } ?? []
         return Client(
             baseURL: connection.apiBase,
             configuration: Client.Configuration(

@@ -1,0 +1,189 @@
+import CompanionAuth
+import CompanionCore
+import CompanionHTTP
+import Foundation
+
+/// Certain's sign-in: probe `/api/version`, cookie login
+/// with second factor and forced password change, then mint a device token of scope `app` in the same
+/// cookie session, store it for `X-Certain-Token`, and drop the cookie.
+///
+/// Rules: the cookie lives only in this object, only for the sign-in (C-TOK-3); a failed mint never
+/// continues with the cookie (C-TOK-9); the token is named after the app and device (C-TOK-10); the mint
+/// carries an `Idempotency-Key`, so a resend after a lost reply gets the same token (C-TOK-8).
+public actor CertainSignIn: SignInServer {
+    /// The header device tokens travel in.
+    public static let tokenHeader = "X-Certain-Token"
+    /// The session cookie's name.
+    public static let cookieName = "certain_session"
+
+    private let address: ServerAddress
+    private let client: Client
+    private let tokenName: String
+    private let journal: Journal
+    private let clock: any WallClock
+    private var cookie: String?
+
+    /// Creates the sign-in for `address`; `tokenName` names the device token ("Certain für iOS (iPhone von Guido)").
+    public init(address: ServerAddress, client: Client, tokenName: String) {
+        self.address = address
+        self.client = client
+        self.tokenName = tokenName
+        self.journal = client.configuration.journal
+        self.clock = client.configuration.clock
+    }
+
+    /// C-ADDR-3: 200 JSON naming `certain`, or a reason that tells 404, HTML, other JSON and network apart.
+    public func probe() async throws(AuthError) {
+        let reply: RawReply
+        do {
+            reply = try await client.call(.get, "/api/version")
+        } catch {
+            if case .http(let failure) = error {
+                throw .notRecognized(reason: failure.description)
+            }
+            throw error
+        }
+        guard reply.status == 200 else {
+            throw .notRecognized(reason: "GET /api/version answered \(reply.status); no Certain server runs there.")
+        }
+        guard let json = reply.json else {
+            throw .notRecognized(reason: "GET /api/version sent \(reply.response.mediaType ?? "no content"), not JSON.")
+        }
+        guard json["name"]?.stringValue == "certain" else {
+            throw .notRecognized(reason: "the server there is not Certain (GET /api/version names another server).")
+        }
+    }
+
+    /// C-AUTH-1/2: name and password; the cookie is captured for the following steps.
+    public func signIn(username: String, password: String) async throws(AuthError) -> ServerStep {
+        journal.register(secret: password)
+        let reply = try await client.call(
+            .post, "/api/auth/login", json: ["username": .string(username), "password": .string(password)])
+        if let cookie = reply.cookie(named: Self.cookieName) {
+            self.cookie = cookie
+            journal.register(secret: String(cookie.dropFirst(Self.cookieName.count + 1)))
+        }
+        return try step(from: reply, refusal: .wrongCredentials(serverSentence: reply.envelope?.summary))
+    }
+
+    /// C-AUTH-3: a TOTP or recovery code.
+    public func submitCode(_ code: String, kind: SecondFactorKind) async throws(AuthError) -> ServerStep {
+        journal.register(secret: code)
+        let reply = try await client.call(
+            .post, "/api/auth/second-factor", json: ["code": .string(code)], headers: cookieHeaders())
+        return try step(from: reply, refusal: .wrongCode(serverSentence: reply.envelope?.summary))
+    }
+
+    /// C-AUTH-5: the forced password change.
+    public func changePassword(current: String, new: String) async throws(AuthError) -> ServerStep {
+        journal.register(secret: current)
+        journal.register(secret: new)
+        let reply = try await client.call(
+            .post, "/api/auth/password",
+            json: ["current_password": .string(current), "new_password": .string(new)], headers: cookieHeaders())
+        return try step(from: reply, refusal: .passwordRefused(serverSentence: reply.envelope?.summary))
+    }
+
+    /// C-TOK-1: reads the user, mints the `app` token in the cookie session, drops the cookie.
+    public func issueCredential() async throws(AuthError) -> StoredCredential {
+        defer { cookie = nil }
+        guard cookie != nil else { throw .invalidStep("no signed-in cookie session to mint a token in") }
+        let me = try await client.call(.get, "/api/auth/me", headers: cookieHeaders())
+        guard me.status == 200, let id = me.json?["id"] else { throw .unexpected(me, "GET /api/auth/me") }
+        let userID = id.intValue.map(String.init) ?? id.stringValue ?? ""
+        let minted = try await Self.mint(client: client, name: tokenName, headers: cookieHeaders())
+        _ = try? await client.call(.post, "/api/auth/logout", headers: cookieHeaders())
+        journal.record(.keys, "minted an app device token; the sign-in cookie is dropped")
+        return StoredCredential(
+            account: AccountKey(address: address, userID: userID), address: address,
+            credential: .headerToken(header: Self.tokenHeader, value: minted.token), serverID: minted.id,
+            storedAt: clock.now())
+    }
+
+    /// Mints a device token of scope `app` with whatever credential `headers` (or the client's
+    /// middleware) carries. A device token trying this gets `AuthError.tokenCannotMint` (C-TOK-7).
+    public static func mint(client: Client, name: String, headers: HTTPHeaders = HTTPHeaders()) async throws(AuthError)
+        -> (id: String, token: String)
+    {
+        var headers = headers
+        headers[HTTPRequest.idempotencyKeyHeader] = client.configuration.random.uuid().uuidString.lowercased()
+        var attempt = 0
+        var reply: RawReply
+        while true {
+            // A reply lost on the way back is sent again with the same key (C-TOK-8): the server replays
+            // the same token instead of minting an orphan.
+            attempt += 1
+            do {
+                reply = try await client.call(
+                    .post, "/api/inbox/tokens", json: ["name": .string(name), "scope": .string("app")],
+                    headers: headers)
+                break
+            } catch {
+                guard attempt < 3, case .http(let failure) = error, failure.isConnectivity else { throw error }
+                client.configuration.journal.record(
+                    .auth, "minting: the reply was lost; sending again with the same key")
+            }
+        }
+        if reply.status == 403, reply.envelope?.code == "token_cannot_mint" {
+            throw .tokenCannotMint(serverSentence: reply.envelope?.summary)
+        }
+        guard reply.status == 201, let token = reply.json?["token"]?.stringValue, let id = reply.json?["id"] else {
+            throw .unexpected(reply, "POST /api/inbox/tokens")
+        }
+        client.configuration.journal.register(secret: token)
+        return (id.intValue.map(String.init) ?? id.stringValue ?? "", token)
+    }
+
+    /// O-12: signs out by revoking the session's own token on the server, then forgetting it locally.
+    /// A failed revoke is reported but does not keep the app signed in.
+    public static func signOut(session: CredentialSession, client: Client) async -> AuthError? {
+        guard let stored = await session.credential else { return nil }
+        var failure: AuthError?
+        if let id = stored.serverID {
+            do {
+                let reply = try await client.call(.delete, "/api/inbox/tokens/\(id)")
+                if reply.status != 204 { failure = .unexpected(reply, "DELETE /api/inbox/tokens") }
+            } catch {
+                failure = error
+            }
+        }
+        await session.signOut()
+        return failure
+    }
+
+    private func cookieHeaders() -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        if let cookie { headers["Cookie"] = cookie }
+        return headers
+    }
+
+    private func step(from reply: RawReply, refusal: AuthError) throws(AuthError) -> ServerStep {
+        switch reply.status {
+        case 200:
+            switch reply.json?["status"]?.stringValue {
+            case "ok": return .authenticated
+            case "second_factor": return .secondFactor([.totp, .recoveryCode])
+            case "password_change": return .passwordChange
+            case "mfa_setup_required":
+                let url = reply.json?["setup_url"]?.stringValue.map { address.url(appending: $0) }
+                return .webSetup(url)
+            default: throw .unexpected(reply, "the sign-in step")
+            }
+        case 401, 422: return .refused(refusal)
+        default: throw .unexpected(reply, "the sign-in step")
+        }
+    }
+}
+
+extension RevocationRule {
+    /// Certain's rule: 401, 403 and 410 end the sign-in, except a 403 whose code says the credential works
+    /// but may not do this one thing (a device token may not mint, a cookie or a capability is needed, a
+    /// password change or second-factor setup is due), because signing out there would lose a working
+    /// sign-in.
+    public static let certain = RevocationRule(
+        statuses: [401, 403, 410],
+        permissionCodes: [
+            "token_cannot_mint", "cookie_required", "capability_missing", "password_change_required",
+            "mfa_setup_required",
+        ])
+}

@@ -1,0 +1,119 @@
+import CompanionAuth
+import CompanionCore
+import CompanionHTTP
+import Foundation
+
+/// Omnigent's accounts mode: `POST /auth/login` returns a JWT usable as
+/// `Authorization: Bearer` or as the `ap_session` cookie, plus a refresh token when asked; refresh at
+/// `/oauth/token`; `POST /auth/logout`.
+///
+/// Rules: the probe reads `/.well-known/omnigent.json` and accepts only `auth.mode == "accounts"`; the
+/// stored credential is a bearer with its refresh token (renewed by `OAuthRefresher`); the web view gets
+/// the same JWT as the cookie `ap_session` (`__Host-ap_session` on https) through `webViewCookie(for:)`.
+public actor OmnigentAccountsSignIn: SignInServer {
+    private let address: ServerAddress
+    private let client: Client
+    private var issued: StoredCredential?
+
+    /// Creates the sign-in for `address`.
+    public init(address: ServerAddress, client: Client) {
+        self.address = address
+        self.client = client
+    }
+
+    /// The OAuth configuration for refresh and revoke at Omnigent's `/oauth/token` and `/oauth/revoke`.
+    public static let oauth = OAuthConfiguration(
+        clientID: "ai.omnigent.ios", redirectURI: "ai.omnigent.ios:/oauth/callback")
+
+    /// Accepts a server whose manifest says accounts mode.
+    public func probe() async throws(AuthError) {
+        let reply: RawReply
+        do {
+            reply = try await client.call(.get, "/.well-known/omnigent.json")
+        } catch {
+            if case .http(let failure) = error { throw .notRecognized(reason: failure.description) }
+            throw error
+        }
+        guard reply.status == 200, let mode = reply.json?["auth"]?["mode"]?.stringValue else {
+            throw .notRecognized(reason: "no Omnigent manifest at /.well-known/omnigent.json (status \(reply.status)).")
+        }
+        guard mode == "accounts" else {
+            throw .notRecognized(reason: "this Omnigent signs in with \(mode), not with accounts.")
+        }
+    }
+
+    /// Sends name and password, asking for a refresh token.
+    public func signIn(username: String, password: String) async throws(AuthError) -> ServerStep {
+        let journal = client.configuration.journal
+        journal.register(secret: password)
+        let reply = try await client.call(
+            .post, "/auth/login",
+            json: ["username": .string(username), "password": .string(password), "issue_refresh": .bool(true)])
+        switch reply.status {
+        case 200:
+            guard let token = reply.json?["token"]?.stringValue else { throw .unexpected(reply, "POST /auth/login") }
+            journal.register(secret: token)
+            let refresh = reply.json?["refresh_token"]?.stringValue
+            if let refresh { journal.register(secret: refresh) }
+            let clock = client.configuration.clock
+            let expiry = reply.json?["expires_in"]?.doubleValue.map { clock.now().addingTimeInterval($0) }
+            let userID = reply.json?["user"]?["id"]?.stringValue ?? username
+            issued = StoredCredential(
+                account: AccountKey(address: address, userID: userID), address: address,
+                credential: .bearer(accessToken: token, refreshToken: refresh, expiresAt: expiry), storedAt: clock.now()
+            )
+            return .authenticated
+        case 400, 401, 403:
+            return .refused(.wrongCredentials(serverSentence: reply.envelope?.summary))
+        default:
+            throw .unexpected(reply, "POST /auth/login")
+        }
+    }
+
+    /// Accounts mode has no second factor.
+    public func submitCode(_ code: String, kind: SecondFactorKind) async throws(AuthError) -> ServerStep {
+        .refused(.invalidStep("Omnigent accounts have no second factor"))
+    }
+
+    /// Accounts mode has no forced password change.
+    public func changePassword(current: String, new: String) async throws(AuthError) -> ServerStep {
+        .refused(.invalidStep("Omnigent accounts have no forced password change"))
+    }
+
+    /// The bearer credential from the login.
+    public func issueCredential() async throws(AuthError) -> StoredCredential {
+        defer { issued = nil }
+        guard let issued else { throw .invalidStep("not signed in") }
+        return issued
+    }
+
+    /// The cookie a web view needs for the same sign-in: `ap_session` on http, `__Host-ap_session` on https.
+    public static func webViewCookie(for stored: StoredCredential) -> Credential? {
+        guard case .bearer(let access, _, let expiresAt) = stored.credential else { return nil }
+        let name = stored.address.scheme == "https" ? "__Host-ap_session" : "ap_session"
+        return .webViewCookie(name: name, value: access, expiresAt: expiresAt)
+    }
+
+    /// Logs out on the server (`POST /auth/logout`), revokes the refresh token, and signs the session out.
+    public static func signOut(session: CredentialSession, client: Client) async -> AuthError? {
+        guard let stored = await session.credential else { return nil }
+        var failure: AuthError?
+        do {
+            let reply = try await client.call(.post, "/auth/logout")
+            if !(200..<300).contains(reply.status) { failure = .unexpected(reply, "POST /auth/logout") }
+            if let refresh = stored.credential.refreshToken {
+                try await OAuthClient(address: stored.address, client: client, configuration: oauth).revoke(refresh)
+            }
+        } catch {
+            failure = error
+        }
+        await session.signOut()
+        return failure
+    }
+}
+
+extension RevocationRule {
+    /// Omnigent's rule: 401, 403 and 410 each mean the token or session is gone; Omnigent sends no 403 that
+    /// leaves a credential working.
+    public static let omnigent = RevocationRule(statuses: [401, 403, 410])
+}

@@ -1,0 +1,234 @@
+import CompanionBridge
+import CompanionCore
+import CompanionLinks
+import Foundation
+
+/// What the shell must do after an Omnigent bridge message, as plain data (the glue performs it).
+public enum OmnigentEffect: Sendable, Hashable {
+    /// Override the app's appearance.
+    case setColorScheme(OmnigentColorScheme)
+    /// Set the app badge to this count (already clamped at ≥ 0).
+    case setBadgeCount(Int)
+    /// Post a local notification.
+    case postNotification(OmnigentNotification)
+    /// Show the native Chat/Terminal bar in this state.
+    case setViewMode(OmnigentViewMode)
+    /// Evaluate this app → page call.
+    case emit(OmnigentEmit)
+    /// Switch to this offered server (its stored address, with its mount).
+    case switchServer(ServerAddress)
+    /// Tell the person something (such as "That server is no longer available…"); nothing else happens.
+    case showMessage(String)
+    /// Show the native server setup screen; the current server stays until the person connects.
+    case openServerSetup
+}
+
+/// `setColorScheme` values.
+public enum OmnigentColorScheme: String, Sendable, Hashable {
+    /// Light appearance.
+    case light
+    /// Dark appearance.
+    case dark
+    /// Follow the system.
+    case system
+}
+
+/// A notification the page asked for, after the `notify` rules.
+public struct OmnigentNotification: Sendable, Hashable {
+    /// The title, never empty.
+    public let title: String
+    /// The body, possibly empty.
+    public let body: String
+    /// The path to open when tapped: only a path starting with a single `/` and holding no `\`.
+    public let navigatePath: String?
+}
+
+/// The native Chat/Terminal bar state from `setViewMode`.
+public struct OmnigentViewMode: Sendable, Hashable {
+    /// `chat` or `terminal`.
+    public let mode: String
+    /// Whether the terminal can be chosen.
+    public let terminalEnabled: Bool
+    /// Whether the terminal is starting.
+    public let terminalStartingUp: Bool
+    /// Whether the bar is visible.
+    public let visible: Bool
+}
+
+/// Omnigent's native bridge on the app side: origin pinning, the methods, the picker and the watchdog.
+///
+/// Rules (O-BRIDGE-*, O-PICK-*, O-WD-*): a message is handled only from the main frame with both the frame's
+/// origin and the page URL equal to the pinned origin; the rest are dropped with no effect. Unknown methods
+/// and wrong argument types are ignored and journaled (O-OPEN-12). Every message, accepted or dropped, and
+/// every emit become one `.bridge` journal event. Time comes from the injected `WallClock`.
+public struct OmnigentBridge: Sendable {
+    /// The server whose page may use the bridge; only a consented, connected server is ever pinned.
+    public private(set) var pinned: ServerAddress
+    /// What the picker offers and `switchServer` may choose from.
+    public var offer: ServerOffer
+    /// The liveness watchdog.
+    public private(set) var watchdog = HeartbeatWatchdog(expectedVersion: OmnigentBootstrap.version)
+    private let clock: any WallClock
+    private let journal: Journal
+
+    /// Creates the bridge for a page of `pinned`.
+    public init(pinned: ServerAddress, offer: ServerOffer, clock: any WallClock, journal: Journal) {
+        self.pinned = pinned
+        self.offer = offer
+        self.clock = clock
+        self.journal = journal
+    }
+
+    /// A load of `server` started (first load, reload or switch): pin it and restart the watchdog (O-WD-3).
+    public mutating func loadStarted(of server: ServerAddress) {
+        pinned = server
+        watchdog.loadStarted(at: clock.now())
+    }
+
+    /// The web content process died (O-BRIDGE-11).
+    public mutating func contentProcessTerminated() { watchdog.contentProcessTerminated() }
+
+    /// The watchdog's state now.
+    public var health: HeartbeatWatchdog.State { watchdog.state(at: clock.now()) }
+
+    /// The sentence for a failed state, as the shell shows it.
+    public static func failureMessage(_ failure: HeartbeatWatchdog.Failure) -> String {
+        switch failure {
+        case .contentProcessTerminated: return "The server UI process stopped unexpectedly."
+        case .readinessTimedOut: return "The server UI did not start within 20 seconds."
+        case .heartbeatMissed: return "The server UI stopped responding."
+        case .versionMismatch(let version):
+            return "The server UI speaks bridge version \(version.prefix(16)); this app speaks version 1."
+        }
+    }
+
+    /// Handles one message body; returns the effects to perform (empty when dropped or ignored).
+    public mutating func receive(_ body: JSONValue, from source: BridgeSource) -> [OmnigentEffect] {
+        let origin = OriginAllowList.origin(of: source.frameOrigin) ?? String(source.frameOrigin.prefix(80))
+        if let rejection = OriginAllowList([pinned]).check(source) {
+            BridgeJournal.record(
+                journal, .inbound, origin: origin, op: body["method"]?.stringValue,
+                outcome: "rejected", detail: rejection.description)
+            return []
+        }
+        let request: BridgeRequest
+        do {
+            request = try BridgeEnvelopeCodec.decode(body, dialect: .method)
+        } catch {
+            BridgeJournal.record(
+                journal, .inbound, origin: origin, op: nil, outcome: "rejected",
+                detail: error.description)
+            return []
+        }
+        let effects = handle(request)
+        let outcome = effects == nil ? "ignored" : "accepted"
+        BridgeJournal.record(journal, .inbound, origin: origin, op: request.op, outcome: outcome)
+        for effect in effects ?? [] {
+            if case .emit(let emit) = effect {
+                BridgeJournal.record(journal, .outbound, origin: origin, op: emit.name, outcome: "emitted")
+            }
+        }
+        return effects ?? []
+    }
+
+    /// An app → page emit not caused by a message (a notification tap, a drag): journaled, returned as script.
+    public func emit(_ emit: OmnigentEmit) -> String {
+        BridgeJournal.record(journal, .outbound, origin: pinned.origin, op: emit.name, outcome: "emitted")
+        return emit.script
+    }
+
+    /// The effects of an accepted request; `nil` when it is ignored (unknown method or bad arguments).
+    private mutating func handle(_ request: BridgeRequest) -> [OmnigentEffect]? {
+        let args = request.args
+        switch request.op {
+        case "nativeWebReady", "nativeHeartbeat":
+            guard let version = Self.versionText(args["version"]) else { return nil }
+            if request.op == "nativeWebReady" {
+                watchdog.ready(version: version, at: clock.now())
+            } else {
+                watchdog.heartbeat(version: version, at: clock.now())
+            }
+            return []
+        case "setColorScheme":
+            guard let scheme = args["scheme"]?.stringValue.flatMap(OmnigentColorScheme.init(rawValue:)) else {
+                return nil
+            }
+            return [.setColorScheme(scheme)]
+        case "setBadgeCount":
+            guard let count = args["count"]?.doubleValue, count.isFinite else { return nil }
+            let floored = count.rounded(.down)
+            return [.setBadgeCount(floored <= 0 ? 0 : Int(min(floored, Double(Int32.max))))]
+        case "notify":
+            guard let title = args["title"]?.stringValue, !title.isEmpty else { return nil }
+            let path = args["navigatePath"]?.stringValue.flatMap { Self.isNavigablePath($0) ? $0 : nil }
+            return [
+                .postNotification(
+                    OmnigentNotification(title: title, body: args["body"]?.stringValue ?? "", navigatePath: path))
+            ]
+        case "setViewMode":
+            guard let mode = args["mode"]?.stringValue, mode == "chat" || mode == "terminal" else { return nil }
+            return [
+                .setViewMode(
+                    OmnigentViewMode(
+                        mode: mode, terminalEnabled: args["terminalEnabled"]?.boolValue ?? false,
+                        terminalStartingUp: args["terminalStartingUp"]?.boolValue ?? false,
+                        visible: args["visible"]?.boolValue ?? true))
+            ]
+        case "getServerPicker":
+            guard let requestId = args["requestId"]?.stringValue, requestId.count <= 128 else { return nil }
+            return [.emit(.serverPicker(requestId: requestId, info: pickerInfo))]
+        case "switchServer":
+            guard let url = args["url"]?.stringValue else { return nil }
+            guard let entry = offer.entry(matching: url) else {
+                return [.showMessage("That server is no longer available. Choose another server.")]
+            }
+            return [.switchServer(entry)]
+        case "openServerSetup":
+            return [.openServerSetup]
+        default:
+            return nil
+        }
+    }
+
+    /// `{currentOrigin, currentServerUrl, managedServers, recentServers}`; recents exclude presets (O-PICK-1).
+    public var pickerInfo: JSONValue {
+        .object([
+            "currentOrigin": .string(pinned.origin),
+            "currentServerUrl": .string(pinned.description),
+            "managedServers": .array(offer.presets.map { .string($0.description) }),
+            "recentServers": .array(offer.recents.map { .string($0.description) }),
+        ])
+    }
+
+    /// O-BRIDGE-7, O-OPEN-13: a path must start with one `/` (not `//`, which names another host) and hold
+    /// no `\` (which browsers read as `/`) and no control character.
+    static func isNavigablePath(_ path: String) -> Bool {
+        path.hasPrefix("/") && !path.hasPrefix("//") && !path.contains("\\")
+            && !path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+    }
+
+    private static func versionText(_ value: JSONValue?) -> String? {
+        switch value {
+        case .integer(let number): return String(number)
+        case .number(let number) where number.isFinite:
+            return number == number.rounded() && abs(number) < 1e15
+                ? String(Int64(number)) : String(number)
+        case .string(let text): return String(text.prefix(16))
+        default: return nil
+        }
+    }
+}
+
+extension OmnigentEmit {
+    /// The emit function's name after `__omnigentNativeEmit`.
+    public var name: String {
+        switch self {
+        case .notificationActivated: return "NotificationActivated"
+        case .openPath: return "OpenPath"
+        case .viewModeChanged: return "ViewModeChanged"
+        case .insets: return "Insets"
+        case .serverPicker: return "ServerPicker"
+        case .sidebarDrag: return "SidebarDrag"
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import CompanionBridge
+import CompanionCore
+
+/// An app → page call through one of the non-writable `window.__omnigentNativeEmit*` functions.
+///
+/// Rule (O-BRIDGE-9/10): arguments are JSON literals (`JavaScriptLiteral`), so any path or text arrives
+/// intact and cannot break out of the script; the sidebar drag progress is clamped to 0…1.
+public enum OmnigentEmit: Sendable, Hashable {
+    /// A notification with this path was tapped.
+    case notificationActivated(path: String)
+    /// Route the SPA to this path in place.
+    case openPath(String)
+    /// The native Chat/Terminal bar changed mode.
+    case viewModeChanged(mode: String)
+    /// The native bottom bar's height in points.
+    case insets(bottomBar: Double)
+    /// The answer to `getServerPicker`, echoing its request id.
+    case serverPicker(requestId: String, info: JSONValue)
+    /// A sidebar drag gesture: its phase and progress (clamped to 0…1).
+    case sidebarDrag(phase: String, progress: Double)
+
+    /// The script to evaluate in the page.
+    public var script: String {
+        let name: String
+        let arguments: [JSONValue]
+        switch self {
+        case .notificationActivated(let path):
+            (name, arguments) = ("NotificationActivated", [.string(path)])
+        case .openPath(let path):
+            (name, arguments) = ("OpenPath", [.string(path)])
+        case .viewModeChanged(let mode):
+            (name, arguments) = ("ViewModeChanged", [.string(mode)])
+        case .insets(let bottomBar):
+            (name, arguments) = ("Insets", [.number(bottomBar.isFinite ? max(0, bottomBar) : 0)])
+        case .serverPicker(let requestId, let info):
+            (name, arguments) = ("ServerPicker", [.string(requestId), info])
+        case .sidebarDrag(let phase, let progress):
+            let clamped = progress.isFinite ? min(max(progress, 0), 1) : 0
+            (name, arguments) = ("SidebarDrag", [.string(phase), .number(clamped)])
+        }
+        let list = arguments.map(JavaScriptLiteral.literal).joined(separator: ", ")
+        return "window.__omnigentNativeEmit\(name)(\(list));"
+    }
+}

@@ -1,0 +1,105 @@
+import CompanionBridge
+import CompanionCore
+import Foundation
+
+/// What PrompTugal's bridge ops need from the app. The schedule, identity and notification stores
+/// implement it; the bridge stays free of their internals.
+public protocol PromptugalBridgeServices: Sendable {
+    /// The schedule document `{v:1, picks}` as the store holds it (`ScheduleStore.document`).
+    func scheduleDocument() async -> JSONValue
+    /// Merges an incoming document by the store's union rules (never a replacement); returns the document
+    /// after the merge. Throws `BridgeOpError` when the document is invalid.
+    func mergeSchedule(_ document: JSONValue) async throws -> JSONValue
+    /// `{personId}` from `me.json`, or `nil` when not known.
+    func identity() async -> String?
+    /// Schedules (or re-plans, same id) one local notification.
+    func planNotification(_ plan: NotificationPlan) async throws
+}
+
+/// The arguments of `notify.plan`: one local notification, re-planned on the same id (P-OPEN-15).
+public struct NotificationPlan: Codable, Sendable, Hashable {
+    /// The plan's id; planning the same id again replaces the earlier plan.
+    public let id: String
+    /// The title, never empty.
+    public let title: String
+    /// The body.
+    public let body: String?
+    /// When to deliver, as ISO 8601 text.
+    public let at: String
+}
+
+/// PrompTugal's `pt` bridge: handler name, content world, the five phase-1 ops and the bootstrap script.
+///
+/// Rules (P-BRIDGE-*): the handler is `pt`, in its own content world (not the page's); the
+/// document-start script defines `window.ptApp = { version, ops }` listing exactly the registered ops; each op
+/// has a typed handler (`schedule.get`, `schedule.set` → merge, `identity.get`, `notify.plan`,
+/// `meter.topup` → `not_available` until its contract exists); other ops get `unknown_op`; origins are
+/// checked by the allow-list (https only, main frame, frame and page); every message is journaled.
+public enum PromptugalBridge {
+    /// The script message handler name.
+    public static let handlerName = "pt"
+    /// The content world the handler lives in; never the page's world.
+    public static let contentWorldName = "PrompTugalBridge"
+    /// The phase-1 ops, in the order the bootstrap advertises them.
+    public static let phaseOneOps = ["schedule.get", "schedule.set", "identity.get", "notify.plan", "meter.topup"]
+
+    /// The op registry over `services`.
+    public static func registry(services: any PromptugalBridgeServices) -> BridgeOpRegistry {
+        var registry = BridgeOpRegistry()
+        registry.register("schedule.get", arguments: NoArguments.self) { _ in await services.scheduleDocument() }
+        registry.register("schedule.set", arguments: JSONValue.self) { document in
+            try await services.mergeSchedule(document)
+        }
+        registry.register("identity.get", arguments: NoArguments.self) { _ -> JSONValue in
+            guard let person = await services.identity() else { return .null }
+            return .object(["personId": .string(person)])
+        }
+        registry.register("notify.plan", arguments: NotificationPlan.self) { plan -> JSONValue in
+            guard !plan.title.isEmpty, !plan.id.isEmpty else {
+                throw BridgeOpError(code: "bad_args", message: "notify.plan needs a non-empty id and title.")
+            }
+            guard (try? Timestamp.parse(plan.at)) != nil else {
+                throw BridgeOpError(code: "bad_args", message: "notify.plan needs `at` as an ISO 8601 time.")
+            }
+            try await services.planNotification(plan)
+            return .object(["planned": .string(plan.id)])
+        }
+        registry.register("meter.topup", arguments: NoArguments.self) { _ -> JSONValue in
+            throw BridgeOpError(code: "not_available", message: "meter.topup is not available yet.")
+        }
+        return registry
+    }
+
+    /// The endpoint for pages of `allowed` origins (https only: an http address is dropped from the list).
+    public static func endpoint(
+        services: any PromptugalBridgeServices, allowed: [ServerAddress], journal: Journal
+    ) -> BridgeEndpoint {
+        BridgeEndpoint(
+            allowList: OriginAllowList(allowed.filter { $0.scheme == "https" }),
+            registry: registry(services: services), journal: journal)
+    }
+
+    /// The name of the page's global object.
+    public static let globalName = "ptApp"
+
+    /// The document-start script: `window.ptApp = { version, ops }`, frozen, plus `ptApp.call(op, args)`
+    /// which posts `{id, op, args}` to the `pt` handler and resolves with the reply's result.
+    public static func bootstrapScript(version: String, ops: [String] = phaseOneOps) -> String {
+        RequestBridgeScript.bootstrap(
+            global: globalName, handlerName: handlerName, displayName: "PrompTugal", version: version, ops: ops)
+    }
+
+    /// What the app registers with the web view: the `pt` handler in its own content world, the bootstrap
+    /// script, and the allowed origins (https only: an http address is dropped from the list).
+    public static func registration(version: String, allowed: [ServerAddress]) -> BridgeRegistration {
+        BridgeRegistration(
+            handlerName: handlerName, contentWorldName: contentWorldName,
+            bootstrapScript: bootstrapScript(version: version),
+            allowList: OriginAllowList(allowed.filter { $0.scheme == "https" }))
+    }
+
+    /// The script that delivers `reply` to the page's pending `ptApp.call`.
+    public static func replyScript(_ reply: BridgeReply) -> String {
+        RequestBridgeScript.reply(global: globalName, reply)
+    }
+}

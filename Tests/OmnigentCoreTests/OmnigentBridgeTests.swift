@@ -1,0 +1,216 @@
+import CompanionBridge
+import CompanionCore
+import CompanionLinks
+import CompanionTestSupport
+import Foundation
+import Testing
+
+@testable import OmnigentCore
+
+/// Omnigent's bridge methods (O-BRIDGE-*, O-PICK-*), each a table of inputs and effects.
+struct OmnigentBridgeTests {
+    static func address(_ text: String) -> ServerAddress {
+        guard let address = try? ServerAddress(parsing: text, policy: .allowingInsecureLoopback) else {
+            preconditionFailure("fixture address \(text) must parse")
+        }
+        return address
+    }
+
+    static let source = BridgeSource(
+        isMainFrame: true, frameOrigin: "https://h.example.com", pageURL: "https://h.example.com/omnigent/c/x")
+
+    static func bridge(journal: Journal = Journal(clock: ManualWallClock()), clock: ManualWallClock = ManualWallClock())
+        -> OmnigentBridge
+    {
+        var recents = RecentServers()
+        recents.recordSuccessfulLoad(of: address("https://mine.example.com/mount"))
+        recents.recordSuccessfulLoad(of: address("https://corp.example.com"))
+        let offer = ServerOffer(presets: [address("https://corp.example.com")], recents: recents)
+        return OmnigentBridge(
+            pinned: address("https://h.example.com/omnigent"), offer: offer, clock: clock, journal: journal)
+    }
+
+    static func json(_ text: String) -> JSONValue { JSONValue(data: Data(text.utf8)) ?? .string("bad fixture") }
+
+    struct Row: Sendable, CustomTestStringConvertible {
+        let body: String
+        let effects: [OmnigentEffect]
+        var testDescription: String { body }
+    }
+
+    static let rows: [Row] = [
+        // O-BRIDGE-5
+        Row(body: #"{"method":"setColorScheme","scheme":"dark"}"#, effects: [.setColorScheme(.dark)]),
+        Row(body: #"{"method":"setColorScheme","scheme":"light"}"#, effects: [.setColorScheme(.light)]),
+        Row(body: #"{"method":"setColorScheme","scheme":"system"}"#, effects: [.setColorScheme(.system)]),
+        Row(body: #"{"method":"setColorScheme","scheme":"sepia"}"#, effects: []),
+        Row(body: #"{"method":"setColorScheme"}"#, effects: []),
+        // O-BRIDGE-6, O-OPEN-12
+        Row(body: #"{"method":"setBadgeCount","count":7}"#, effects: [.setBadgeCount(7)]),
+        Row(body: #"{"method":"setBadgeCount","count":-3}"#, effects: [.setBadgeCount(0)]),
+        Row(body: #"{"method":"setBadgeCount","count":0}"#, effects: [.setBadgeCount(0)]),
+        Row(body: #"{"method":"setBadgeCount","count":2.9}"#, effects: [.setBadgeCount(2)]),
+        Row(body: #"{"method":"setBadgeCount","count":1e300}"#, effects: [.setBadgeCount(Int(Int32.max))]),
+        Row(body: #"{"method":"setBadgeCount","count":"5"}"#, effects: []),
+        Row(body: #"{"method":"setBadgeCount"}"#, effects: []),
+        // O-BRIDGE-7, O-OPEN-13
+        Row(
+            body: #"{"method":"notify","title":"Done","body":"b","navigatePath":"/c/x"}"#,
+            effects: [.postNotification(OmnigentNotification(title: "Done", body: "b", navigatePath: "/c/x"))]),
+        Row(
+            body: #"{"method":"notify","title":"Done","navigatePath":"c/x"}"#,
+            effects: [.postNotification(OmnigentNotification(title: "Done", body: "", navigatePath: nil))]),
+        Row(
+            body: #"{"method":"notify","title":"Done","navigatePath":"//evil.example"}"#,
+            effects: [.postNotification(OmnigentNotification(title: "Done", body: "", navigatePath: nil))]),
+        Row(
+            body: #"{"method":"notify","title":"Done","navigatePath":"/\\evil.example"}"#,
+            effects: [.postNotification(OmnigentNotification(title: "Done", body: "", navigatePath: nil))]),
+        Row(
+            body: #"{"method":"notify","title":"Done","navigatePath":"https://evil.example/"}"#,
+            effects: [.postNotification(OmnigentNotification(title: "Done", body: "", navigatePath: nil))]),
+        Row(body: #"{"method":"notify","title":"","body":"b"}"#, effects: []),
+        Row(body: #"{"method":"notify","body":"b"}"#, effects: []),
+        // O-BRIDGE-8
+        Row(
+            body:
+                #"{"method":"setViewMode","mode":"terminal","terminalEnabled":true,"terminalStartingUp":false,"visible":true}"#,
+            effects: [
+                .setViewMode(
+                    OmnigentViewMode(
+                        mode: "terminal", terminalEnabled: true, terminalStartingUp: false,
+                        visible: true))
+            ]),
+        Row(
+            body: #"{"method":"setViewMode","mode":"chat","visible":false}"#,
+            effects: [
+                .setViewMode(
+                    OmnigentViewMode(
+                        mode: "chat", terminalEnabled: false, terminalStartingUp: false,
+                        visible: false))
+            ]),
+        Row(body: #"{"method":"setViewMode","mode":"split"}"#, effects: []),
+        // O-PICK-3/4
+        Row(
+            body: #"{"method":"switchServer","url":"https://mine.example.com"}"#,
+            effects: [.switchServer(address("https://mine.example.com/mount"))]),
+        Row(
+            body: #"{"method":"switchServer","url":"https://corp.example.com/"}"#,
+            effects: [.switchServer(address("https://corp.example.com"))]),
+        Row(
+            body: #"{"method":"switchServer","url":"https://evil.example.com"}"#,
+            effects: [.showMessage("That server is no longer available. Choose another server.")]),
+        Row(
+            body: #"{"method":"switchServer","url":"not a url"}"#,
+            effects: [.showMessage("That server is no longer available. Choose another server.")]),
+        Row(body: #"{"method":"switchServer"}"#, effects: []),
+        // O-PICK-5
+        Row(body: #"{"method":"openServerSetup"}"#, effects: [.openServerSetup]),
+        // O-OPEN-12: unknown methods are ignored.
+        Row(body: #"{"method":"eval","code":"x"}"#, effects: []),
+    ]
+
+    @Test("O-BRIDGE-5..8, O-PICK-3..5, O-OPEN-12/13: methods and their effects", arguments: rows)
+    func methods(_ row: Row) {
+        let journal = Journal(clock: ManualWallClock())
+        var bridge = Self.bridge(journal: journal)
+        #expect(bridge.receive(Self.json(row.body), from: Self.source) == row.effects)
+        #expect(journal.events.count == 1)
+        #expect(journal.events.first?.kind == .bridge)
+        #expect(journal.events.first?.fields["outcome"] == (row.effects.isEmpty ? "ignored" : "accepted"))
+    }
+
+    @Test("O-BRIDGE-3, O-ROUTE-7: subframes and foreign origins are dropped with no effect, and journaled")
+    func rejected() {
+        let journal = Journal(clock: ManualWallClock())
+        var bridge = Self.bridge(journal: journal)
+        let body = Self.json(#"{"method":"setBadgeCount","count":3}"#)
+        let sources = [
+            BridgeSource(isMainFrame: false, frameOrigin: "https://h.example.com", pageURL: "https://h.example.com/"),
+            BridgeSource(isMainFrame: true, frameOrigin: "https://evil.example", pageURL: "https://h.example.com/"),
+            BridgeSource(isMainFrame: true, frameOrigin: "https://h.example.com", pageURL: "https://evil.example/"),
+            BridgeSource(isMainFrame: true, frameOrigin: "http://h.example.com", pageURL: "https://h.example.com/"),
+        ]
+        for source in sources { #expect(bridge.receive(body, from: source).isEmpty) }
+        #expect(bridge.receive(.array([]), from: Self.source).isEmpty)
+        #expect(journal.events.count == 5)
+        #expect(journal.events.allSatisfy { $0.kind == .bridge && $0.fields["outcome"] == "rejected" })
+    }
+
+    @Test("O-PICK-1: getServerPicker answers through ServerPicker, echoing the request id; recents exclude presets")
+    func picker() throws {
+        let journal = Journal(clock: ManualWallClock())
+        var bridge = Self.bridge(journal: journal)
+        let effects = bridge.receive(
+            Self.json(#"{"method":"getServerPicker","requestId":"picker-1"}"#), from: Self.source)
+        guard case .emit(let emit) = effects.first, case .serverPicker(let requestId, let info) = emit else {
+            Issue.record("expected a picker emit, got \(effects)")
+            return
+        }
+        #expect(requestId == "picker-1")
+        #expect(
+            info
+                == Self.json(
+                    #"""
+                    {"currentOrigin":"https://h.example.com","currentServerUrl":"https://h.example.com/omnigent",
+                     "managedServers":["https://corp.example.com"],"recentServers":["https://mine.example.com/mount"]}
+                    """#))
+        #expect(emit.script.hasPrefix("window.__omnigentNativeEmitServerPicker(\"picker-1\", {"))
+        #expect(journal.events.map { $0.fields["direction"] } == ["page→app", "app→page"])
+    }
+
+    @Test("O-BRIDGE-4, O-WD-*: ready and heartbeat drive the watchdog through the injected clock")
+    func watchdog() {
+        let clock = ManualWallClock()
+        var bridge = Self.bridge(clock: clock)
+        bridge.loadStarted(of: Self.address("https://h.example.com/omnigent"))
+        clock.advance(by: 5)
+        _ = bridge.receive(Self.json(#"{"method":"nativeWebReady","version":1}"#), from: Self.source)
+        for _ in 0..<10 {
+            clock.advance(by: 14)
+            _ = bridge.receive(Self.json(#"{"method":"nativeHeartbeat","version":1}"#), from: Self.source)
+        }
+        guard case .healthy = bridge.health else {
+            Issue.record("expected healthy, got \(bridge.health)")
+            return
+        }
+        clock.advance(by: 16)
+        #expect(bridge.health == .failed(.heartbeatMissed))
+        // A reload restarts the readiness phase; a version mismatch fails it.
+        bridge.loadStarted(of: Self.address("https://h.example.com/omnigent"))
+        _ = bridge.receive(Self.json(#"{"method":"nativeWebReady","version":2}"#), from: Self.source)
+        #expect(bridge.health == .failed(.versionMismatch("2")))
+        bridge.contentProcessTerminated()
+        #expect(bridge.health == .failed(.contentProcessTerminated))
+    }
+
+    @Test("O-BRIDGE-9/10: emits clamp the drag progress and encode any text safely")
+    func emits() throws {
+        let bridge = Self.bridge()
+        #expect(
+            bridge.emit(.sidebarDrag(phase: "move", progress: 1.7))
+                == #"window.__omnigentNativeEmitSidebarDrag("move", 1);"#)
+        #expect(
+            OmnigentEmit.sidebarDrag(phase: "end", progress: -2).script
+                == #"window.__omnigentNativeEmitSidebarDrag("end", 0);"#)
+        #expect(OmnigentEmit.openPath("/c/x").script == #"window.__omnigentNativeEmitOpenPath("\/c\/x");"#)
+        let nasty = "/c/\"'\\</script>\u{2028}\u{2029}é"
+        let script = OmnigentEmit.notificationActivated(path: nasty).script
+        #expect(!script.contains("</script>"))
+        #expect(!script.contains("\u{2028}"))
+        let output = try NodeRunner.run(
+            NodeRunner.prelude(handlers: ["omnigentNative"]) + OmnigentBootstrap.script + """
+                window.addEventListener("omnigent-native-notification-activated",
+                  (e) => console.log(JSON.stringify(e.detail.path)));
+                \(script)
+                """)
+        #expect(JSONValue(data: Data(output.utf8)) == .string(nasty))
+    }
+
+    @Test("O-BRIDGE-11: a dead content process is a state with the shell's sentence, not an exception")
+    func processDeathMessage() {
+        #expect(
+            OmnigentBridge.failureMessage(.contentProcessTerminated) == "The server UI process stopped unexpectedly.")
+        #expect(OmnigentBridge.failureMessage(.readinessTimedOut) == "The server UI did not start within 20 seconds.")
+    }
+}
