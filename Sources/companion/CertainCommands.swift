@@ -12,69 +12,84 @@ import Foundation
 /// companion home folder's `store/`, one file per server and user; when the server cannot be reached, each
 /// screen shows its last copy and says how old it is.
 enum CertainCommands {
-    static let help = """
-        usage: companion certain <subcommand> [options]
+    /// `certain login|overview|budget|transactions|contracts|accounts|tokens|logout`.
+    static let family = CommandFamily(
+        title: "Apps",
+        commands: [
+            .group(
+                "certain", summary: "the Certain app, headless",
+                details: """
+                    The sign-in is the one of `companion login` (one sign-in per server). When the server cannot
+                    be reached, overview, budget, contracts and accounts print their last copy and its age.
+                    """,
+                [
+                    Command(
+                        name: "login", summary: "sign in to a Certain server (the same flow as `companion login`)",
+                        parameters: [.init(syntax: "<address>", help: "the server")],
+                        options: [
+                            .option("user", "NAME", "the user name (asked for when missing)"),
+                            .flag(
+                                "password-stdin",
+                                "read the password (and then any code or new password) from standard input"),
+                            .httpsOnly,
+                        ],
+                        exitCodes: "Exit codes: 0 signed in, 1 refused or failed, 2 usage error.",
+                        run: login),
+                    Command(
+                        name: "overview",
+                        summary: "the month's income and expenses, budget per group, balances, latest transactions",
+                        options: common, exitCodes: exitCodes, run: overview),
+                    Command(
+                        name: "budget", summary: "plan against actual; --prev/--next follow the month's own links",
+                        options: common + [
+                            .option("month", "YYYY-MM", "this month (default: the current one)"),
+                            .flag("prev", "the month the reply names as previous"),
+                            .flag("next", "the month the reply names as next"),
+                        ],
+                        exitCodes: exitCodes, run: budget),
+                    Command(
+                        name: "transactions", summary: "one page, or every page with --all; transfers paired",
+                        options: common + [
+                            .option("search", "TEXT", "search on the server"),
+                            .option("account", "ID", "only this account (either side of a transfer)"),
+                            .option("category", "ID", "only this category"),
+                            .option("tag", "ID", "only this tag"),
+                            .option("from", "YYYY-MM-DD", "from this day"),
+                            .option("to", "YYYY-MM-DD", "up to this day"),
+                            .option("limit", "N", "rows per page (1-200, default 50)"),
+                            .flag("all", "every page"),
+                        ],
+                        exitCodes: exitCodes, run: transactions),
+                    Command(
+                        name: "contracts", summary: "contracts with rhythm, next due day, monthly and yearly totals",
+                        options: common, exitCodes: exitCodes, run: contracts),
+                    Command(
+                        name: "accounts", summary: "every account with its balance", options: common,
+                        exitCodes: exitCodes, run: accounts),
+                    Command(
+                        name: "tokens", summary: "this device's token (the full list is in the web's settings)",
+                        options: common, run: tokens),
+                    Command(
+                        name: "logout", summary: "revoke this device's token, forget it and wipe the offline data",
+                        options: [lang], run: logout),
+                ])
+        ])
 
-        Subcommands:
-          login <address> [--user NAME] [--password-stdin] [--https-only]
-                                   sign in to a Certain server (the same flow as `companion login`)
-          overview                 the month's income and expenses, budget per group, balances, latest transactions
-          budget [--month YYYY-MM] [--prev|--next]
-                                   plan against actual; --prev/--next follow the month's own links
-          transactions [--search TEXT] [--account ID] [--category ID] [--tag ID] [--from YYYY-MM-DD]
-                       [--to YYYY-MM-DD] [--limit N] [--all]
-                                   one page (N rows, default 50), or every page with --all; transfers paired
-          contracts                contracts with rhythm, next due day, and monthly and yearly totals
-          accounts                 every account with its balance
-          tokens                   this device's token (the full list is in the web's settings)
-          logout                   revoke this device's token, forget it and wipe the offline data
+    private static let lang = Command.Option.option(
+        "lang", "de|en", "texts and server messages in this language (default: from $LANG, else German)")
+    private static let common: [Command.Option] = [lang, .json]
+    private static let exitCodes =
+        "Exit codes: 0 shown (live or an offline copy), 1 failed or not signed in, 2 usage error."
 
-        Common options:
-          --lang de|en             the language of texts and server messages (default: from $LANG, else German)
-          --json                   print the screen model as JSON (see docs/cli-json.md)
-
-        When the server cannot be reached, overview, budget, contracts and accounts print their last copy
-        and its age. Exit codes: 0 shown (live or offline copy), 1 failed or not signed in, 2 usage error.
-        """
-
-    static func run(_ words: [String]) async throws -> Int32 {
-        guard let sub = words.first else {
-            throw UsageError("name a subcommand: \(subcommands.joined(separator: ", "))")
-        }
-        let rest = Array(words.dropFirst())
-        switch sub {
-        case "login":
-            let code = try await AuthCommands.login(rest + ["--server", "certain"])
-            if code == 0 { await loadLookups() }
-            return code
-        case "overview": return try await overview(try parse(rest, options: []))
-        case "budget": return try await budget(try parse(rest, flags: ["prev", "next"], options: ["month"]))
-        case "transactions":
-            return try await transactions(
-                try parse(
-                    rest, flags: ["all"],
-                    options: ["search", "account", "category", "tag", "from", "to", "limit"]))
-        case "contracts": return try await contracts(try parse(rest, options: []))
-        case "accounts": return try await accounts(try parse(rest, options: []))
-        case "tokens": return try await tokens(try parse(rest, options: []))
-        case "logout": return try await logout(try parse(rest, options: []))
-        default: throw UsageError("unknown subcommand \(sub); one of \(subcommands.joined(separator: ", "))")
-        }
+    static func login(_ arguments: Arguments) async throws -> Int32 {
+        var certain = arguments
+        certain.options["server"] = ["certain"]
+        let code = try await AuthCommands.login(certain)
+        if code == 0 { await loadLookups() }
+        return code
     }
-
-    static let subcommands = [
-        "login", "overview", "budget", "transactions", "contracts", "accounts", "tokens", "logout",
-    ]
 
     // MARK: Arguments and the signed-in account
-
-    static func parse(_ words: [String], flags: Set<String> = [], options: Set<String>) throws(UsageError)
-        -> Arguments
-    {
-        let arguments = try Arguments(words, flags: flags.union(["json"]), options: options.union(["lang"]))
-        try arguments.expectAtMost(0)
-        return arguments
-    }
 
     static func language(_ arguments: Arguments) throws(UsageError) -> Language {
         if let given = arguments.option("lang") {
@@ -88,6 +103,7 @@ enum CertainCommands {
 
     /// The signed-in Certain account's connection, with offline data in the home folder's `store/`.
     static func connect(_ arguments: Arguments) throws -> (CertainConnection, CredentialSession) {
+        try arguments.expectAtMost(0)
         let (current, session, _) = try AuthCommands.signedIn()
         guard String(describing: current.kind) == "certain" else {
             throw CommandFailure(
@@ -99,10 +115,7 @@ enum CertainCommands {
             address: current.address.url, session: session, language: language,
             transportPolicy: current.httpsOnly ? .httpsOnly : .allowingInsecureLoopback, journal: Terminal.journal)
         // Cached finance data is private: the folder 0700, the database 0600.
-        let folder = Terminal.home.appendingPathComponent("store", isDirectory: true)
-        try FileManager.default.createDirectory(
-            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path)
+        let folder = try Terminal.stateFolder("store")
         let store = try CertainAccount.offlineStore(for: current.account, in: folder)
         if let file = store.fileURL {
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
@@ -268,7 +281,7 @@ enum CertainCommands {
         let (connection, session) = try connect(arguments)
         let problem = await CertainSignIn.signOut(session: session, client: connection.client)
         await connection.wipeOfflineData()
-        try? FileManager.default.removeItem(at: AuthCommands.currentFile)
+        if let file = try? AuthCommands.currentFile() { try? FileManager.default.removeItem(at: file) }
         if let problem { Terminal.err("The server did not confirm the sign-out: \(problem.description)") }
         Terminal.out("Signed out; this device's token is revoked and its offline data deleted.")
         return 0
