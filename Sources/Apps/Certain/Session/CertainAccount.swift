@@ -29,7 +29,7 @@ public enum CertainAccount {
         throws(StoreError) -> OfflineStore
     {
         try OfflineStore(
-            scope: StoreScope(serverKey: account.serverKey, accountID: account.userID),
+            scope: account,
             location: folder.map { .directory($0) } ?? .memory, clock: clock)
     }
 
