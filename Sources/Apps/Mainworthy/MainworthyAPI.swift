@@ -9,7 +9,8 @@ public enum MainworthyAPI {
 
     /// `POST /api/sessions`: name, password and the client's name (M-AUTH-2).
     public static func openSession(name: String, password: String) -> Request<SessionOpened> {
-        .post("/api/sessions", body: OpenSessionBody(name: name, password: password, client: MainworthyBuild.clientName))
+        .post(
+            "/api/sessions", body: OpenSessionBody(name: name, password: password, client: MainworthyBuild.clientName))
     }
 
     /// `GET /api/sessions`: the account's sessions.
@@ -68,7 +69,8 @@ public enum MainworthyAPI {
     }
 
     /// `POST P/runs/{id}/slots/{sid}/results`.
-    public static func record(_ project: String, run: String, slot: String, _ body: ResultBody) -> Request<RecordReply> {
+    public static func record(_ project: String, run: String, slot: String, _ body: ResultBody) -> Request<RecordReply>
+    {
         .post("\(base(project))/runs/\(escape(run))/slots/\(escape(slot))/results", body: body)
     }
 

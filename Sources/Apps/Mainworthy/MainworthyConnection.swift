@@ -57,7 +57,8 @@ public final class MainworthyConnection: Sendable {
         let configuration = Client.Configuration(
             timeout: timeout,
             middlewares: [
-                AuthenticationMiddleware(session: credentials, rule: RevocationRule(statuses: [401], permissionCodes: []))
+                AuthenticationMiddleware(
+                    session: credentials, rule: RevocationRule(statuses: [401], permissionCodes: []))
             ], transportPolicy: transportPolicy, journal: journal, clock: clock, sleeper: sleeper, random: random)
         client = Client(baseURL: address.url, configuration: configuration, transport: transport)
         self.random = random
@@ -85,7 +86,9 @@ public final class MainworthyConnection: Sendable {
     }
 
     /// A write command for `request`, with a fresh key.
-    public func command<Response>(_ request: Request<Response>, resendsLostReply: Bool = false) -> WriteCommand<Response> {
+    public func command<Response>(_ request: Request<Response>, resendsLostReply: Bool = false) -> WriteCommand<
+        Response
+    > {
         WriteCommand(request, resendsLostReply: resendsLostReply, random: random)
     }
 

@@ -51,7 +51,8 @@ public enum MainworthyError: Error, Sendable, Hashable, CustomStringConvertible,
         case .notConnected:
             return "There is no connection to the server, so nothing was sent. Connect and try again."
         case .unconfirmed:
-            return "The server did not confirm this. It may or may not have been recorded; press Retry to send it again."
+            return
+                "The server did not confirm this. It may or may not have been recorded; press Retry to send it again."
         case .refused(let refusal):
             return refusal.message
         case .signedOut(let sentence):
