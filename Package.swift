@@ -109,6 +109,7 @@ let package = Package(
             dependencies: [
                 "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
                 "CompanionLinks", "CompanionBridge", "CompanionVault", "OmnigentCore",
+                "CompanionScreen", "MainworthyCore",
             ],
             swiftSettings: strict),
         .executableTarget(

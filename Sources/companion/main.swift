@@ -19,6 +19,7 @@ let usage = """
       link <url>               how a deep link would be handled (navigate, switch, or ask consent)
       managed-config validate <file>   check a managed app configuration (codes 100-103)
       omnigent sessions|show|watch|send|rename|archive   the Omnigent app, headless
+      mainworthy login|queue|question|answer|undo|run|result|plan|…   the Mainworthy app, headless
       vault pull|ls|cat|log    read an encrypted sgit vault (PrompTugal's reader vault)
       help                     this text
 
@@ -39,6 +40,7 @@ let commands: [String: (help: String, run: @Sendable ([String]) async throws -> 
     "link": (LinkCommand.help, LinkCommand.run),
     "managed-config": (ManagedConfigCommand.help, ManagedConfigCommand.run),
     "omnigent": (OmnigentCommands.help, OmnigentCommands.run),
+    "mainworthy": (MainworthyCommands.help, { try await MainworthyCommands.run($0) }),
     "vault": (VaultCommand.usage, { await VaultCommand.run($0) }),
 ]
 

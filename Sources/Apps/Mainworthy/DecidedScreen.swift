@@ -11,7 +11,7 @@ public final class DecidedScreen {
 
     /// The project.
     public let project: String
-    private unowned let workspace: MainworthyWorkspace
+    private let workspace: MainworthyWorkspace
 
     /// Creates the screen.
     public init(workspace: MainworthyWorkspace, project: String) {

@@ -49,7 +49,7 @@ public final class QuestionScreen {
     public let project: String
     /// The question's id.
     public let id: String
-    private unowned let workspace: MainworthyWorkspace
+    private let workspace: MainworthyWorkspace
     private let onRecorded: @MainActor (AnswerReply, Question) -> Void
 
     /// Creates the page; `onRecorded` tells the list an answer was confirmed.

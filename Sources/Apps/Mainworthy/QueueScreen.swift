@@ -47,7 +47,7 @@ public final class QueueScreen {
 
     /// The project.
     public let project: String
-    private unowned let workspace: MainworthyWorkspace
+    private let workspace: MainworthyWorkspace
     private let pageSize: Int?
 
     /// Creates the screen for `project`.

@@ -31,7 +31,7 @@ public final class RunScreen {
     public let project: String
     /// The run's id.
     public let id: String
-    private unowned let workspace: MainworthyWorkspace
+    private let workspace: MainworthyWorkspace
 
     /// Creates the page.
     public init(workspace: MainworthyWorkspace, project: String, id: String) {

@@ -42,7 +42,7 @@ public final class RunsScreen {
 
     /// The project.
     public let project: String
-    private unowned let workspace: MainworthyWorkspace
+    private let workspace: MainworthyWorkspace
 
     /// Creates the screen.
     public init(workspace: MainworthyWorkspace, project: String) {

@@ -11,6 +11,9 @@ import Observation
 /// it, so nothing of the old project stays on screen (M-PROJ-1). Capabilities come from the server per
 /// project and are replaced by a switch (M-CAP-1); a `capability_missing` refusal reads them again
 /// (M-NET-4). A 401 anywhere signs out, keeping the account (M-AUTH-8).
+///
+/// The screens of the open project hold the workspace (they report failures to it); `close()` lets go
+/// of them when the app leaves the workspace, so neither outlives the other.
 @Observable @MainActor
 public final class MainworthyWorkspace {
     /// The projects, with their capabilities.
@@ -79,6 +82,13 @@ public final class MainworthyWorkspace {
         default:
             break
         }
+    }
+
+    /// Lets go of the open project's screens.
+    public func close() {
+        queue = nil
+        runs = nil
+        decided = nil
     }
 
     /// Signs out here (the stored session goes; drafts and the account stay).
