@@ -62,7 +62,8 @@ extension AgainstReferenceServer {
             #expect(runs.state.value?.count == 3)
         }
 
-        @MainActor @Test func anEmptySelectionShowsTheServersSentenceAndMakesNoRun() async throws {  // M-PLAN-4, M-NET-4
+        // M-PLAN-4, M-NET-4
+        @MainActor @Test func anEmptySelectionShowsTheServersSentenceAndMakesNoRun() async throws {
             let server = try ReferenceServer()
             try await server.reset()
             let runs = try #require(try await server.workspace("ada").runs)
@@ -132,7 +133,8 @@ extension AgainstReferenceServer {
             #expect(page.state.value?.ledger.count == 1)
         }
 
-        @MainActor @Test func aSlowReplyTimesOutIsResentAndTheServerKeepsOneDecision() async throws {  // M-NET-2 (timeout)
+        // M-NET-2 (timeout)
+        @MainActor @Test func aSlowReplyTimesOutIsResentAndTheServerKeepsOneDecision() async throws {
             let server = try ReferenceServer()
             try await server.reset()
             let sleeper = RecordingSleeper()

@@ -34,7 +34,8 @@ extension AgainstReferenceServer {
             #expect(workspace.runs?.canPlan == false)
         }
 
-        @MainActor @Test func withoutProduceNoOutcomeIsOfferedAndAForcedOneIsRefused() async throws {  // M-CAP-2, M-NET-4
+        // M-CAP-2, M-NET-4
+        @MainActor @Test func withoutProduceNoOutcomeIsOfferedAndAForcedOneIsRefused() async throws {
             let server = try ReferenceServer()
             try await server.reset()
             let workspace = try await server.workspace("bo")
@@ -109,7 +110,8 @@ extension AgainstReferenceServer {
             #expect(queue.state.value?.items.map(\.id) == ["q_2", "q_1", "q_3", "q_4", "q_5", "q_6"])
         }
 
-        @MainActor @Test func theSummaryLineIsTheServersTotalsWhateverThePageOrChip() async throws {  // M-QUEUE-2, M-QUEUE-4
+        // M-QUEUE-2, M-QUEUE-4
+        @MainActor @Test func theSummaryLineIsTheServersTotalsWhateverThePageOrChip() async throws {
             let server = try ReferenceServer()
             try await server.reset()
             let workspace = try await server.workspace("ada")
@@ -226,7 +228,8 @@ extension AgainstReferenceServer {
             #expect(queue.state.value?.summaryLine == "5 can wait")
         }
 
-        @MainActor @Test func answeringAQuestionDecidedMeanwhileIsRefusedWithWhoDecidedWhat() async throws {  // M-QUEUE-12
+        // M-QUEUE-12
+        @MainActor @Test func answeringAQuestionDecidedMeanwhileIsRefusedWithWhoDecidedWhat() async throws {
             let server = try ReferenceServer()
             try await server.reset()
             try await server.grant("bo", ["read", "decide"])

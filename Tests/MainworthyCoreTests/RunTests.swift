@@ -87,7 +87,8 @@ extension AgainstReferenceServer {
             #expect(!run.canStart)
         }
 
-        @MainActor @Test func undoRecordsYourEarlierResultAgainOrSkipAndKeepsTheHistory() async throws {  // M-RUN-8, M-RUN-9
+        // M-RUN-8, M-RUN-9
+        @MainActor @Test func undoRecordsYourEarlierResultAgainOrSkipAndKeepsTheHistory() async throws {
             let server = try ReferenceServer()
             try await server.reset()
             let run = try await Self.openRun(server)
