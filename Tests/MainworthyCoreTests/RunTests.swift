@@ -23,6 +23,16 @@ extension AgainstReferenceServer {
             #expect(value.slots.map(\.case.number) == ["C-12", "C-1", "C-2", "C-3", "C-4"])
         }
 
+        @MainActor @Test func theRunPageOffersNoSlotAssignmentRequiredJobsOrClosing() async throws {  // M-RUN-12
+            let server = try ReferenceServer()
+            try await server.reset()
+            let run = try await Self.openRun(server)
+            await run.open("s_2")
+            #expect(run.actions == [.start, .openSlot, .markStep, .note, .record, .refresh])
+            let names = RunScreen.Action.allCases.map(\.rawValue)
+            #expect(!names.contains { $0.contains("assign") || $0.contains("job") || $0.contains("close") })
+        }
+
         @MainActor @Test func startOpensTheFirstSlotWithNoResult() async throws {  // M-RUN-2
             let server = try ReferenceServer()
             try await server.reset()

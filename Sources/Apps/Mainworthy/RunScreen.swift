@@ -14,6 +14,27 @@ import Observation
 /// page has no action that assigns slots, sets required jobs or closes the run (M-RUN-12).
 @Observable @MainActor
 public final class RunScreen {
+    /// Everything the run page offers. There is no action that assigns slots, sets required jobs or
+    /// closes the run: those stay in the web app (M-RUN-12).
+    public enum Action: String, Sendable, Hashable, CaseIterable {
+        /// Open the first slot with no result.
+        case start
+        /// Open any slot.
+        case openSlot
+        /// Mark or clear a step of the open slot.
+        case markStep
+        /// Type a note on the open slot.
+        case note
+        /// Record pass, fail, blocked or skip.
+        case record
+        /// Record your earlier result again.
+        case undo
+        /// Send a result whose reply was lost again.
+        case retry
+        /// Read the run again.
+        case refresh
+    }
+
     /// The run.
     public private(set) var state: ScreenState<Run> = .loading
     /// The slot open, with its pinned case and history.
@@ -53,6 +74,17 @@ public final class RunScreen {
     /// Whether outcomes can be pressed.
     public var canRecord: Bool {
         workspace.capabilities.contains(.produce) && state.value?.isOpen == true
+    }
+
+    /// The actions the page offers now.
+    public var actions: Set<Action> {
+        var offered: Set<Action> = [.openSlot, .refresh]
+        if canStart { offered.insert(.start) }
+        if openSlot != nil { offered.formUnion([.markStep, .note]) }
+        if canRecord, openSlot != nil { offered.insert(.record) }
+        if canRecord, !undoable.isEmpty { offered.insert(.undo) }
+        if pendingResult != nil { offered.insert(.retry) }
+        return offered
     }
 
     /// Whether Start can be pressed.

@@ -27,7 +27,7 @@ public final class SignInScreen {
     }
 
     /// What the app says about passkeys.
-    public static let passkeyNote = "A passkey does not work in the app. Set a password in the web app to sign in here."
+    public static let passkeyNote = "A passkey does not work in the app."
 
     /// The name typed.
     public var name = ""
