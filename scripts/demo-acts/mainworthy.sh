@@ -5,7 +5,7 @@
 # and move to the next empty slot.
 #
 # Needs $COMPANION (the built companion binary). Starts the server with `scripts/servers start
-# mainworthy` unless $MAINWORTHY_URL is set already; stops only a server it started.
+# mainworthy` unless $MAINWORTHY_URL is set already; stops only a server it started (not one it reused).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 : "${COMPANION:?set COMPANION to the built companion binary}"
@@ -14,9 +14,9 @@ export COMPANION_HOME=${COMPANION_HOME:-$COMPANION_STATE/demo-home}
 
 started=""
 if [ -z "${MAINWORTHY_URL:-}" ]; then
+    scripts/servers status 2>/dev/null | grep -q '^mainworthy: running' || started=yes
     scripts/servers start mainworthy
     set -a; source "$COMPANION_STATE/env"; set +a
-    started=yes
 fi
 stop() { if [ -n "$started" ]; then scripts/servers stop mainworthy >/dev/null 2>&1 || true; fi; }
 trap stop EXIT INT TERM
