@@ -14,7 +14,8 @@ export COMPANION_HOME=${COMPANION_HOME:-$COMPANION_STATE/demo-home}
 
 started=""
 if [ -z "${MAINWORTHY_URL:-}" ]; then
-    scripts/servers status 2>/dev/null | grep -q '^mainworthy: running' || started=yes
+    status=$(scripts/servers status mainworthy 2>&1 || true)
+    case "$status" in *"mainworthy: running"*) ;; *) started=yes ;; esac
     scripts/servers start mainworthy
     set -a; source "$COMPANION_STATE/env"; set +a
 fi
