@@ -40,10 +40,31 @@ enum MainworthyCommands {
         "server", "project", "user", "kind", "reason", "tracker", "note", "step", "folder", "tag", "search", "commit",
     ]
 
+    /// The positionals each command needs: (at least, at most).
+    static let positionals: [String: (Int, Int)] = [
+        "login": (0, 0), "logout": (0, 0), "sessions": (0, 2), "projects": (0, 0), "queue": (0, 0),
+        "question": (1, 1), "answer": (2, 2), "undo": (1, 1), "decided": (0, 0), "runs": (0, 0), "run": (1, 1),
+        "result": (3, 3), "plan": (1, 1),
+    ]
+
     @MainActor
     static func run(_ words: [String]) async throws -> Int32 {
         guard let command = words.first else { throw UsageError("missing command; run `companion mainworthy --help`") }
-        let arguments = try Arguments(Array(words.dropFirst()), flags: flags, options: options)
+        return try await run(command, try Arguments(Array(words.dropFirst()), flags: flags, options: options))
+    }
+
+    /// Runs `command` with its parsed arguments; a wrong number of arguments is a usage error before
+    /// anything is sent.
+    @MainActor
+    static func run(_ command: String, _ arguments: Arguments) async throws -> Int32 {
+        guard let (least, most) = positionals[command] else {
+            throw UsageError("unknown command \(command); run `companion mainworthy --help`")
+        }
+        try arguments.expectAtMost(most)
+        if arguments.positionals.count < least {
+            throw UsageError(
+                "\(command) needs \(least) argument\(least == 1 ? "" : "s"); run `companion mainworthy --help`")
+        }
         let json = arguments.flag("json")
         let connection = try connect(arguments)
         switch command {
