@@ -215,3 +215,29 @@ extension AgainstReferenceServer {
         }
     }
 }
+
+extension AgainstReferenceServer {
+    @Suite struct KitSignInFlow {
+        @Test func theKitsSignInFlowGetsTheSameCookieSession() async throws {  // M-AUTH-2, M-AUTH-6
+            let server = try ReferenceServer()
+            try await server.reset()
+            let connection = try server.connection()
+            let flow = MainworthySignIn(connection: connection)
+            try await flow.probe()
+            let refused = try await flow.signIn(username: "cy", password: "x")
+            #expect(
+                refused
+                    == .refused(
+                        .wrongCredentials(serverSentence: "Set a password in the web app under Settings, Your sign-in.")
+                    ))
+            #expect(
+                try await flow.signIn(username: "ada", password: try await server.password("ada")) == .authenticated)
+            let stored = try await flow.issueCredential()
+            guard case .sessionCookie(let name, _) = stored.credential else {
+                Issue.record("expected a session cookie")
+                return
+            }
+            #expect(name == "mw_session")
+        }
+    }
+}

@@ -95,6 +95,20 @@ public final class MainworthyConnection: Sendable {
     /// Opens a session with name and password and stores it (M-AUTH-2). The password is only in the
     /// request's body, registered with the journal as a secret, and kept nowhere.
     public func signIn(name: String, password: String) async throws(SignInFailure) -> SessionOpened {
+        let (opened, stored) = try await openSession(name: name, password: password)
+        do {
+            try await credentials.use(stored)
+        } catch {
+            throw .connection(.other(error.description))
+        }
+        return opened
+    }
+
+    /// Opens a session and returns it with the credential to store, storing nothing (the kit's sign-in
+    /// flow stores it itself).
+    public func openSession(name: String, password: String) async throws(SignInFailure) -> (
+        SessionOpened, StoredCredential
+    ) {
         journal.register(secret: password)
         let command = command(MainworthyAPI.openSession(name: name, password: password))
         let reply: Reply<SessionOpened>
@@ -122,12 +136,7 @@ public final class MainworthyConnection: Sendable {
             account: AccountKey(address: address, userID: opened.user.id ?? opened.user.name), address: address,
             credential: .sessionCookie(name: Self.cookieName, value: cookie), serverID: opened.session.id,
             storedAt: clock.now())
-        do {
-            try await credentials.use(stored)
-        } catch {
-            throw .connection(.other(error.description))
-        }
-        return opened
+        return (opened, stored)
     }
 
     /// Signs out here: forgets the stored session, keeps the account's data.
