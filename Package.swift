@@ -108,7 +108,7 @@ let package = Package(
             name: "companion",
             dependencies: [
                 "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
-                "CompanionLinks", "CompanionBridge", "CompanionVault", "OmnigentCore",
+                "CompanionLinks", "CompanionBridge", "CompanionVault", "OmnigentCore", "CertainCore", "AllauthAdapter",
                 "CompanionScreen", "MainworthyCore",
             ],
             swiftSettings: strict),
@@ -144,22 +144,34 @@ let package = Package(
         .testTarget(
             name: "CompanionLinksTests", dependencies: ["CompanionLinks", "CompanionCore"], swiftSettings: strict),
         .testTarget(
-            name: "CompanionBridgeTests", dependencies: ["CompanionBridge", "CompanionLinks", "CompanionCore"],
+            name: "CompanionBridgeTests", dependencies: ["CompanionBridge", "CompanionCore", "CompanionTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "CompanionVaultTests", dependencies: ["CompanionVault", "CompanionCore", "CompanionTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "OmnigentCoreTests", dependencies: ["OmnigentCore", "CompanionTestSupport"],
+            name: "OmnigentCoreTests",
+            dependencies: [
+                "OmnigentCore", "CompanionAuth", "CompanionBridge", "CompanionCore", "CompanionHTTP", "CompanionLinks",
+                "CompanionStore", "CompanionSync", "CompanionTestSupport",
+            ],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "CertainCoreTests", dependencies: ["CertainCore", "CompanionCore", "CompanionTestSupport"],
+            name: "CertainCoreTests",
+            dependencies: ["CertainCore", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "MainworthyCoreTests", dependencies: ["MainworthyCore", "CompanionCore", "CompanionTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "PrompTugalCoreTests", dependencies: ["PrompTugalCore", "CompanionCore", "CompanionTestSupport"],
+            name: "PrompTugalCoreTests",
+            dependencies: ["PrompTugalCore", "CompanionBridge", "CompanionCore", "CompanionTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AllauthAdapterTests",
+            dependencies: [
+                "AllauthAdapter", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionTestSupport",
+            ],
             swiftSettings: strict),
     ]
 )
