@@ -161,7 +161,10 @@ let package = Package(
             dependencies: ["CertainCore", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "MainworthyCoreTests", dependencies: ["MainworthyCore", "CompanionCore", "CompanionTestSupport"],
+            name: "MainworthyCoreTests",
+            dependencies: [
+                "MainworthyCore", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionTestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "PrompTugalCoreTests",
