@@ -18,6 +18,10 @@ MAX_LIMIT = 200
 
 class State:
     store: Store
+    base_url: str = ""
+    # MAINWORTHY_APPLE_APPS as read at start; /_control/configure replaces it as a restart with
+    # another configuration would.
+    apple_apps: str | None = None
 
 
 S = State()

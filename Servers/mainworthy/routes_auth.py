@@ -1,7 +1,6 @@
 """About, AutoFill, sign-in, sessions and projects."""
 
 import json
-import os
 import secrets
 
 from starlette.requests import Request
@@ -29,7 +28,7 @@ async def licence(request: Request):
 
 async def apple_app_site_association(request: Request):
     """M-AUTH-9: exactly the ids listed in MAINWORTHY_APPLE_APPS, or none."""
-    raw = os.environ.get("MAINWORTHY_APPLE_APPS", "")
+    raw = S.apple_apps or ""
     apps = [part.strip() for part in raw.split(",") if part.strip()]
     return JSONResponse({"webcredentials": {"apps": apps}})
 

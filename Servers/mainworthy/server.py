@@ -73,6 +73,7 @@ async def control_reset(request: Request):
     except KeyError:
         raise refuse(422, "invalid", f"There is no fixture “{fixture}”.", fields={"fixture": "unknown"})
     F.clear()
+    S.apple_apps = os.environ.get("MAINWORTHY_APPLE_APPS")
     return JSONResponse({"ok": True, "fixture": fixture})
 
 
@@ -112,6 +113,14 @@ async def control_capabilities(request: Request):
     return JSONResponse({"ok": True})
 
 
+async def control_configure(request: Request):
+    """Serves as if started with another MAINWORTHY_APPLE_APPS (`null`: unset)."""
+    data = await json_body(request)
+    value = data.get("apple_apps")
+    S.apple_apps = value if isinstance(value, str) else None
+    return JSONResponse({"apple_apps": S.apple_apps})
+
+
 async def control_clock(request: Request):
     """Moves the server's clock forward (the 24 h idempotency window)."""
     data = await json_body(request)
@@ -127,6 +136,7 @@ control_routes = [
     Route("/_control/fixture", control(control_fixture)),
     Route("/_control/capabilities", control(control_capabilities), methods=["POST"]),
     Route("/_control/clock", control(control_clock), methods=["POST"]),
+    Route("/_control/configure", control(control_configure), methods=["POST"]),
 ]
 
 
@@ -200,6 +210,7 @@ def main() -> None:
     args = parser.parse_args()
     S.store = Store(args.db)
     S.base_url = f"http://127.0.0.1:{args.port}"
+    S.apple_apps = os.environ.get("MAINWORTHY_APPLE_APPS")
     uvicorn.run(build_app(), host="127.0.0.1", port=args.port, log_level="warning", access_log=False)
 
 

@@ -82,6 +82,12 @@ struct ReferenceServer {
             Request<JSONValue>.post("/_control/clock", body: ["advance_hours": .number(hours)] as JSONValue))
     }
 
+    /// Serves as if started with `MAINWORTHY_APPLE_APPS` set to `appleApps` (`nil`: unset).
+    func configure(appleApps: String?) async throws {
+        let body: JSONValue = ["apple_apps": appleApps.map { .string($0) } ?? .null]
+        _ = try await control.send(Request<JSONValue>.post("/_control/configure", body: body))
+    }
+
     /// The fixture's password for `user` (public test data).
     func password(_ user: String) async throws -> String {
         let fixture = try await control.send(Request<JSONValue>.get("/_control/fixture"))

@@ -116,10 +116,21 @@ extension AgainstReferenceServer {
             #expect(await phone.credentials.lastAccount != nil)
         }
 
-        @Test func appleAppSiteAssociationListsNoAppWhenNoneIsConfigured() async throws {  // M-AUTH-9 (unset case)
+        @Test func appleAppSiteAssociationListsExactlyTheConfiguredApps() async throws {  // M-AUTH-9
             let server = try ReferenceServer()
-            let reply = try await server.control.send(Request<JSONValue>.get("/.well-known/apple-app-site-association"))
-            #expect(reply == ["webcredentials": ["apps": []]])
+            try await server.reset()
+            let path = "/.well-known/apple-app-site-association"
+            try await server.configure(appleApps: nil)
+            #expect(try await server.control.send(Request<JSONValue>.get(path)) == ["webcredentials": ["apps": []]])
+            try await server.configure(
+                appleApps: "ABCDE12345.com.mainworthy.app.ABCDE12345, FGHIJ67890.com.example.tester")
+            #expect(
+                try await server.control.send(Request<JSONValue>.get(path)) == [
+                    "webcredentials": [
+                        "apps": ["ABCDE12345.com.mainworthy.app.ABCDE12345", "FGHIJ67890.com.example.tester"]
+                    ]
+                ])
+            try await server.reset()
         }
     }
 
