@@ -46,7 +46,8 @@ def slot_json(slot) -> dict:
 
 def verdict(slots: list[dict], state: str) -> dict:
     outcomes = [s["result"]["outcome"] if s["result"] else None for s in slots]
-    fails, blocked, empty = outcomes.count("fail"), outcomes.count("blocked"), outcomes.count(None)
+    fails = outcomes.count("fail") + outcomes.count("error")
+    blocked, empty = outcomes.count("blocked"), outcomes.count(None)
     parts = []
     if fails:
         parts.append(f"{fails} failure" + ("" if fails == 1 else "s"))

@@ -2,7 +2,7 @@
 
 Run: python server.py --port PORT --db PATH   (binds 127.0.0.1 only)
 
-The app is assembled from route modules (`routes_auth`, `routes_queue`, `routes_runs`); a later part
+The app is assembled from route modules (`routes_auth`, `routes_queue`, `routes_runs`, `routes_reports`); a later part
 adds its own modules (changes, events, cases, proposals) to `ROUTE_MODULES` and its fixture rows to
 `store.fixture_default`. Control endpoints exist only with MAINWORTHY_REF_CONTROL=1, and answer only
 callers on 127.0.0.1.
@@ -21,11 +21,12 @@ from starlette.routing import Route
 
 import routes_auth
 import routes_queue
+import routes_reports
 import routes_runs
 from common import S, error, json_body, refuse, guarded
 from store import PASSWORDS, PIPELINE_TOKEN, Store
 
-ROUTE_MODULES = [routes_auth, routes_queue, routes_runs]
+ROUTE_MODULES = [routes_auth, routes_queue, routes_runs, routes_reports]
 
 
 class Faults:

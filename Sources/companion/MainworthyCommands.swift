@@ -445,7 +445,7 @@ enum MainworthyCommands {
         let runID = try arguments.positional(0, "the run's id")
         let slotID = try arguments.positional(1, "the slot's id")
         let word = try arguments.positional(2, "the outcome (pass, fail, blocked or skip)")
-        guard let outcome = Outcome(rawValue: word) else {
+        guard let outcome = Outcome(rawValue: word), Outcome.manual.contains(outcome) else {
             throw UsageError("the outcome is pass, fail, blocked or skip")
         }
         var step: Int?

@@ -221,3 +221,56 @@ func waitForLog(
         try await Task.sleep(for: .milliseconds(20))
     }
 }
+
+extension AgainstReferenceServer {
+    @Suite struct PipelineResults {
+        /// Posts a pipeline report for `commit` failing C-12, with the fixture's pipeline token.
+        static func report(_ server: ReferenceServer, commit: String, branch: String?) async throws -> JSONValue {
+            var request = Request<JSONValue>.post(
+                "/api/projects/shop/reports",
+                body: [
+                    "commit": .string(commit), "base": "0f0e0d0", "branch": branch.map { .string($0) } ?? .null,
+                    "pull_request": .null, "state": "open", "job": "e2e",
+                    "results": [
+                        ["test": "checkout › pays with card", "outcome": "fail", "message": "500", "cases": ["C-12"]]
+                    ],
+                    "touches": ["C-12"],
+                ] as JSONValue
+            ).idempotencyKey("report-\(commit)-\(branch ?? "none")")
+            request.headers["Authorization"] = "Bearer \(try await server.pipelineToken())"
+            return try await server.control.send(request)
+        }
+
+        @MainActor @Test func aRunAcceptsPipelineResultsOnlyForItsCommit() async throws {  // M-PLAN-5
+            let server = try ReferenceServer()
+            try await server.reset()
+            let runs = try #require(try await server.workspace("ada").runs)
+            await runs.plan(name: "With commit", selection: .search("C-12"), commit: "d4e5f6a")
+            let withCommit = try #require(runs.plannedRun)
+            await runs.plan(name: "Manual only", selection: .search("C-12"))
+            let manualOnly = try #require(runs.plannedRun)
+            let open = runs.run("r_1")  // accepts a1b2c3d
+            await open.refresh()
+            let before = open.state.value?.slots.first?.result?.id
+            _ = try await Self.report(server, commit: "d4e5f6a", branch: "feat/cart")
+            await withCommit.refresh()
+            await manualOnly.refresh()
+            await open.refresh()
+            #expect(withCommit.state.value?.slots.first?.result?.outcome == .fail)
+            #expect(withCommit.state.value?.slots.first?.result?.by?.name == "pipeline")
+            #expect(manualOnly.state.value?.slots.first?.result == nil)
+            #expect(open.state.value?.slots.first?.result?.id == before)
+            // Manual results still go to the run planned with a commit.
+            await withCommit.open(try #require(withCommit.state.value?.slots.first?.id))
+            await withCommit.record(.pass)
+            #expect(withCommit.problem == nil)
+        }
+
+        @Test func aReportNamingNoBranchOrPullRequestMakesNoChange() async throws {  // M-CHG-1 (this part's share)
+            let server = try ReferenceServer()
+            try await server.reset()
+            #expect(try await Self.report(server, commit: "e5f6a7b", branch: nil) == ["change": .null])
+            #expect(try await Self.report(server, commit: "e5f6a7b", branch: "feat/cart") == ["change": "ch_1"])
+        }
+    }
+}

@@ -1,6 +1,7 @@
 import Foundation
 
-/// What a slot can record (M-RUN-6).
+/// The outcome of a result. A person records `pass`, `fail`, `blocked` or `skip` (M-RUN-6); `error`
+/// comes only from a pipeline's report, on a run that accepts its commit (M-PLAN-5).
 public enum Outcome: String, Sendable, Hashable, Codable, CaseIterable {
     /// The case passed.
     case pass
@@ -10,6 +11,11 @@ public enum Outcome: String, Sendable, Hashable, Codable, CaseIterable {
     case blocked
     /// The case was skipped.
     case skip
+    /// The test errored in a pipeline; never recorded by hand.
+    case error
+
+    /// The outcomes a person can record, in the order the buttons show them.
+    public static let manual: [Outcome] = [.pass, .fail, .blocked, .skip]
 }
 
 /// A recorded result of a slot.

@@ -129,7 +129,7 @@ public final class RunScreen {
 
     /// Records `outcome` on the open slot with its draft; on success the next empty slot opens.
     public func record(_ outcome: Outcome) async {
-        guard canRecord, let slotID = openSlot?.slot.id else { return }
+        guard canRecord, Outcome.manual.contains(outcome), let slotID = openSlot?.slot.id else { return }
         let body = ResultBody(outcome: outcome, draft: drafts[slotID] ?? SlotDraft())
         let command = workspace.connection.command(MainworthyAPI.record(project, run: id, slot: slotID, body))
         await send(command, slot: slotID, advance: true)
