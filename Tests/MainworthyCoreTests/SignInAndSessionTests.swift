@@ -82,6 +82,19 @@ extension AgainstReferenceServer {
             #expect(secrets.accounts().isEmpty)
         }
 
+        @Test func signingInAsAnotherUserReplacesTheStoredSessionForThatServer() async throws {  // M-AUTH-7
+            let server = try ReferenceServer()
+            try await server.reset()
+            let secrets = InMemorySecretStore()
+            _ = try await server.signedIn("ada", secrets: secrets)
+            _ = try await server.signedIn("bo", secrets: secrets)
+            #expect(secrets.accounts().map(\.userID) == ["u_2"])
+            let relaunched = try server.connection(secrets: secrets)
+            #expect(
+                try await relaunched.read(MainworthyAPI.sessions()).items.allSatisfy { $0.client != "Firefox on macOS" }
+            )
+        }
+
         @MainActor @Test func aStoredSessionIsUsedAtTheNextLaunchWithoutSigningIn() async throws {  // M-AUTH-7
             let server = try ReferenceServer()
             try await server.reset()

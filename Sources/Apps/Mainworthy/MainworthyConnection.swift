@@ -28,6 +28,7 @@ public final class MainworthyConnection: Sendable {
     public let random: any RandomSource
     private let clock: any WallClock
     private let journal: Journal
+    private let secrets: any SecretStore
 
     /// Connects to `build.server`, using the session stored for it, if any.
     public init(
@@ -64,6 +65,7 @@ public final class MainworthyConnection: Sendable {
         self.random = random
         self.clock = clock
         self.journal = journal
+        self.secrets = secrets
     }
 
     /// Whether a session is stored and in use.
@@ -96,6 +98,15 @@ public final class MainworthyConnection: Sendable {
     /// request's body, registered with the journal as a secret, and kept nowhere.
     public func signIn(name: String, password: String) async throws(SignInFailure) -> SessionOpened {
         let (opened, stored) = try await openSession(name: name, password: password)
+        do throws(SecretStoreError) {
+            // One sign-in per server: another account's session for this server is forgotten here.
+            let key = address.serverKey
+            for account in try secrets.accounts() where account.serverKey == key && account != stored.account {
+                try secrets.delete(account)
+            }
+        } catch {
+            throw .connection(.other(error.description))
+        }
         do {
             try await credentials.use(stored)
         } catch {
