@@ -23,7 +23,7 @@ public final class DecidedScreen {
     public func refresh() async {
         do throws(MainworthyError) {
             let reply = try await workspace.connection.read(MainworthyAPI.decided(project))
-            state = .content(reply.items, fetchedAt: Date())
+            state = .content(reply.items, fetchedAt: workspace.now())
         } catch {
             workspace.report(error)
             state = state.failing(with: error)

@@ -67,7 +67,7 @@ public final class QuestionScreen {
     public func refresh() async {
         do throws(MainworthyError) {
             let question = try await workspace.connection.read(MainworthyAPI.question(project, id))
-            state = .content(question, fetchedAt: Date())
+            state = .content(question, fetchedAt: workspace.now())
             decisionStatus = question.decision.map { .standing($0) } ?? .none
             withdrawBlocked = false
         } catch {

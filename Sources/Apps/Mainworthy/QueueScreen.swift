@@ -66,7 +66,7 @@ public final class QueueScreen {
                 QueuePage(
                     summary: reply.summary, items: QueueOrder.failuresFirst(reply.items),
                     nextCursor: reply.nextCursor, revision: reply.revision),
-                fetchedAt: Date())
+                fetchedAt: workspace.now())
         } catch {
             workspace.report(error)
             state = state.failing(with: error)
@@ -91,7 +91,7 @@ public final class QueueScreen {
             page.summary = reply.summary
             page.nextCursor = reply.nextCursor
             page.revision = reply.revision
-            state = .content(page, fetchedAt: Date())
+            state = .content(page, fetchedAt: workspace.now())
         } catch {
             workspace.report(error)
         }
@@ -120,7 +120,7 @@ public final class QueueScreen {
                     page.summary.canWait = max(0, page.summary.canWait - 1)
                 }
             }
-            state = .content(page, fetchedAt: Date())
+            state = .content(page, fetchedAt: workspace.now())
         }
     }
 

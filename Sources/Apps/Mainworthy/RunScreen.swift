@@ -64,7 +64,8 @@ public final class RunScreen {
     /// Reads the run (again), without planning anything.
     public func refresh() async {
         do throws(MainworthyError) {
-            state = .content(try await workspace.connection.read(MainworthyAPI.run(project, id)), fetchedAt: Date())
+            state = .content(
+                try await workspace.connection.read(MainworthyAPI.run(project, id)), fetchedAt: workspace.now())
         } catch {
             workspace.report(error)
             state = state.failing(with: error)

@@ -56,7 +56,8 @@ public final class RunsScreen {
     /// Reads the list.
     public func refresh() async {
         do throws(MainworthyError) {
-            state = .content(try await workspace.connection.read(MainworthyAPI.runs(project)).items, fetchedAt: Date())
+            state = .content(
+                try await workspace.connection.read(MainworthyAPI.runs(project)).items, fetchedAt: workspace.now())
         } catch {
             workspace.report(error)
             state = state.failing(with: error)

@@ -20,19 +20,17 @@ public final class SessionsScreen {
     public private(set) var endProblem: String?
 
     private let workspace: MainworthyWorkspace
-    private let clock: any WallClock
 
     /// Creates the screen.
-    public init(workspace: MainworthyWorkspace, clock: any WallClock = SystemWallClock()) {
+    public init(workspace: MainworthyWorkspace) {
         self.workspace = workspace
-        self.clock = clock
     }
 
     /// Reads the list.
     public func refresh() async {
         do throws(MainworthyError) {
             let items = try await workspace.connection.read(MainworthyAPI.sessions()).items
-            state = .content(items, fetchedAt: clock.now())
+            state = .content(items, fetchedAt: workspace.now())
         } catch {
             workspace.report(error)
             state = state.failing(with: error)

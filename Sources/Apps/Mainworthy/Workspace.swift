@@ -41,6 +41,9 @@ public final class MainworthyWorkspace {
         self.clock = clock
     }
 
+    /// The current time, from the workspace's clock (screens stamp what they read with it).
+    public func now() -> Date { clock.now() }
+
     /// The open project's capabilities; none when no project is open.
     public var capabilities: Set<Capability> { current?.capabilities ?? [] }
 
