@@ -107,7 +107,7 @@ struct ReferenceServer {
         try MainworthyConnection(
             build: MainworthyBuild(server: server ?? url, version: "9.9.0"), secrets: secrets,
             transportPolicy: .allowingInsecureLoopback, timeout: timeout, sleeper: sleeper,
-            random: SeededRandomSource(seed: UInt64.random(in: 1...UInt64.max)), journal: journal)
+            random: SystemRandomSource(), journal: journal)
     }
 
     /// A connection signed in as `user`.
