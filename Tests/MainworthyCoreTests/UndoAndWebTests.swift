@@ -136,6 +136,22 @@ extension AgainstReferenceServer {
             #expect(page.state.value?.ledger.filter { $0.type == "withdrawal" }.count == 1)
         }
 
+        @MainActor @Test func aWithdrawalRefusedWithAnErrorShowsTheServersResponseAndAnUnknownState() async throws {
+            // M-UNDO-7
+            let server = try ReferenceServer()
+            try await server.reset()
+            let decided = try #require(try await server.workspace("ada").decided)
+            await decided.refresh()
+            let page = decided.question(try #require(decided.state.value?.first))
+            await page.refresh()
+            let decisionID = try #require(page.state.value?.decision?.id)
+            try await server.fail("/api/projects/shop/decisions/\(decisionID)/withdrawal", status: 503)
+            await page.withdraw()
+            let said = "This failure was injected for /api/projects/shop/decisions/\(decisionID)/withdrawal."
+            #expect(page.decisionStatus == .unknown(said))
+            #expect(page.pendingWithdrawal == nil)
+        }
+
         @MainActor @Test func withdrawingASignOffReopensTheRun() async throws {  // M-UNDO-8, M-RUN-11
             let server = try ReferenceServer()
             try await server.reset()
