@@ -11,34 +11,83 @@ import MainworthyCore
 /// another; plain http only to a loopback address. The session cookie goes to the secret store in
 /// `<home>/secrets`, where every later command finds it; the password is never stored.
 enum MainworthyCommands {
-    static let help = """
-        usage: companion mainworthy <command> [arguments] [--server URL] [--project KEY] [--json]
+    /// `mainworthy login|logout|sessions|projects|queue|question|answer|undo|decided|runs|run|result|plan`.
+    static let family = CommandFamily(
+        title: "Apps",
+        commands: [
+            .group(
+                "mainworthy", summary: "the Mainworthy app, headless",
+                details: """
+                    The server is --server, else $MAINWORTHY_URL, else https://mainworthy.com; plain http only to
+                    a loopback address. The session cookie goes to the secret store in $COMPANION_HOME/secrets,
+                    where every later command finds it; the password is never stored.
+                    """,
+                [
+                    command(
+                        "login", "sign in; the session goes to the secret store", [],
+                        [
+                            .option("user", "NAME", "the name (asked for when not given)"),
+                            .flag("password-stdin", "read the password from standard input"),
+                        ]),
+                    command("logout", "end this device's session and forget it", [], []),
+                    command(
+                        "sessions", "your sessions (* marks this device); end one",
+                        [.init(syntax: "[end <id>]", help: "end the session <id>")], []),
+                    command("projects", "your projects and what you may do in each", [], []),
+                    command(
+                        "queue", "open questions, failures first, and the summary line", [],
+                        [.option("kind", "KIND", "only one kind: failure, proposal, review, sign_off, link, overlap")]),
+                    command("question", "a question's evidence, answers and ledger", [questionParameter], []),
+                    command(
+                        "answer", "answer a question (resent by itself if the reply is lost)",
+                        [questionParameter, .init(syntax: "<answer>", help: "the answer's key")],
+                        [
+                            .option("reason", "TEXT", "the reason, where the policy asks for one"),
+                            .option("tracker", "TEXT", "where the defect is tracked"),
+                        ]),
+                    command(
+                        "undo", "withdraw a decision", [.init(syntax: "<decision>", help: "the decision's id")],
+                        [.option("reason", "TEXT", "the reason, where the policy asks for one")]),
+                    command("decided", "the decisions standing, and by whom", [], []),
+                    command("runs", "the project's runs", [], []),
+                    command("run", "a run's verdict and slots", [runParameter], []),
+                    command(
+                        "result", "record a result; prints the next empty slot",
+                        [
+                            runParameter, .init(syntax: "<slot>", help: "the slot's id"),
+                            .init(syntax: "pass|fail|blocked|skip", help: "the outcome"),
+                        ],
+                        [
+                            .option("note", "TEXT", "a note"),
+                            .option("step", "K", "the failed step (with fail)"),
+                        ]),
+                    command(
+                        "plan", "plan a run", [.init(syntax: "<name>", help: "the run's name")],
+                        [
+                            .flag("all", "every case"),
+                            .option("folder", "ID", "the cases of a folder and its subfolders"),
+                            .option("tag", "TAG", "the cases with a tag"),
+                            .option("search", "TEXT", "the cases matching a search"),
+                            .option("commit", "SHA", "also accept pipeline results for this commit"),
+                        ]),
+                ])
+        ])
 
-        Commands:
-          login [--user NAME] [--password-stdin]   sign in; the session goes to the secret store
-          sessions [end ID]                        your sessions (* marks this device); end one
-          projects                                 your projects and what you may do in each
-          queue [--kind KIND]                      open questions, failures first, and the summary line
-          question ID                              a question's evidence, answers and ledger
-          answer ID ANSWER [--reason R] [--tracker T]   answer a question (resent by itself if the reply is lost)
-          undo DECISION [--reason R]               withdraw a decision
-          decided                                  the decisions standing, and by whom
-          runs                                     the project's runs
-          run ID                                   a run's verdict and slots
-          result RUN SLOT pass|fail|blocked|skip [--note N] [--step K]   record a result; prints the next empty slot
-          plan NAME --all|--folder F|--tag T|--search S [--commit C]   plan a run
-          logout                                   end this device's session and forget it
-
-        --server URL   the Mainworthy server (default $MAINWORTHY_URL, else https://mainworthy.com)
-        --project KEY  the project (default: your first)
-        --json         print JSON (documented in docs/cli-json.md)
-        Exit codes: 0 success, 1 the server refused or the call failed (one line says why), 2 usage error.
-        """
-
-    static let flags: Set<String> = ["json", "password-stdin", "all"]
-    static let options: Set<String> = [
-        "server", "project", "user", "kind", "reason", "tracker", "note", "step", "folder", "tag", "search", "commit",
+    private static let questionParameter = Command.Parameter(syntax: "<question>", help: "the question's id")
+    private static let runParameter = Command.Parameter(syntax: "<run>", help: "the run's id")
+    private static let common: [Command.Option] = [
+        .option("server", "URL", "the Mainworthy server"),
+        .option("project", "KEY", "the project (default: your first)"),
+        .json,
     ]
+
+    private static func command(
+        _ name: String, _ summary: String, _ parameters: [Command.Parameter], _ options: [Command.Option]
+    ) -> Command {
+        Command(
+            name: name, summary: summary, parameters: parameters, options: options + common,
+            run: { try await MainworthyCommands.run(name, $0) })
+    }
 
     /// The positionals each command needs: (at least, at most).
     static let positionals: [String: (Int, Int)] = [
@@ -46,12 +95,6 @@ enum MainworthyCommands {
         "question": (1, 1), "answer": (2, 2), "undo": (1, 1), "decided": (0, 0), "runs": (0, 0), "run": (1, 1),
         "result": (3, 3), "plan": (1, 1),
     ]
-
-    @MainActor
-    static func run(_ words: [String]) async throws -> Int32 {
-        guard let command = words.first else { throw UsageError("missing command; run `companion mainworthy --help`") }
-        return try await run(command, try Arguments(Array(words.dropFirst()), flags: flags, options: options))
-    }
 
     /// Runs `command` with its parsed arguments; a wrong number of arguments is a usage error before
     /// anything is sent.
@@ -104,9 +147,10 @@ enum MainworthyCommands {
             arguments.option("server") ?? ProcessInfo.processInfo.environment["MAINWORTHY_URL"]
             ?? MainworthyBuild.productionServer
         guard let url = URL(string: text) else { throw UsageError("--server \(text) is not a URL") }
-        do {
+        let secrets = try AuthCommands.store()
+        do throws(MainworthyError) {
             return try MainworthyConnection(
-                build: MainworthyBuild(server: url, version: "companion"), secrets: AuthCommands.store,
+                build: MainworthyBuild(server: url, version: "companion"), secrets: secrets,
                 transportPolicy: .allowingInsecureLoopback, journal: Terminal.journal)
         } catch {
             throw CommandFailure(error.description)
