@@ -19,11 +19,8 @@ let families: [CommandFamily] = [
     StoreCommands.family,
     LinkCommands.family,
     OmnigentCommands.family,
-<<<<<<< HEAD
     CertainCommands.family,
-=======
     MainworthyCommands.family,
->>>>>>> mainworthy
     VaultCommands.family,
 ]
 
