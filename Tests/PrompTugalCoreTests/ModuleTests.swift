@@ -1,6 +1,0 @@
-import PrompTugalCore
-import Testing
-
-@Test func moduleLinks() {
-    #expect(PrompTugalCoreModule.name == "PrompTugalCore")
-}
