@@ -77,8 +77,8 @@ let package = Package(
         .target(
             name: "OmnigentCore",
             dependencies: [
-                "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync", "CompanionLinks",
-                "CompanionBridge",
+                "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync", "CompanionScreen",
+                "CompanionLinks", "CompanionBridge",
             ],
             path: "Sources/Apps/Omnigent", swiftSettings: strict),
         .target(

@@ -14,7 +14,8 @@ enum P1 {
         let session = URLSession(configuration: .ephemeral)
         let client = Client(
             baseURL: url.deletingLastPathComponent(),
-            configuration: Client.Configuration(journal: Journal(capacity: 4_096)))
+            configuration: Client.Configuration(
+                transportPolicy: .allowingInsecureLoopback, journal: Journal(capacity: 4_096)))
         let path = "/" + url.lastPathComponent
         var raw: [Double] = []
         var kit: [Double] = []
@@ -23,7 +24,8 @@ enum P1 {
         var transportOnly: [Double] = []
         var noJournal: [Double] = []
         let quiet = Client(
-            baseURL: url.deletingLastPathComponent(), configuration: Client.Configuration(recordsExchanges: false))
+            baseURL: url.deletingLastPathComponent(),
+            configuration: Client.Configuration(transportPolicy: .allowingInsecureLoopback, recordsExchanges: false))
         let transport = URLSessionTransport()
 
         // Warm up every path once (connections, lazy initialisation).

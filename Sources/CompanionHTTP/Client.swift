@@ -24,8 +24,9 @@ public actor Client {
         public var automaticIdempotencyKeys: Bool
         /// Middleware placed between retry and the journal, such as authentication.
         public var middlewares: [any Middleware]
-        /// Whether a URL may be connected to; checked before every send.
-        public var permits: @Sendable (URL) -> Bool
+        /// Which URLs may be connected to, checked before every send: https only by default;
+        /// plain http to a loopback host only where a caller opts in (`.allowingInsecureLoopback`).
+        public var transportPolicy: TransportPolicy
         /// Where exchanges are recorded.
         public var journal: Journal
         /// Whether each exchange is written to the journal (retries and errors always are).
@@ -44,7 +45,7 @@ public actor Client {
             defaultHeaders: HTTPHeaders = ["User-Agent": "CompanionKit/0.1", "Accept": "application/json"],
             timeout: Duration = .seconds(30), maxResponseBytes: Int = 32 * 1024 * 1024,
             retryPolicy: RetryPolicy = RetryPolicy(), automaticIdempotencyKeys: Bool = false,
-            middlewares: [any Middleware] = [], permits: @escaping @Sendable (URL) -> Bool = { _ in true },
+            middlewares: [any Middleware] = [], transportPolicy: TransportPolicy = .httpsOnly,
             journal: Journal = Journal(), recordsExchanges: Bool = true,
             dateDecoding: @escaping @Sendable (any Decoder) throws -> Date = Client.defaultDateDecoding,
             clock: any WallClock = SystemWallClock(), sleeper: any Sleeper = TaskSleeper(),
@@ -56,7 +57,7 @@ public actor Client {
             self.retryPolicy = retryPolicy
             self.automaticIdempotencyKeys = automaticIdempotencyKeys
             self.middlewares = middlewares
-            self.permits = permits
+            self.transportPolicy = transportPolicy
             self.journal = journal
             self.recordsExchanges = recordsExchanges
             self.dateDecoding = dateDecoding
@@ -149,17 +150,34 @@ public actor Client {
     /// Builds the `HTTPRequest` a `Request` becomes.
     public nonisolated func httpRequest<Response>(for request: Request<Response>) throws(HTTPError) -> HTTPRequest {
         let url = try url(for: request.path, query: request.query)
-        guard configuration.permits(url) else { throw .insecureTransport(url: HTTPError.describe(url)) }
+        guard configuration.transportPolicy.permits(url) else {
+            throw .insecureTransport(url: HTTPError.describe(url))
+        }
         var headers = configuration.defaultHeaders
         for (name, value) in request.headers { headers[name] = value }
-        if request.body != nil, headers["Content-Type"] == nil {
+        var body = request.body
+        if let value = request.jsonBody { body = try Self.encodeJSON(value) }
+        if body != nil, headers["Content-Type"] == nil {
             // The kit's bodies are JSON unless a request says otherwise (forms set their own type).
             headers["Content-Type"] = "application/json"
         }
         return HTTPRequest(
-            method: request.method, url: url, headers: headers, body: request.body,
+            method: request.method, url: url, headers: headers, body: body,
             timeout: request.timeout ?? configuration.timeout,
-            bufferLimit: request.maxResponseBytes ?? configuration.maxResponseBytes)
+            bufferLimit: request.maxResponseBytes ?? configuration.maxResponseBytes, retryPolicy: request.retryPolicy)
+    }
+
+    /// Encodes a JSON body the one way the kit does: sorted keys, slashes unescaped, dates as ISO 8601
+    /// with fractional seconds in UTC (`Timestamp.encode`).
+    public static func encodeJSON(_ value: any Encodable & Sendable) throws(HTTPError) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in try Timestamp.encode(date, to: encoder) }
+        do {
+            return try encoder.encode(value)
+        } catch {
+            throw .invalidRequest("the body could not be encoded as JSON")
+        }
     }
 
     /// Sends `request` and returns its decoded reply; a non-success status throws `.status` with the
@@ -181,6 +199,24 @@ public actor Client {
         let data = try await body.collect(upTo: response.isSuccess ? limit : min(limit, 1024 * 1024), url: http.url)
         guard response.isSuccess else { throw failure(http, response, data) }
         return (try request.decode(data, response, decoder), response)
+    }
+
+    /// Sends `request` and returns the reply whatever its status, for flows that read a refusal's
+    /// body as an answer (sign-in steps). Only transport failures throw.
+    public func reply<Response>(_ request: Request<Response>) async throws(HTTPError) -> Reply<Response> {
+        let http = try httpRequest(for: request)
+        let (response, body) = try await chain(http)
+        let limit = request.maxResponseBytes ?? configuration.maxResponseBytes
+        if let length = response.contentLength, length > limit, response.isSuccess {
+            throw .bodyTooLarge(limit: limit, url: HTTPError.describe(http.url))
+        }
+        let data = try await body.collect(upTo: response.isSuccess ? limit : min(limit, 1024 * 1024), url: http.url)
+        let failure = response.isSuccess ? nil : failure(http, response, data)
+        let decode = request.decode
+        let decoder = decoder
+        return Reply(response: response, body: data, failure: failure) { () throws(HTTPError) -> Response in
+            try decode(data, response, decoder)
+        }
     }
 
     /// Sends an already built request through the full chain (retry included).

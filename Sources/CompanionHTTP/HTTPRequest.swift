@@ -19,11 +19,13 @@ public struct HTTPRequest: Sendable, Hashable {
     /// connection that breaks mid-body is retried like one that broke before the head. `nil` for
     /// streams, whose bodies are read as they arrive.
     public var bufferLimit: Int?
+    /// This request's own retry policy; `nil` uses the retry middleware's.
+    public var retryPolicy: RetryPolicy?
 
     /// Creates a request.
     public init(
         method: HTTPMethod = .get, url: URL, headers: HTTPHeaders = HTTPHeaders(), body: Data? = nil,
-        timeout: Duration = .seconds(30), bufferLimit: Int? = nil
+        timeout: Duration = .seconds(30), bufferLimit: Int? = nil, retryPolicy: RetryPolicy? = nil
     ) {
         self.method = method
         self.url = url
@@ -31,6 +33,7 @@ public struct HTTPRequest: Sendable, Hashable {
         self.body = body
         self.timeout = timeout
         self.bufferLimit = bufferLimit
+        self.retryPolicy = retryPolicy
     }
 
     /// The idempotency key header name (IETF draft-ietf-httpapi-idempotency-key-header).

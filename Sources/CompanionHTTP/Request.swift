@@ -14,8 +14,15 @@ public struct Request<Response: Sendable>: Sendable {
     public var query: [URLQueryItem]
     /// Extra header fields.
     public var headers: HTTPHeaders
-    /// The body.
+    /// The body as bytes, sent as they are. `jsonBody`, when set, replaces it.
     public var body: Data?
+    /// A value encoded as the JSON body when the request is sent, by the client's encoder (sorted
+    /// keys, dates as ISO 8601 with fractional seconds). Building a request never throws; a value
+    /// that cannot be encoded fails the send with `HTTPError.invalidRequest`.
+    public var jsonBody: (any Encodable & Sendable)?
+    /// This request's retry policy; `nil` uses the client's. `.never` makes a write that must not be
+    /// repeated by the transport layer (the caller decides about resending it).
+    public var retryPolicy: RetryPolicy?
     /// The idle timeout; `nil` uses the client's.
     public var timeout: Duration?
     /// The largest body read; `nil` uses the client's.
@@ -75,24 +82,74 @@ extension Request where Response: Decodable {
         }
     }
 
-    /// A GET of `path`.
+    /// A GET of `path`; `nil` query values are left out.
     public static func get(_ path: String, query: [String: String?] = [:]) -> Self {
         Self(method: .get, path: path).adding(query: query)
     }
 
-    /// A request sending `payload` as JSON.
-    public static func json(_ method: HTTPMethod, _ path: String, body payload: some Encodable & Sendable)
-        throws(HTTPError) -> Self
-    {
-        let data: Data
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            data = try encoder.encode(payload)
-        } catch {
-            throw .invalidRequest("the body could not be encoded as JSON")
-        }
-        return Self(method: method, path: path, headers: ["Content-Type": "application/json"], body: data)
+    /// A DELETE of `path`; `nil` query values are left out.
+    public static func delete(_ path: String, query: [String: String?] = [:]) -> Self {
+        Self(method: .delete, path: path).adding(query: query)
+    }
+
+    /// A POST of `path` with `body` encoded as JSON when sent.
+    public static func post(_ path: String, body: some Encodable & Sendable) -> Self {
+        Self(method: .post, path: path).with(jsonBody: body)
+    }
+
+    /// A POST of `path` without a body.
+    public static func post(_ path: String) -> Self {
+        Self(method: .post, path: path)
+    }
+
+    /// A PUT of `path` with `body` encoded as JSON when sent.
+    public static func put(_ path: String, body: some Encodable & Sendable) -> Self {
+        Self(method: .put, path: path).with(jsonBody: body)
+    }
+
+    /// A PATCH of `path` with `body` encoded as JSON when sent.
+    public static func patch(_ path: String, body: some Encodable & Sendable) -> Self {
+        Self(method: .patch, path: path).with(jsonBody: body)
+    }
+
+    /// A POST of `path` with an `application/x-www-form-urlencoded` body (fields in name order).
+    public static func post(_ path: String, form fields: [String: String]) -> Self {
+        Self(
+            method: .post, path: path, headers: ["Content-Type": "application/x-www-form-urlencoded"],
+            body: FormEncoding.encode(fields))
+    }
+}
+
+extension Request {
+    /// A copy whose body is `value`, encoded as JSON when sent.
+    public func with(jsonBody value: some Encodable & Sendable) -> Self {
+        var copy = self
+        copy.jsonBody = value
+        return copy
+    }
+
+    /// A copy with its own retry policy (`.never` for a write the caller resends itself).
+    public func retrying(_ policy: RetryPolicy) -> Self {
+        var copy = self
+        copy.retryPolicy = policy
+        return copy
+    }
+}
+
+/// `application/x-www-form-urlencoded` bodies (the WHATWG URL standard's serializer: space as `+`,
+/// every byte outside `*-._` and ASCII letters and digits percent-encoded).
+public enum FormEncoding {
+    /// The body for `fields`, in name order so the same fields always give the same bytes.
+    public static func encode(_ fields: [String: String]) -> Data {
+        let pairs = fields.sorted { $0.key < $1.key }.map { escape($0.key) + "=" + escape($0.value) }
+        return Data(pairs.joined(separator: "&").utf8)
+    }
+
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789*-._ ")
+
+    private static func escape(_ text: String) -> String {
+        (text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text).replacingOccurrences(of: " ", with: "+")
     }
 }
 

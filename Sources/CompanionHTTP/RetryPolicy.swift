@@ -115,6 +115,7 @@ public struct RetryMiddleware: Middleware {
 
     /// Sends `request`, retrying retryable failures of retry-safe requests.
     public func intercept(_ request: HTTPRequest, next: HTTPNext) async throws(HTTPError) -> (HTTPResponse, HTTPBody) {
+        let policy = request.retryPolicy ?? self.policy
         guard request.isRetrySafe, policy.maxAttempts > 1 else { return try await next(request) }
         var attempt = 1
         while true {

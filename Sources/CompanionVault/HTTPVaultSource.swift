@@ -32,7 +32,7 @@ public struct HTTPVaultSource: VaultSource {
             baseURL: server,
             configuration: Client.Configuration(
                 defaultHeaders: ["User-Agent": "CompanionKit/0.1"], timeout: .seconds(60),
-                maxResponseBytes: 1 << 30, permits: { policy.permits($0) }, journal: journal))
+                maxResponseBytes: 1 << 30, transportPolicy: policy, journal: journal))
     }
 
     /// The server's scheme, host and port.

@@ -59,7 +59,7 @@ enum AuthCommands {
         return Client(
             baseURL: address.url,
             configuration: Client.Configuration(
-                middlewares: middlewares, permits: { policy.permits($0) }, journal: Terminal.journal,
+                middlewares: middlewares, transportPolicy: policy, journal: Terminal.journal,
                 dateDecoding: { try Timestamp.decode(from: $0) }))
     }
 

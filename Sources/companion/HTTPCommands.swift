@@ -42,7 +42,7 @@ enum HTTPCommands {
         return Client(
             baseURL: address.url,
             configuration: Client.Configuration(
-                timeout: timeout, permits: { policy.permits($0) }, journal: Terminal.journal))
+                timeout: timeout, transportPolicy: policy, journal: Terminal.journal))
     }
 
     static func probe(_ words: [String]) async throws -> Int32 {

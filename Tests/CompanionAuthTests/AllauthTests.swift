@@ -23,20 +23,19 @@ import Testing
         let password = "pw-" + UUID().uuidString
         let client = Fixture.client(url, journal: journal)
         let signup = try await client.send(
-            try Request<JSONValue>.json(.post, prefix + "/auth/signup", body: ["username": name, "password": password]))
+            Request<JSONValue>.post(prefix + "/auth/signup", body: ["username": name, "password": password]))
         let token = try #require(signup["meta"]?["session_token"]?.stringValue)
         guard totp else { return (name, password, nil, []) }
         let headers: HTTPHeaders = ["X-Session-Token": token]
         let setup = try await anyStatus(client, .get, prefix + "/account/authenticators/totp", headers: headers)
         let secret = try #require(setup["meta"]?["secret"]?.stringValue)
-        var activate = try Request<JSONValue>.json(
-            .post, prefix + "/account/authenticators/totp", body: ["code": try totpCode(secret)])
+        var activate = Request<JSONValue>.post(
+            prefix + "/account/authenticators/totp", body: ["code": try totpCode(secret)])
         activate.headers["X-Session-Token"] = token
         do {
             _ = try await client.send(activate)
         } catch {
-            var reauth = try Request<JSONValue>.json(
-                .post, prefix + "/auth/reauthenticate", body: ["password": password])
+            var reauth = Request<JSONValue>.post(prefix + "/auth/reauthenticate", body: ["password": password])
             reauth.headers["X-Session-Token"] = token
             _ = try await client.send(reauth)
             _ = try await client.send(activate)
@@ -150,7 +149,7 @@ import Testing
                     baseURL: address.url,
                     configuration: Client.Configuration(
                         defaultHeaders: ["User-Agent": agent, "Accept": "application/json"], retryPolicy: .never,
-                        permits: { Fixture.policy.permits($0) }, journal: journal)))
+                        transportPolicy: Fixture.policy, journal: journal)))
         }
         await model.submitAddress(url.absoluteString)
         await model.submitPassword(username: user, password: password)
@@ -162,7 +161,7 @@ import Testing
             baseURL: url,
             configuration: Client.Configuration(
                 defaultHeaders: ["User-Agent": agent, "Accept": "application/json"], retryPolicy: .never,
-                middlewares: [AuthenticationMiddleware(session: session)], permits: { Fixture.policy.permits($0) },
+                middlewares: [AuthenticationMiddleware(session: session)], transportPolicy: Fixture.policy,
                 journal: journal))
         return (session, client, store)
     }

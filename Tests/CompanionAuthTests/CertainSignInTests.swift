@@ -197,7 +197,12 @@ extension CertainServer {
 
         @Test("C-ADDR-1") @MainActor func plainHTTPIsRefusedByDefaultBeforeAnyRequest() async throws {
             let model = SignInModel(store: InMemorySecretStore()) { address in
-                CertainSignIn(address: address, client: Client(baseURL: address.url), tokenName: "x")
+                CertainSignIn(
+                    address: address,
+                    client: Client(
+                        baseURL: address.url,
+                        configuration: Client.Configuration(transportPolicy: .allowingInsecureLoopback)), tokenName: "x"
+                )
             }
             let before = try await control.requests().count
             await model.submitAddress(control.url.absoluteString)
@@ -233,8 +238,8 @@ extension CertainServer {
             // Revoke from the "web settings": a cookie session of the same user deletes the token.
             let web = Fixture.client(control.url, journal: journal)
             let login = try await web.exchange(
-                try Request<JSONValue>.json(
-                    .post, "/api/auth/login",
+                Request<JSONValue>.post(
+                    "/api/auth/login",
                     body: ["username": "plain", "password": try await control.password("plain")]))
             let cookie = try #require(
                 login.response.headers["Set-Cookie"]?.split(separator: ";").first.map(String.init))
@@ -282,8 +287,8 @@ extension CertainServer {
             #expect(tokens.first?["name"]?.stringValue == "CompanionKit tests (Linux)")
             let web = Fixture.client(control.url, journal: journal)
             let login = try await web.exchange(
-                try Request<JSONValue>.json(
-                    .post, "/api/auth/login",
+                Request<JSONValue>.post(
+                    "/api/auth/login",
                     body: ["username": "plain", "password": try await control.password("plain")]))
             let cookie = try #require(
                 login.response.headers["Set-Cookie"]?.split(separator: ";").first.map(String.init))

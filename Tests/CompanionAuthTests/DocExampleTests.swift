@@ -10,7 +10,9 @@ actor AcmeSignIn: SignInServer {  // second factor and password change: default 
     let address: ServerAddress
     let client: Client
     var issued: StoredCredential?
-    init(address: ServerAddress) { (self.address, client) = (address, Client(baseURL: address.url)) }
+    init(address: ServerAddress, policy: TransportPolicy) {
+        (self.address, client) = (address, Client(baseURL: address.url, configuration: .init(transportPolicy: policy)))
+    }
 
     func probe() async throws(AuthError) {
         do { _ = try await client.send(Request<JSONValue>.get("/api/version")) } catch {
@@ -18,8 +20,8 @@ actor AcmeSignIn: SignInServer {  // second factor and password change: default 
         }
     }
     func signIn(username: String, password: String) async throws(AuthError) -> ServerStep {
-        let login = try? Request<JSONValue>.json(.post, "/api/login", body: ["user": username, "password": password])
-        guard let login, let reply = try? await client.send(login), let token = reply["token"]?.stringValue
+        let login = Request<JSONValue>.post("/api/login", body: ["user": username, "password": password])
+        guard let reply = try? await client.send(login), let token = reply["token"]?.stringValue
         else { return .refused(.wrongCredentials(serverSentence: nil)) }
         issued = StoredCredential(
             account: AccountKey(address: address, userID: reply["id"]?.stringValue ?? username), address: address,
@@ -38,7 +40,7 @@ actor AcmeSignIn: SignInServer {  // second factor and password change: default 
     @Test @MainActor func theDocumentedServerRunsThroughTheMachine() async throws {
         let url = try TestServers.url("CERTAIN_URL")
         let model = SignInModel(policy: .allowingInsecureLoopback, store: InMemorySecretStore()) {
-            AcmeSignIn(address: $0)
+            AcmeSignIn(address: $0, policy: .allowingInsecureLoopback)
         }
         await model.submitAddress(url.absoluteString)
         #expect(model.state == .enteringPassword(try Fixture.address(url), problem: nil))

@@ -209,7 +209,7 @@ extension CertainServer {
             let client = Client(
                 baseURL: control.url,
                 configuration: Client.Configuration(
-                    retryPolicy: .never, permits: { Fixture.policy.permits($0) }, journal: journal, clock: clock,
+                    retryPolicy: .never, transportPolicy: Fixture.policy, journal: journal, clock: clock,
                     sleeper: sleeper))
             return TicketPollFlow(address: address, client: client, opener: opener)
         }

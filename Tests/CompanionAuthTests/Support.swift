@@ -13,7 +13,7 @@ enum Fixture {
         Client(
             baseURL: url,
             configuration: Client.Configuration(
-                retryPolicy: .never, middlewares: middlewares, permits: { policy.permits($0) }, journal: journal))
+                retryPolicy: .never, middlewares: middlewares, transportPolicy: policy, journal: journal))
     }
 
     static func address(_ url: URL) throws -> ServerAddress {
@@ -49,7 +49,7 @@ struct CertainControl {
     }
 
     func reset() async throws {
-        _ = try await client.send(try Request<JSONValue>.json(.post, "/_control/reset", body: ["fixture": "default"]))
+        _ = try await client.send(Request<JSONValue>.post("/_control/reset", body: ["fixture": "default"]))
     }
 
     func password(_ user: String) async throws -> String {
@@ -75,6 +75,6 @@ struct CertainControl {
     func counters() async throws -> JSONValue { try await client.send(Request<JSONValue>.get("/_control/counters")) }
 
     func post(_ path: String, _ body: [String: JSONValue]) async throws {
-        _ = try await client.send(try Request<JSONValue>.json(.post, path, body: JSONValue.object(body)))
+        _ = try await client.send(Request<JSONValue>.post(path, body: JSONValue.object(body)))
     }
 }

@@ -9,7 +9,8 @@ struct EventSourceTests {
     private func client(_ journal: Journal = Journal()) throws -> Client {
         Client(
             baseURL: try TestServers.fault(),
-            configuration: Client.Configuration(journal: journal, sleeper: RecordingSleeper()))
+            configuration: Client.Configuration(
+                transportPolicy: .allowingInsecureLoopback, journal: journal, sleeper: RecordingSleeper()))
     }
 
     private struct Tick: Decodable {
@@ -56,7 +57,9 @@ struct EventSourceTests {
 
     @Test func theServersRetryFieldSetsTheReconnectDelay() async throws {
         let sleeper = RecordingSleeper()
-        let client = Client(baseURL: try TestServers.fault(), configuration: Client.Configuration(sleeper: sleeper))
+        let client = Client(
+            baseURL: try TestServers.fault(),
+            configuration: Client.Configuration(transportPolicy: .allowingInsecureLoopback, sleeper: sleeper))
         let stream = "retry-\(UUID().uuidString.prefix(8))"
         _ = try await collect(
             client.events(.empty(.get, "/sse?count=3&interval_ms=5&drop_after=1&retry=2500&stream=\(stream)")), limit: 3
@@ -92,7 +95,9 @@ struct EventSourceTests {
 
     @Test func aNotFoundStreamFailsWithoutReconnecting() async throws {
         let sleeper = RecordingSleeper()
-        let client = Client(baseURL: try TestServers.fault(), configuration: Client.Configuration(sleeper: sleeper))
+        let client = Client(
+            baseURL: try TestServers.fault(),
+            configuration: Client.Configuration(transportPolicy: .allowingInsecureLoopback, sleeper: sleeper))
         await #expect {
             _ = try await collect(client.events(.empty(.get, "/status/404")))
         } throws: { error in
@@ -118,7 +123,8 @@ struct EventSourceTests {
     @Test func tooManyFailedReconnectsEndTheSubscription() async throws {
         let client = Client(
             baseURL: try #require(URL(string: "http://127.0.0.1:1")),
-            configuration: Client.Configuration(sleeper: RecordingSleeper()))
+            configuration: Client.Configuration(transportPolicy: .allowingInsecureLoopback, sleeper: RecordingSleeper())
+        )
         let settings = EventSourceConfiguration(maxConsecutiveFailures: 3)
         await #expect {
             _ = try await collect(client.events(.empty(.get, "/sse"), configuration: settings))

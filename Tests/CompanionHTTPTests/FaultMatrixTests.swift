@@ -109,7 +109,8 @@ struct FaultMatrixTests {
         let client = Client(
             baseURL: base,
             configuration: Client.Configuration(
-                timeout: fault.timeout, maxResponseBytes: fault.maxBytes, retryPolicy: fault.retry, journal: journal,
+                timeout: fault.timeout, maxResponseBytes: fault.maxBytes, retryPolicy: fault.retry,
+                transportPolicy: .allowingInsecureLoopback, journal: journal,
                 sleeper: RecordingSleeper()))
         let key = "matrix-\(UUID().uuidString.lowercased())"
         let separator = fault.path.contains("?") ? "&" : "?"
@@ -161,7 +162,9 @@ struct FaultMatrixTests {
     }
 
     static func stats(key: String) async throws -> Stats {
-        let client = Client(baseURL: try TestServers.fault(), configuration: Client.Configuration(retryPolicy: .never))
+        let client = Client(
+            baseURL: try TestServers.fault(),
+            configuration: Client.Configuration(retryPolicy: .never, transportPolicy: .allowingInsecureLoopback))
         return try await client.send(Request<Stats>.get("/_stats", query: ["key": key]))
     }
 
@@ -171,7 +174,7 @@ struct FaultMatrixTests {
             baseURL: try TestServers.fault(),
             configuration: Client.Configuration(
                 timeout: .seconds(1), retryPolicy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)),
-                sleeper: RecordingSleeper()))
+                transportPolicy: .allowingInsecureLoopback, sleeper: RecordingSleeper()))
         let key = "write-\(mode)-\(UUID().uuidString.lowercased())"
         let request = Request<JSONValue>(
             method: .post, path: "/write?fail_first=1&mode=\(mode)&stall=3",
@@ -190,7 +193,7 @@ struct FaultMatrixTests {
             baseURL: try TestServers.fault(),
             configuration: Client.Configuration(
                 retryPolicy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)), automaticIdempotencyKeys: true,
-                sleeper: RecordingSleeper()))
+                transportPolicy: .allowingInsecureLoopback, sleeper: RecordingSleeper()))
         let value = try await client.send(
             Request<JSONValue>(method: .post, path: "/write?fail_first=2&mode=reset", body: Data("{}".utf8)))
         let key = try #require(value["key"]?.stringValue)
@@ -202,8 +205,11 @@ struct FaultMatrixTests {
     @Test func credentialsAreDroppedOnACrossOriginRedirect() async throws {
         let fault = try TestServers.fault()
         // No `/_reset` here: other suites use the fault server at the same time; the secrets are unique.
-        let reset = Client(baseURL: fault, configuration: Client.Configuration(retryPolicy: .never))
-        let client = Client(baseURL: fault)
+        let reset = Client(
+            baseURL: fault,
+            configuration: Client.Configuration(retryPolicy: .never, transportPolicy: .allowingInsecureLoopback))
+        let client = Client(
+            baseURL: fault, configuration: Client.Configuration(transportPolicy: .allowingInsecureLoopback))
         let request = Request<JSONValue>(
             path: "/redirect-cross-origin?code=302&path=/echo-headers",
             headers: [
@@ -222,7 +228,9 @@ struct FaultMatrixTests {
     }
 
     @Test func credentialsStayOnASameOriginRedirect() async throws {
-        let client = Client(baseURL: try TestServers.fault())
+        let client = Client(
+            baseURL: try TestServers.fault(),
+            configuration: Client.Configuration(transportPolicy: .allowingInsecureLoopback))
         let request = Request<JSONValue>(
             path: "/redirect?to=/echo-headers&code=302", headers: ["Authorization": "Bearer same-origin-token"])
         let echoed = try await client.send(request)
@@ -231,7 +239,7 @@ struct FaultMatrixTests {
 
     @Test func plainHTTPIsRefusedByPolicyBeforeAnyRequest() async throws {
         let client = Client(
-            baseURL: try TestServers.fault(), configuration: Client.Configuration(permits: { $0.scheme == "https" }))
+            baseURL: try TestServers.fault(), configuration: Client.Configuration(transportPolicy: .httpsOnly))
         await #expect {
             try await client.send(Request<JSONValue>.get("/ok"))
         } throws: { error in

@@ -39,7 +39,9 @@ struct OmnigentHTTPTests {
     }
 
     private func client(_ journal: Journal = Journal()) throws -> Client {
-        Client(baseURL: try TestServers.omnigent(), configuration: Client.Configuration(journal: journal))
+        Client(
+            baseURL: try TestServers.omnigent(),
+            configuration: Client.Configuration(transportPolicy: .allowingInsecureLoopback, journal: journal))
     }
 
     private func agentID(_ client: Client) async throws -> String {
@@ -57,8 +59,7 @@ struct OmnigentHTTPTests {
             }
         }
         return try await client.send(
-            try Request<Session>.json(
-                .post, "/v1/sessions", body: Create(agentID: try await agentID(client), title: title)))
+            Request<Session>.post("/v1/sessions", body: Create(agentID: try await agentID(client), title: title)))
     }
 
     @Test func probeReportsVersionAndManifest() async throws {
@@ -72,7 +73,7 @@ struct OmnigentHTTPTests {
     @Test func probeOfANonServerSaysWhy() async throws {
         let client = Client(
             baseURL: try #require(URL(string: "http://127.0.0.1:1")),
-            configuration: Client.Configuration(retryPolicy: .never))
+            configuration: Client.Configuration(retryPolicy: .never, transportPolicy: .allowingInsecureLoopback))
         let report = await client.probe(manifestName: "omnigent")
         #expect(!report.isReachable)
         #expect(report.steps.count == 1)

@@ -15,7 +15,8 @@ struct PolicyTests {
     ) throws -> Client {
         let url = try #require(base)
         let configuration = Client.Configuration(
-            retryPolicy: policy, automaticIdempotencyKeys: true, journal: journal, clock: ManualWallClock(),
+            retryPolicy: policy, automaticIdempotencyKeys: true, transportPolicy: .allowingInsecureLoopback,
+            journal: journal, clock: ManualWallClock(),
             sleeper: sleeper,
             random: SeededRandomSource(seed: 7))
         return Client(baseURL: url, configuration: configuration, transport: transport)
@@ -107,7 +108,8 @@ struct PolicyTests {
     @Test func postWithoutKeyIsNeverRetried() async throws {
         let transport = ScriptedTransport([.respond(status: 503), .respond(status: 201, body: "{}")])
         let url = try #require(base)
-        let configuration = Client.Configuration(automaticIdempotencyKeys: false, sleeper: RecordingSleeper())
+        let configuration = Client.Configuration(
+            automaticIdempotencyKeys: false, transportPolicy: .allowingInsecureLoopback, sleeper: RecordingSleeper())
         let client = Client(baseURL: url, configuration: configuration, transport: transport)
         await #expect(throws: HTTPError.self) {
             try await client.send(Request<JSONValue>(method: .post, path: "/write", body: Data("{}".utf8)))
@@ -175,8 +177,8 @@ struct PolicyTests {
                 status: 200, headers: ["Set-Cookie": "ap_session=zzz-cookie-value"], body: #"{"token":"tok-abcdef123"}"#
             )
         ])
-        var request = try Request<JSONValue>.json(
-            .post, "/auth/login?token=query-secret-1", body: ["username": "root", "password": "hunter2-pass"])
+        var request = Request<JSONValue>.post(
+            "/auth/login?token=query-secret-1", body: ["username": "root", "password": "hunter2-pass"])
         request.headers["Authorization"] = "Bearer header-secret-99"
         _ = try await client(transport, journal: journal).send(request)
         let text = String(decoding: journal.exportJSONLines(), as: UTF8.self)

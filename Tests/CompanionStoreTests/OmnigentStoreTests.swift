@@ -21,7 +21,10 @@ struct OmnigentStoreTests {
     }
 
     static func client(_ url: URL, retry: RetryPolicy = .never) -> Client {
-        Client(baseURL: url, configuration: Client.Configuration(timeout: .seconds(5), retryPolicy: retry))
+        Client(
+            baseURL: url,
+            configuration: Client.Configuration(
+                timeout: .seconds(5), retryPolicy: retry, transportPolicy: .allowingInsecureLoopback))
     }
 
     static func createSession(_ client: Client, title: String) async throws -> String {

@@ -31,7 +31,9 @@ struct SyncFaultTests {
     }
 
     func client(_ url: URL? = nil, retry: RetryPolicy = .never) throws -> Client {
-        Client(baseURL: try url ?? TestServers.fault(), configuration: Client.Configuration(retryPolicy: retry))
+        Client(
+            baseURL: try url ?? TestServers.fault(),
+            configuration: Client.Configuration(retryPolicy: retry, transportPolicy: .allowingInsecureLoopback))
     }
 
     func stats(_ key: String) async throws -> Stats {
@@ -131,7 +133,8 @@ struct SyncFaultTests {
         ])
         let client = Client(
             baseURL: try #require(URL(string: "http://127.0.0.1:9")),
-            configuration: Client.Configuration(retryPolicy: .never), transport: transport)
+            configuration: Client.Configuration(retryPolicy: .never, transportPolicy: .allowingInsecureLoopback),
+            transport: transport)
         let outcome = try await OptimisticWrite.send(
             Request<JSONValue>(method: .post, path: "/q/1/decisions", body: Data("{}".utf8)), basedOn: "decision-1",
             through: client
@@ -230,7 +233,8 @@ struct SyncFaultTests {
         let store = try OfflineStore(scope: testScope(), location: .memory, clock: clock)
         let client = Client(
             baseURL: try #require(URL(string: "http://127.0.0.1:9")),
-            configuration: Client.Configuration(retryPolicy: .never), transport: transport)
+            configuration: Client.Configuration(retryPolicy: .never, transportPolicy: .allowingInsecureLoopback),
+            transport: transport)
         let fetcher = CachedFetcher(client: client, store: store)
         let request = Request<Data>.raw(.get, "/list")
         _ = try await fetcher.loadLatest(request, policy: .staleWhileRevalidate) { $0 }

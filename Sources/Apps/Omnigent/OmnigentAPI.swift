@@ -43,7 +43,7 @@ public enum OmnigentAPI {
                 "role": "user", "content": .array([.object(["type": "input_text", "text": .string(text)])]),
             ]),
         ])
-        return try .json(.post, "/v1/sessions/\(escape(id))/events", body: event)
+        return .post("/v1/sessions/\(escape(id))/events", body: event)
     }
 
     /// Appends an assistant message without a runner (`external_assistant_message`).
@@ -53,7 +53,7 @@ public enum OmnigentAPI {
         let event: JSONValue = .object([
             "type": "external_assistant_message", "data": .object(["agent": .string(agent), "text": .string(text)]),
         ])
-        return try .json(.post, "/v1/sessions/\(escape(id))/events", body: event)
+        return .post("/v1/sessions/\(escape(id))/events", body: event)
     }
 
     /// Appends a user message without a runner (`external_conversation_item`).
@@ -67,14 +67,14 @@ public enum OmnigentAPI {
                 ]),
             ]),
         ])
-        return try .json(.post, "/v1/sessions/\(escape(id))/events", body: event)
+        return .post("/v1/sessions/\(escape(id))/events", body: event)
     }
 
     /// Resolves an approval with accept or decline (O-WATCH-5).
     public static func resolve(_ id: String, elicitation: String, accept: Bool) throws(HTTPError) -> Request<JSONValue>
     {
-        try .json(
-            .post, "/v1/sessions/\(escape(id))/elicitations/\(escape(elicitation))/resolve",
+        .post(
+            "/v1/sessions/\(escape(id))/elicitations/\(escape(elicitation))/resolve",
             body: ["action": accept ? "accept" : "decline"])
     }
 
@@ -88,7 +88,7 @@ public enum OmnigentAPI {
         if let title { body["title"] = .string(title) }
         if let archived { body["archived"] = .bool(archived) }
         if let labels { body["labels"] = .object(labels.mapValues(JSONValue.string)) }
-        return try .json(.patch, "/v1/sessions/\(escape(id))", body: JSONValue.object(body))
+        return .patch("/v1/sessions/\(escape(id))", body: JSONValue.object(body))
     }
 
     /// Marks a session read up to `lastSeen` (Unix seconds).
@@ -103,7 +103,7 @@ public enum OmnigentAPI {
     public static func createSession(agentID: String, title: String?) throws(HTTPError) -> Request<Session> {
         var body: [String: JSONValue] = ["agent_id": .string(agentID)]
         if let title { body["title"] = .string(title) }
-        return try .json(.post, "/v1/sessions", body: JSONValue.object(body))
+        return .post("/v1/sessions", body: JSONValue.object(body))
     }
 
     /// The agents installed on the server.

@@ -62,7 +62,7 @@ public struct OmnigentServer: Sendable {
             baseURL: connection.apiBase,
             configuration: Client.Configuration(
                 defaultHeaders: ["User-Agent": "CompanionKit-Omnigent/0.1", "Accept": "application/json"],
-                automaticIdempotencyKeys: false, middlewares: middlewares, permits: { policy.permits($0) },
+                automaticIdempotencyKeys: false, middlewares: middlewares, transportPolicy: policy,
                 journal: journal, sleeper: sleeper))
     }
 
@@ -118,7 +118,7 @@ public enum OmnigentConnector {
         let client = Client(
             baseURL: apiBase,
             configuration: Client.Configuration(
-                retryPolicy: RetryPolicy(maxAttempts: 2), permits: { policy.permits($0) }, journal: journal))
+                retryPolicy: RetryPolicy(maxAttempts: 2), transportPolicy: policy, journal: journal))
         do {
             let manifest = try await client.send(OmnigentAPI.manifest())
             journal.record(.note, "omnigent manifest", fields: ["mode": manifest.auth.mode])
@@ -139,42 +139,6 @@ extension Request {
     /// The same request, answering with the raw body (for the cached fetcher, which stores bodies).
     public func raw() -> Request<Data> {
         Request<Data>(method: method, path: path, query: query, headers: headers, body: body) { data, _, _ in data }
-    }
-}
-
-extension ScreenState {
-    /// The state a published value puts a screen in (stale-while-revalidate marks cached values with their age).
-    public init(_ loaded: Loaded<Value>) {
-        switch loaded.origin {
-        case .network, .notModified:
-            self = .content(loaded.value, fetchedAt: loaded.fetchedAt)
-        case .cache:
-            if let failure = loaded.failure {
-                self =
-                    failure.isConnectivity
-                    ? .offline(loaded.value, age: loaded.age, reason: failure.description)
-                    : .stale(loaded.value, age: loaded.age, problem: failure.description)
-            } else {
-                self = .stale(loaded.value, age: loaded.age, problem: nil)
-            }
-        }
-    }
-
-    /// The state after a load failed with `error`, keeping what is on screen.
-    public func failing(with error: any Error) -> ScreenState {
-        let age: TimeInterval
-        switch self {
-        case .stale(_, let value, _), .offline(_, let value, _): age = value
-        default: age = 0
-        }
-        switch error {
-        case let error as HTTPError: return failing(with: error, age: age)
-        case SyncError.http(let error): return failing(with: error, age: age)
-        case SyncError.offlineWithoutCache(_, let cause): return failing(with: cause, age: age)
-        default:
-            if let value { return .stale(value, age: age, problem: String(describing: error)) }
-            return .failed(reason: String(describing: error), signInRequired: false)
-        }
     }
 }
 

@@ -1,5 +1,6 @@
 import CompanionCore
 import CompanionHTTP
+import CompanionScreen
 import CompanionStore
 import CompanionSync
 import Foundation

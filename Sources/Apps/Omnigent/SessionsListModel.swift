@@ -1,5 +1,6 @@
 import CompanionCore
 import CompanionHTTP
+import CompanionScreen
 import CompanionSync
 import Foundation
 import Observation

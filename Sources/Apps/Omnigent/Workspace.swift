@@ -69,7 +69,8 @@ public enum WorkspaceDiscovery {
         let client = Client(
             baseURL: url,
             configuration: Client.Configuration(
-                timeout: .seconds(8), retryPolicy: .never, automaticIdempotencyKeys: false, journal: journal),
+                timeout: .seconds(8), retryPolicy: .never, automaticIdempotencyKeys: false,
+                transportPolicy: requiringHTTPS ? .httpsOnly : .allowingInsecureLoopback, journal: journal),
             transport: URLSessionTransport(redirectPolicy: redirects))
         do {
             var request = Request<Void>.empty(.head, "/")
