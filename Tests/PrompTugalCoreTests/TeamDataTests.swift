@@ -36,7 +36,7 @@ struct TeamDataTests {
         for endpoint in TeamEndpoint.fixed where endpoint != .feed {
             let state = await rig.team.loadJSON(endpoint)
             guard case .content = state else {
-                Issue.record("\(endpoint.name): \(state.summary)")
+                Issue.record("\(endpoint.name): \(TeamData.summary(state))")
                 continue
             }
         }
@@ -133,31 +133,32 @@ struct TeamDataTests {
         defer { try? FileManager.default.removeItem(at: rig.folder) }
         _ = await rig.team.places()
         rig.clock.advance(by: 720)
+        var results: [String] = []
         // A dropped connection is retried once by libcurl on its own, so the drop stays on until cleared.
         for spec in [#""mode":"status","status":503,"count":1"#, #""mode":"drop""#] {
             try await StandIn.fault("/api/v1/places.json", spec)
             let state = await rig.team.places()
             try await StandIn.clear("/api/v1/places.json")
-            guard case .stale(let value, _, let age, let problem) = state else {
-                Issue.record("expected stale for \(spec), got \(state.summary)")
-                continue
-            }
-            #expect(value.places.count == 83 && age == 720)
-            #expect(problem.contains("PrompTugal") && !problem.contains("127.0.0.1"))
-            #expect(state.summary == "stale, 12 min old")
+            #expect(state.value?.places.count == 83 && TeamData.age(state) == 720)
+            let problem = TeamData.note(state) ?? ""
+            #expect(problem.contains("PrompTugal") && !problem.contains("127.0.0.1"), "\(problem)")
+            results.append(TeamData.summary(state))
         }
+        // A 503 is a problem of the site (stale); a dropped connection is the network (offline).
+        #expect(results == ["stale, 12 min old", "offline, 12 min old"])
         try await StandIn.fault("/me.json", #""mode":"status","status":500,"count":1"#)
         let empty = try Rig()
         defer { try? FileManager.default.removeItem(at: empty.folder) }
-        guard case .offline(let reason) = await empty.team.me() else {
-            Issue.record("expected offline with nothing cached")
+        guard case .failed(let reason, false) = await empty.team.me() else {
+            Issue.record("expected the offline error with nothing cached")
             return
         }
         #expect(reason.contains("no saved copy") && reason.contains("500"))
-        guard case .offline = await empty.team.agenda(offline: true) else {
-            Issue.record("expected offline for an offline read with nothing cached")
+        guard case .failed(let offlineReason, false) = await empty.team.agenda(offline: true) else {
+            Issue.record("expected the offline error for an offline read with nothing cached")
             return
         }
+        #expect(offlineReason.contains("no saved copy of agenda yet"))
     }
 
     @Test("P-TEAM-6: after a relaunch with the network down, the cached bodies are still readable")
@@ -176,7 +177,7 @@ struct TeamDataTests {
         try await StandIn.fault("/api/v1/live/agenda.json", #""mode":"drop""#)
         let agenda = await relaunched.team.agenda()
         try await StandIn.clear("/api/v1/live/agenda.json")
-        #expect(agenda.summary == "stale, 1 h old")
+        #expect(TeamData.summary(agenda) == "offline, 1 h old")
         #expect(agenda.value?.events.count == 241)
     }
 
@@ -189,8 +190,8 @@ struct TeamDataTests {
         rig.clock.advance(by: 60)
         try await StandIn.fault("/api/v1/places.json", #""mode":"garbage","count":1"#)
         let state = await rig.team.places()
-        guard case .stale(let value, _, _, let problem) = state else {
-            Issue.record("expected stale, got \(state.summary)")
+        guard case .stale(let value, _, let problem?) = state else {
+            Issue.record("expected stale, got \(TeamData.summary(state))")
             return
         }
         #expect(value.places.count == 83 && problem.contains("could not read"))

@@ -41,13 +41,12 @@ public final class PrompTugalNetwork: Sendable {
         let key = base.absoluteString
         return clients.withLock { clients in
             if let client = clients[key] { return client }
-            let policy = policy
             let client = Client(
                 baseURL: base,
                 configuration: Client.Configuration(
                     defaultHeaders: ["User-Agent": "PrompTugal/1.0", "Accept": "application/json, */*"],
                     timeout: .seconds(20), retryPolicy: .never, middlewares: [openRouterKey],
-                    permits: { policy.permits($0) }, journal: journal, clock: clock),
+                    transportPolicy: policy, journal: journal, clock: clock),
                 transport: transport)
             clients[key] = client
             return client

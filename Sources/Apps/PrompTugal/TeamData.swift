@@ -1,45 +1,9 @@
 import CompanionCore
 import CompanionHTTP
+import CompanionScreen
 import CompanionStore
 import CompanionSync
 import Foundation
-
-/// What a team-data read gives a screen.
-public enum TeamDataState<Value: Sendable>: Sendable {
-    /// Fresh from the site.
-    case content(Value, fetchedAt: Date)
-    /// The cached copy, because the site could not give a usable one; with its age and why.
-    case stale(Value, fetchedAt: Date, age: TimeInterval, problem: String)
-    /// Nothing cached and the site unreachable or unusable.
-    case offline(reason: String)
-
-    /// The value, fresh or stale.
-    public var value: Value? {
-        switch self {
-        case .content(let value, _), .stale(let value, _, _, _): return value
-        case .offline: return nil
-        }
-    }
-
-    /// The same state with its value transformed.
-    public func map<Other: Sendable>(_ transform: (Value) throws -> Other) rethrows -> TeamDataState<Other> {
-        switch self {
-        case .content(let value, let fetchedAt): return .content(try transform(value), fetchedAt: fetchedAt)
-        case .stale(let value, let fetchedAt, let age, let problem):
-            return .stale(try transform(value), fetchedAt: fetchedAt, age: age, problem: problem)
-        case .offline(let reason): return .offline(reason: reason)
-        }
-    }
-
-    /// `fresh`, `stale, 3 min old` or `offline`, for lists and the terminal.
-    public var summary: String {
-        switch self {
-        case .content: return "fresh"
-        case .stale(_, _, let age, _): return "stale, \(TeamData.describe(age: age)) old"
-        case .offline: return "offline"
-        }
-    }
-}
 
 /// The team's public data, read without keys and kept for offline use.
 ///
@@ -48,9 +12,10 @@ public enum TeamDataState<Value: Sendable>: Sendable {
 ///   Authorization, no cookie (the transport keeps none), no vault or OpenRouter key (P-TEAM-1).
 /// - A good reply is decoded first and then cached on disk with its fetch time, keyed by its full URL
 ///   (P-TEAM-5, P-OPEN-18).
-/// - When the site fails (offline, 5xx, timeout), the cached copy is the answer, marked stale with its age; with
-///   nothing cached the answer is the offline state, never an empty success; cached copies survive a relaunch
-///   (P-TEAM-6).
+/// - When the site fails, the cached copy is the answer with its age: `offline` when the site could not be reached
+///   (no connection, timeout), `stale` when it answered with an error (5xx). With nothing cached the answer is the
+///   failed state with an offline sentence, never an empty success; cached copies survive a relaunch (P-TEAM-6).
+/// - Screens get the kit's `ScreenState`.
 /// - A reply that does not decode is an error and never replaces the last good copy, which is then shown as stale
 ///   (P-TEAM-7).
 /// - Meetings and agents files are found in `llms.txt` (P-TEAM-4).
@@ -73,9 +38,9 @@ public struct TeamData: Sendable {
     public func cacheKey(_ endpoint: TeamEndpoint) -> String { "team:" + endpoint.url(on: bases).absoluteString }
 
     /// Reads `endpoint` and decodes it with `decode`; `offline` answers from the cache only.
-    public func load<Value: Sendable>(
+    public func load<Value: Sendable & Equatable>(
         _ endpoint: TeamEndpoint, offline: Bool = false, decode: @escaping @Sendable (Data) throws -> Value
-    ) async -> TeamDataState<Value> {
+    ) async -> ScreenState<Value> {
         let base = endpoint.site == .team ? bases.team : bases.news
         let fetcher = CachedFetcher(client: network.client(for: base), store: store)
         let key = cacheKey(endpoint)
@@ -83,33 +48,34 @@ public struct TeamData: Sendable {
         do {
             let loaded = try await fetcher.loadLatest(
                 request, key: key, policy: offline ? .offline : .networkElseCache, decode: decode)
-            if loaded.isStale || offline {
-                let problem =
-                    loaded.failure.map { "PrompTugal could not refresh \(endpoint.name): \(Self.reason($0))." }
-                    ?? "Shown from the copy saved on this device."
-                return .stale(loaded.value, fetchedAt: loaded.fetchedAt, age: loaded.age, problem: problem)
+            guard loaded.isStale || offline else { return .content(loaded.value, fetchedAt: loaded.fetchedAt) }
+            guard let failure = loaded.failure else {
+                return .offline(loaded.value, age: loaded.age, reason: "Shown from the copy saved on this device.")
             }
-            return .content(loaded.value, fetchedAt: loaded.fetchedAt)
+            let problem = "PrompTugal could not refresh \(endpoint.name): \(Self.reason(failure))."
+            return failure.isConnectivity
+                ? .offline(loaded.value, age: loaded.age, reason: problem)
+                : .stale(loaded.value, age: loaded.age, problem: problem)
         } catch {
             let problem = Self.sentence(error, endpoint: endpoint)
             if !offline, case .undecodable = error,
                 let cached = try? await fetcher.loadLatest(request, key: key, policy: .offline, decode: decode)
             {
-                return .stale(cached.value, fetchedAt: cached.fetchedAt, age: cached.age, problem: problem)
+                return .stale(cached.value, age: cached.age, problem: problem)
             }
-            return .offline(reason: problem)
+            return .failed(reason: problem, signInRequired: false)
         }
     }
 
     /// Reads `endpoint` as JSON of type `Value`.
-    public func load<Value: Decodable & Sendable>(
+    public func load<Value: Decodable & Sendable & Equatable>(
         _ endpoint: TeamEndpoint, as type: Value.Type, offline: Bool = false
-    ) async -> TeamDataState<Value> {
+    ) async -> ScreenState<Value> {
         await load(endpoint, offline: offline) { data in try JSONDecoder().decode(Value.self, from: data) }
     }
 
     /// Reads `endpoint` as any JSON.
-    public func loadJSON(_ endpoint: TeamEndpoint, offline: Bool = false) async -> TeamDataState<JSONValue> {
+    public func loadJSON(_ endpoint: TeamEndpoint, offline: Bool = false) async -> ScreenState<JSONValue> {
         await load(endpoint, offline: offline) { data in
             guard let value = JSONValue(data: data) else { throw TeamDataError.notJSON(endpoint.name) }
             return value
@@ -117,7 +83,7 @@ public struct TeamData: Sendable {
     }
 
     /// Reads `llms.txt` and what it names.
-    public func discovery(offline: Bool = false) async -> TeamDataState<TeamDiscovery> {
+    public func discovery(offline: Bool = false) async -> ScreenState<TeamDiscovery> {
         await load(.llmsTxt, offline: offline) { data in
             guard let text = String(data: data, encoding: .utf8) else { throw TeamDataError.notText("llms.txt") }
             return TeamDiscovery(llmsTxt: text)
@@ -125,17 +91,17 @@ public struct TeamData: Sendable {
     }
 
     /// `places.json`.
-    public func places(offline: Bool = false) async -> TeamDataState<TeamPlaces> {
+    public func places(offline: Bool = false) async -> ScreenState<TeamPlaces> {
         await load(.places, as: TeamPlaces.self, offline: offline)
     }
 
     /// `agenda.json`.
-    public func agenda(offline: Bool = false) async -> TeamDataState<TeamAgenda> {
+    public func agenda(offline: Bool = false) async -> ScreenState<TeamAgenda> {
         await load(.agenda, as: TeamAgenda.self, offline: offline)
     }
 
     /// `me.json`.
-    public func me(offline: Bool = false) async -> TeamDataState<TeamMe> {
+    public func me(offline: Bool = false) async -> ScreenState<TeamMe> {
         await load(.me, as: TeamMe.self, offline: offline)
     }
 
@@ -160,6 +126,34 @@ public struct TeamData: Sendable {
             return "the site answered \(status)"
         }
         return "the connection failed"
+    }
+
+    /// `fresh`, `stale, 12 min old`, `offline, 1 h old` or `failed`, for lists and the terminal.
+    public static func summary<Value>(_ state: ScreenState<Value>) -> String {
+        switch state {
+        case .loading: return "loading"
+        case .content: return "fresh"
+        case .stale(_, let age, _): return "stale, \(describe(age: age)) old"
+        case .offline(_, let age, _): return "offline, \(describe(age: age)) old"
+        case .failed: return "failed"
+        }
+    }
+
+    /// The age of a cached value, `nil` for fresh content or no value.
+    public static func age<Value>(_ state: ScreenState<Value>) -> TimeInterval? {
+        switch state {
+        case .stale(_, let age, _), .offline(_, let age, _): return age
+        default: return nil
+        }
+    }
+
+    /// The sentence a screen shows with the state, if any.
+    public static func note<Value>(_ state: ScreenState<Value>) -> String? {
+        switch state {
+        case .stale(_, _, let problem): return problem
+        case .offline(_, _, let reason), .failed(let reason, _): return reason
+        default: return nil
+        }
     }
 
     /// `42 s`, `3 min`, `2 h`, `1 d`.
