@@ -108,7 +108,7 @@ let package = Package(
             name: "companion",
             dependencies: [
                 "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
-                "CompanionLinks", "CompanionBridge", "CompanionVault", "OmnigentCore",
+                "CompanionLinks", "CompanionBridge", "CompanionVault", "OmnigentCore", "PrompTugalCore",
             ],
             swiftSettings: strict),
         .executableTarget(
@@ -158,7 +158,12 @@ let package = Package(
             name: "MainworthyCoreTests", dependencies: ["MainworthyCore", "CompanionCore", "CompanionTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "PrompTugalCoreTests", dependencies: ["PrompTugalCore", "CompanionCore", "CompanionTestSupport"],
+            name: "PrompTugalCoreTests",
+            dependencies: [
+                "PrompTugalCore", "CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionBridge",
+                "CompanionVault",
+                "CompanionTestSupport",
+            ],
             swiftSettings: strict),
     ]
 )

@@ -9,6 +9,7 @@ real product (the team site and the news site) are served from one origin; the a
 
 import argparse
 import json
+import os
 import random
 import sys
 import threading
@@ -169,6 +170,7 @@ def build_files() -> dict[str, tuple[str, bytes]]:
 
 class State:
     def __init__(self) -> None:
+        self.vaults: dict[str, str] = {}
         self.lock = threading.Lock()
         self.files = build_files()
         self.faults: dict[str, dict] = {}
@@ -252,6 +254,8 @@ class Handler(BaseHTTPRequestHandler):
                 return
             if mode == "slow":
                 time.sleep(float(fault.get("seconds", 5)))
+        if path.startswith("/api/vault/"):
+            return self.vault(path, parse_qs(parts.query))
         if self.command not in ("GET", "HEAD"):
             return self.send_json(405, {"error": "method_not_allowed", "message": "The site is read-only."})
         entry = STATE.files.get(path) or (STATE.files.get(path + "index.html") if path.endswith("/") else None)
@@ -259,6 +263,33 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_json(404, {"error": "not_found", "message": f"No file at {path}."})
         media, data = entry
         self.send_body(200, media, data, {"Cache-Control": "max-age=60"})
+
+    def vault(self, path: str, query: dict) -> None:
+        """A static vault host: `read/<vault_id>/<file id>` and `list/<vault_id>?prefix=` from a folder of objects."""
+        from urllib.parse import unquote
+        parts = path.split("/", 5)  # "", "api", "vault", route, vault id, rest
+        if len(parts) < 5 or parts[4] not in STATE.vaults:
+            return self.send_json(404, {"error": "not_found", "message": "No such vault."})
+        root = STATE.vaults[parts[4]]
+        if parts[3] == "read" and len(parts) == 6:
+            file_id = unquote(parts[5])
+            if any(p in ("", ".", "..") for p in file_id.split("/")):
+                return self.send_json(400, {"error": "bad_id", "message": "Bad file id."})
+            full = os.path.join(root, file_id)
+            if not os.path.isfile(full):
+                return self.send_json(404, {"error": "not_found", "message": "No such file."})
+            with open(full, "rb") as handle:
+                return self.send_body(200, "application/octet-stream", handle.read())
+        if parts[3] == "list":
+            prefix = (query.get("prefix") or [""])[0]
+            names = []
+            for folder, _, files in os.walk(root):
+                for name in files:
+                    rel = os.path.relpath(os.path.join(folder, name), root).replace(os.sep, "/")
+                    if rel.startswith(prefix):
+                        names.append(rel)
+            return self.send_json(200, {"files": sorted(names)})
+        self.send_json(404, {"error": "not_found", "message": "No such route."})
 
     def control(self, name: str, query: dict, body: bytes) -> None:
         if name == "reset":
@@ -301,7 +332,13 @@ class Handler(BaseHTTPRequestHandler):
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--vault", action="append", default=[],
+                        help="VAULT_ID=FOLDER: serve a folder of stored vault objects on the SG/Send read routes")
     args = parser.parse_args()
+    for spec in args.vault:
+        vid, _, folder = spec.partition("=")
+        if os.path.isdir(folder):
+            STATE.vaults[vid] = folder
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True
     print(f"READY {server.server_address[1]}", flush=True)
