@@ -20,6 +20,7 @@ let usage = """
       managed-config validate <file>   check a managed app configuration (codes 100-103)
       omnigent sessions|show|watch|send|rename|archive   the Omnigent app, headless
       vault pull|ls|cat|log    read an encrypted sgit vault (PrompTugal's reader vault)
+      promptugal schedule|team|destinations|debug   the PrompTugal app, headless
       help                     this text
 
     Run `companion <command> --help` for a command's options.
@@ -40,6 +41,7 @@ let commands: [String: (help: String, run: @Sendable ([String]) async throws -> 
     "managed-config": (ManagedConfigCommand.help, ManagedConfigCommand.run),
     "omnigent": (OmnigentCommands.help, OmnigentCommands.run),
     "vault": (VaultCommand.usage, { await VaultCommand.run($0) }),
+    "promptugal": (PrompTugalCommands.help, PrompTugalCommands.run),
 ]
 
 func runMain() async -> Int32 {

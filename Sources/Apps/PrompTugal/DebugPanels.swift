@@ -42,15 +42,19 @@ public struct DebugRow: Sendable, Hashable {
 
 /// The real sources the six debug panels read.
 ///
+/// The journal may be the live one or a saved one (the terminal client shows the previous run's).
+///
 /// Rules (P-DEBUG-4..7, P-VLOG-8, P-KEY-3): Network reads the one network journal (one row per request), Bridge the
 /// same journal's bridge events, Vault traffic the one vault traffic log, Storage the offline store's report and
 /// the vault caches on disk, Keys the key descriptions, Build the build info. Every text passes through the
 /// journal's scrubber before it is shown, so a registered key cannot appear even if a source slipped.
 public struct DebugSources: Sendable {
-    /// The network and bridge journal.
+    /// The network and bridge journal (used to scrub every row).
     public let journal: Journal
-    /// The vault traffic log.
-    public let vaultLog: VaultTrafficLog
+    /// The journal's events, oldest first (the live journal's, or a saved run's).
+    public let events: @Sendable () -> [JournalEvent]
+    /// The vault traffic log; without one the panel shows the journal's vault events.
+    public let vaultLog: VaultTrafficLog?
     /// The offline store.
     public let store: OfflineStore?
     /// Where vault caches live.
@@ -64,10 +68,12 @@ public struct DebugSources: Sendable {
 
     /// Creates the sources.
     public init(
-        journal: Journal, vaultLog: VaultTrafficLog, store: OfflineStore?, vaultCaches: URL?, keyStore: any KeyStore,
-        build: BuildInfo, clock: any WallClock = SystemWallClock()
+        journal: Journal, events: (@Sendable () -> [JournalEvent])? = nil, vaultLog: VaultTrafficLog?,
+        store: OfflineStore?,
+        vaultCaches: URL?, keyStore: any KeyStore, build: BuildInfo, clock: any WallClock = SystemWallClock()
     ) {
         self.journal = journal
+        self.events = events ?? { journal.events }
         self.vaultLog = vaultLog
         self.store = store
         self.vaultCaches = vaultCaches
@@ -81,21 +87,31 @@ public struct DebugSources: Sendable {
         let rows: [DebugRow]
         switch panel {
         case .vaultTraffic:
-            rows = vaultLog.events.map { event in
-                var detail = "\(event.bytes) B, \(String(format: "%.1f", event.durationMs)) ms"
-                if let status = event.status { detail += ", \(status)" }
-                if !event.detail.isEmpty { detail += ", " + event.detail }
-                return DebugRow("\(event.kind.rawValue) \(event.path)", detail)
+            if let vaultLog {
+                rows = vaultLog.events.map { event in
+                    var detail = "\(event.bytes) B, \(String(format: "%.1f", event.durationMs)) ms"
+                    if let status = event.status { detail += ", \(status)" }
+                    if !event.detail.isEmpty { detail += ", " + event.detail }
+                    return DebugRow("\(event.kind.rawValue) \(event.path)", detail)
+                }
+            } else {
+                rows = events().reversed().filter { $0.kind == .vault }.map { event in
+                    let fields = event.fields
+                    var detail = "\(fields["bytes"] ?? "0") B, \(fields["durationMs"] ?? "0") ms"
+                    if let status = fields["status"] { detail += ", \(status)" }
+                    if let more = fields["detail"] { detail += ", " + more }
+                    return DebugRow(event.message, detail)
+                }
             }
         case .network:
-            rows = NetworkEntry.entries(in: journal).reversed().map { entry in
+            rows = NetworkEntry.entries(in: events()).reversed().map { entry in
                 DebugRow(
                     "\(entry.method) \(entry.url)",
                     "\(entry.status.map(String.init) ?? "failed"), \(entry.bytes) B"
                         + (entry.durationMs.map { ", \($0) ms" } ?? "") + (entry.failure.map { ", \($0)" } ?? ""))
             }
         case .bridge:
-            rows = journal.newestFirst(kind: .bridge).map { event in
+            rows = events().reversed().filter { $0.kind == .bridge }.map { event in
                 DebugRow(
                     "\(event.fields["direction"] ?? "") \(event.fields["op"] ?? "?")",
                     "\(event.fields["origin"] ?? ""), \(event.fields["outcome"] ?? "")")

@@ -207,7 +207,8 @@ public struct FileKeyStore: KeyStore {
         do { try FileManager.default.removeItem(at: url) } catch { throw .failed("the key file could not be removed") }
     }
 
-    /// The names and protections of the readable key files.
+    /// The names and protections of the key files. A file has no biometric protection whatever was asked for, so
+    /// none is claimed: the Keys panel says what actually protects the key (mode 0600, this device).
     public func entries() throws(KeyStoreError) -> [(name: StoredKeyName, protection: KeyProtection)] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         return names.filter { $0.hasSuffix(".json") }.compactMap { fileName in

@@ -85,10 +85,13 @@ public struct NetworkEntry: Sendable, Hashable {
 
     /// The entries of `journal`, oldest first: one per request event, joined with the response or error event
     /// of the same exchange (P-DEBUG-4, P-NET-1).
-    public static func entries(in journal: Journal) -> [NetworkEntry] {
+    public static func entries(in journal: Journal) -> [NetworkEntry] { entries(in: journal.events) }
+
+    /// The entries of journal events (oldest first), as `entries(in:)` joins them.
+    public static func entries(in events: [JournalEvent]) -> [NetworkEntry] {
         var open: [String: [Int]] = [:]
         var rows: [(event: JournalEvent, outcome: JournalEvent?)] = []
-        for event in journal.events {
+        for event in events {
             switch event.kind {
             case .request:
                 open[event.message, default: []].append(rows.count)
