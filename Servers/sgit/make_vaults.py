@@ -1,5 +1,5 @@
 """Builds the CompanionVault test vaults with the real sgit CLI against a running SG/Send server, and writes a
-manifest the Swift tests read. Run through make-vaults.sh, which passes the CLI, the server URL and the output folder.
+manifest the Swift tests read. `scripts/servers start sgit` runs it with the CLI, the server URL and the output folder.
 
 Every file is written here, committed and pushed with `sgit`, and recorded with its sha256 at every commit, so the
 Swift reader can be checked byte for byte against what the real CLI stored. Keys in the manifest are throwaway

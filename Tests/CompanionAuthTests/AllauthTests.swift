@@ -225,7 +225,8 @@ import Testing
 func totpCode(_ secret: String, offset: Int = 0) throws -> String {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
-    let python = root.appendingPathComponent(".venvs/allauth/bin/python")
+    let venvs = ProcessInfo.processInfo.environment["COMPANION_VENVS"].map { URL(fileURLWithPath: $0) }
+    let python = (venvs ?? root.appendingPathComponent(".venvs")).appendingPathComponent("allauth/bin/python")
     let process = Process()
     process.executableURL = python
     process.arguments = [

@@ -223,7 +223,10 @@ struct AppModelTests {
         let journal = self.journal
         let signIn = SignInModel(policy: .allowingInsecureLoopback, store: secrets, journal: journal) { address in
             OmnigentAccountsSignIn(
-                address: address, client: Client(baseURL: address.url, configuration: .init(journal: journal)))
+                address: address,
+                client: Client(
+                    baseURL: address.url,
+                    configuration: .init(transportPolicy: .allowingInsecureLoopback, journal: journal)))
         }
         await signIn.submitAddress(url.absoluteString)
         await signIn.submitPassword(username: user, password: password)
