@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
-# Builds PrompTugal's reader vault (apps/agenda/picks.json) with the real sgit CLI on the running SG/Send server
-# (Servers/sgit/start.sh) and prints the variable PrompTugalCore's vault tests and the demo read, for `eval`:
+# Builds PrompTugal's reader vaults with the real sgit CLI on the running SG/Send server (scripts/servers start sgit)
+# and prints the variables the demo reads, for `eval`:
 #   eval "$(bash Servers/promptugal/make-agenda-vault.sh)"  # sets PROMPTUGAL_VAULT_KEY, PROMPTUGAL_BROKEN_VAULT_KEY
-# The second vault's mirror is not a schedule document. Needs SGIT_SERVER_URL. The keys are throwaway keys made
-# for this run (a few seconds: PBKDF2 dominates).
+# The first vault's apps/agenda/picks.json holds two picks; the second's is not a schedule document. Needs
+# SGIT_CLI and SGIT_SERVER_URL (source .servers/env). The keys are throwaway keys made for this run.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
-. "$HERE/../sgit/env.sh"
-if [ -z "${SGIT_SERVER_URL:-}" ] && [ -f "$SGIT_WORK/test-env.sh" ]; then . "$SGIT_WORK/test-env.sh"; fi
-: "${SGIT_SERVER_URL:?make-agenda-vault.sh: SGIT_SERVER_URL is not set; eval the output of Servers/sgit/start.sh first}"
-KEYS=$("$SGIT_VENV/bin/python" "$HERE/make_agenda_vault.py" "$SGIT_CLI" "$SGIT_SERVER_URL" "$SGIT_WORK/promptugal-vault")
-{
-    echo "export PROMPTUGAL_VAULT_KEY=$(echo "$KEYS" | sed -n 1p)"
-    echo "export PROMPTUGAL_BROKEN_VAULT_KEY=$(echo "$KEYS" | sed -n 2p)"
-} | tee -a "$SGIT_WORK/test-env.sh"
+: "${SGIT_SERVER_URL:?make-agenda-vault.sh: SGIT_SERVER_URL is not set; run scripts/servers start sgit and source .servers/env}"
+: "${SGIT_CLI:?make-agenda-vault.sh: SGIT_CLI is not set; run scripts/servers start sgit and source .servers/env}"
+OUT=$(mktemp -d "${TMPDIR:-/tmp}/promptugal-vaults.XXXXXX")
+trap 'rm -rf "$OUT"' EXIT
+KEYS=$(python3 "$HERE/make_agenda_vault.py" "$SGIT_CLI" "$SGIT_SERVER_URL" "$OUT/work")
+echo "export PROMPTUGAL_VAULT_KEY=$(echo "$KEYS" | sed -n 1p)"
+echo "export PROMPTUGAL_BROKEN_VAULT_KEY=$(echo "$KEYS" | sed -n 2p)"

@@ -3,6 +3,7 @@ import CompanionHTTP
 import CompanionStore
 import CompanionTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 @testable import PrompTugalCore
@@ -101,5 +102,54 @@ enum SecretScan {
             index = next
         }
         return bytes
+    }
+}
+
+/// The reader vaults the schedule-mirror tests read, made once per test run with the real sgit CLI
+/// (`SGIT_CLI`) on the real SG/Send server (`SGIT_SERVER_URL`) by `Servers/promptugal/make_agenda_vault.py`:
+/// one whose `apps/agenda/picks.json` holds two picks, one whose mirror is not a schedule document.
+enum MirrorVaults {
+    struct Keys: Sendable {
+        let good: String
+        let broken: String
+    }
+
+    private static let made = Mutex<Task<Keys, any Error>?>(nil)
+
+    /// The two read keys (throwaway keys made for this run).
+    static func keys() async throws -> Keys {
+        let task = made.withLock { task in
+            if let task { return task }
+            let made = Task { try make() }
+            task = made
+            return made
+        }
+        return try await task.value
+    }
+
+    private static func make() throws -> Keys {
+        let cli = try TestServers.value("SGIT_CLI")
+        let server = try TestServers.url("SGIT_SERVER_URL")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Servers/promptugal/make_agenda_vault.py")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "promptugal-vaults-\(UUID().uuidString)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path, cli, server.absoluteString, folder.path]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: folder)
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        guard process.terminationStatus == 0, lines.count == 2 else {
+            throw StandIn.Failure(description: "make_agenda_vault.py failed: \(errorText.suffix(400))")
+        }
+        return Keys(good: lines[0], broken: lines[1])
     }
 }

@@ -8,7 +8,7 @@ import Testing
 
 /// The vault through the app: the session, the one network, the traffic log, the schedule mirror.
 /// The fixture vault (FX) is served over HTTP by the stand-in (`PROMPTUGAL_URL`); the mirror vaults live on the real
-/// SG/Send server (`SGIT_SERVER_URL`, keys in `PROMPTUGAL_VAULT_KEY` and `PROMPTUGAL_BROKEN_VAULT_KEY`).
+/// SG/Send server (`SGIT_SERVER_URL`, made with `SGIT_CLI` by `MirrorVaults`).
 /// Serialized: the tamper test switches a fault on a path the other tests read.
 @MainActor @Suite(.serialized)
 struct VaultTests {
@@ -292,15 +292,13 @@ struct VaultTests {
 
     // MARK: The schedule mirror on the real SG/Send server
 
-    static func mirrorKey(_ variable: String) throws -> String { try TestServers.value(variable) }
-
     @Test("P-SCHED-20, P-SCHED-21, P-SCHED-19: the vault's apps/agenda/picks.json is merged by id after a pull")
     func mirrorMerged() async throws {
         let server = try TestServers.url("SGIT_SERVER_URL")
         let rig = try Rig()
         defer { try? FileManager.default.removeItem(at: rig.folder) }
         #expect(ScheduleMirror.filePath(forWebPath: "agenda/picks") == "apps/agenda/picks.json")
-        let id = try rig.session.importKey(try Self.mirrorKey("PROMPTUGAL_VAULT_KEY"), server: server)
+        let id = try rig.session.importKey(try await MirrorVaults.keys().good, server: server)
         try await rig.session.pull(id)
         let store = ScheduleStore(clock: ManualWallClock(Date(timeIntervalSince1970: 1_794_100_000)))
         store.toggle("local-pick")
@@ -329,7 +327,7 @@ struct VaultTests {
         let server = try TestServers.url("SGIT_SERVER_URL")
         let rig = try Rig()
         defer { try? FileManager.default.removeItem(at: rig.folder) }
-        let id = try rig.session.importKey(try Self.mirrorKey("PROMPTUGAL_BROKEN_VAULT_KEY"), server: server)
+        let id = try rig.session.importKey(try await MirrorVaults.keys().broken, server: server)
         try await rig.session.pull(id)
         let store = ScheduleStore(clock: ManualWallClock())
         store.toggle("mine")
