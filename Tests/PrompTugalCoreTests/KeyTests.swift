@@ -32,7 +32,7 @@ struct KeyTests {
         #expect(vault.protection == KeyProtection(biometryCurrentSet: true, thisDeviceOnly: true))
         #expect(
             vault.line == "vault read key (vault demovault01) · memory · Face ID (current enrolment), this device only")
-        #expect(descriptions[0].line == "OpenRouter key · memory · device passcode, this device only")
+        #expect(descriptions[0].line == "OpenRouter key · memory · no biometric lock, this device only")
         let text = descriptions.map { "\($0) \($0.line)" }.joined()
         #expect(!text.contains(Self.readKeyHex) && !text.contains(Self.openRouterKey) && !text.contains("sk-or-"))
     }

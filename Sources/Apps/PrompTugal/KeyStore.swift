@@ -63,7 +63,7 @@ public struct KeyProtection: Sendable, Hashable {
     /// `Face ID (current enrolment), this device only`, for the Keys panel.
     public var summary: String {
         var parts: [String] = []
-        parts.append(biometryCurrentSet ? "Face ID (current enrolment)" : "device passcode")
+        parts.append(biometryCurrentSet ? "Face ID (current enrolment)" : "no biometric lock")
         if thisDeviceOnly { parts.append("this device only") }
         return parts.joined(separator: ", ")
     }
@@ -217,9 +217,7 @@ public struct FileKeyStore: KeyStore {
             let record = data.flatMap { try? JSONDecoder().decode(Record.self, from: $0) }
             return (
                 name: name,
-                protection: KeyProtection(
-                    biometryCurrentSet: record?.biometryCurrentSet ?? false,
-                    thisDeviceOnly: record?.thisDeviceOnly ?? true)
+                protection: KeyProtection(biometryCurrentSet: false, thisDeviceOnly: record?.thisDeviceOnly ?? true)
             )
         }.sorted { $0.name < $1.name }
     }
