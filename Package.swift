@@ -108,7 +108,8 @@ let package = Package(
             name: "companion",
             dependencies: [
                 "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
-                "CompanionLinks", "CompanionBridge", "CompanionVault", "OmnigentCore", "PrompTugalCore",
+                "CompanionLinks", "CompanionBridge", "CompanionVault", "OmnigentCore", "CertainCore", "AllauthAdapter",
+                "PrompTugalCore",
             ],
             swiftSettings: strict),
         .executableTarget(
@@ -143,16 +144,21 @@ let package = Package(
         .testTarget(
             name: "CompanionLinksTests", dependencies: ["CompanionLinks", "CompanionCore"], swiftSettings: strict),
         .testTarget(
-            name: "CompanionBridgeTests", dependencies: ["CompanionBridge", "CompanionLinks", "CompanionCore"],
+            name: "CompanionBridgeTests", dependencies: ["CompanionBridge", "CompanionCore", "CompanionTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "CompanionVaultTests", dependencies: ["CompanionVault", "CompanionCore", "CompanionTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "OmnigentCoreTests", dependencies: ["OmnigentCore", "CompanionTestSupport"],
+            name: "OmnigentCoreTests",
+            dependencies: [
+                "OmnigentCore", "CompanionAuth", "CompanionBridge", "CompanionCore", "CompanionHTTP", "CompanionLinks",
+                "CompanionStore", "CompanionSync", "CompanionTestSupport",
+            ],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "CertainCoreTests", dependencies: ["CertainCore", "CompanionCore", "CompanionTestSupport"],
+            name: "CertainCoreTests",
+            dependencies: ["CertainCore", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "MainworthyCoreTests", dependencies: ["MainworthyCore", "CompanionCore", "CompanionTestSupport"],
@@ -161,8 +167,13 @@ let package = Package(
             name: "PrompTugalCoreTests",
             dependencies: [
                 "PrompTugalCore", "CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionBridge",
-                "CompanionVault",
-                "CompanionTestSupport",
+                "CompanionVault", "CompanionTestSupport",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AllauthAdapterTests",
+            dependencies: [
+                "AllauthAdapter", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionTestSupport",
             ],
             swiftSettings: strict),
     ]

@@ -4,23 +4,18 @@ import Foundation
 
 /// Which refusals of a stored credential mean it is gone (revoked, ended, expired).
 ///
-/// Rule: 401, 403 and 410 sign out, except a 403 whose error code says the credential is fine but may
-/// not do this one thing (a device token may not mint, a capability is missing, a password change is
-/// due), because signing out there would lose a working sign-in.
+/// Rule: by default only 401 signs out, because that is what every server means by "this credential no
+/// longer works". A server that also answers 403 or 410 for a gone credential says so in its own rule, and
+/// lists the error codes of a 403 that mean the credential is fine but may not do this one thing (signing
+/// out there would lose a working sign-in). Each app core or adapter ships the rule for its server.
 public struct RevocationRule: Sendable, Hashable {
     /// Statuses that end the sign-in.
     public var statuses: Set<Int>
     /// Error codes of a 403 that do not end it.
     public var permissionCodes: Set<String>
 
-    /// Creates a rule.
-    public init(
-        statuses: Set<Int> = [401, 403, 410],
-        permissionCodes: Set<String> = [
-            "token_cannot_mint", "cookie_required", "capability_missing", "password_change_required",
-            "mfa_setup_required",
-        ]
-    ) {
+    /// Creates a rule: `statuses` end the sign-in, except a 403 carrying one of `permissionCodes`.
+    public init(statuses: Set<Int> = [401], permissionCodes: Set<String> = []) {
         self.statuses = statuses
         self.permissionCodes = permissionCodes
     }

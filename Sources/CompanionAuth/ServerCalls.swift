@@ -3,17 +3,28 @@ import CompanionHTTP
 import Foundation
 
 /// A reply of any status with its body read, for sign-in protocols whose refusals carry data
-/// (allauth's pending flows, a cookie on a second-factor answer).
-struct RawReply: Sendable {
-    var response: HTTPResponse
-    var data: Data
+/// (a pending second-factor flow, a cookie on a second-factor answer).
+public struct RawReply: Sendable {
+    /// The status line and headers.
+    public var response: HTTPResponse
+    /// The body, read whole (at most 1 MiB).
+    public var data: Data
 
-    var status: Int { response.status }
-    var json: JSONValue? { JSONValue(data: data) }
-    var envelope: ServerErrorEnvelope? { ServerErrorEnvelope.parse(data, mediaType: response.mediaType) }
+    /// Creates a reply.
+    public init(response: HTTPResponse, data: Data) {
+        self.response = response
+        self.data = data
+    }
+
+    /// The status code.
+    public var status: Int { response.status }
+    /// The body as JSON, or `nil` when it is not JSON.
+    public var json: JSONValue? { JSONValue(data: data) }
+    /// The server's error envelope, when the body is one.
+    public var envelope: ServerErrorEnvelope? { ServerErrorEnvelope.parse(data, mediaType: response.mediaType) }
 
     /// `name=value` of the first `Set-Cookie` named `name`, or `nil`.
-    func cookie(named name: String) -> String? {
+    public func cookie(named name: String) -> String? {
         guard let header = response.headers["Set-Cookie"] else { return nil }
         for part in header.split(separator: ",") {
             let pair = part.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
@@ -24,8 +35,9 @@ struct RawReply: Sendable {
 }
 
 extension Client {
-    /// Sends `method path` with an optional JSON body and extra headers; any status comes back as a reply.
-    func call(
+    /// Sends `method path` with an optional JSON (or form) body and extra headers; any status comes back
+    /// as a reply. Sign-in steps use it because their refusals carry data.
+    public func call(
         _ method: HTTPMethod, _ path: String, json: [String: JSONValue]? = nil, form: [String: String]? = nil,
         headers: HTTPHeaders = HTTPHeaders()
     ) async throws(AuthError) -> RawReply {
@@ -41,11 +53,13 @@ extension Client {
             body = Data(encoded.utf8)
             headers["Content-Type"] = "application/x-www-form-urlencoded"
         }
-        let request = Request<Void>(method: method, path: path, headers: headers, body: body) { _, _, _ in () }
+        // One attempt: a sign-in step is not repeated behind the caller's back (minting retries itself,
+        // with its idempotency key), and a refusal is an answer, so any status comes back as a reply.
+        var request = Request<Void>(method: method, path: path, headers: headers, body: body) { _, _, _ in () }
+        request.retryPolicy = .never
         do {
-            let (response, stream) = try await open(request)
-            let data = try await stream.collect(upTo: 1024 * 1024)
-            return RawReply(response: response, data: data)
+            let reply = try await reply(request)
+            return RawReply(response: reply.response, data: reply.body)
         } catch {
             throw .http(error)
         }
@@ -54,7 +68,7 @@ extension Client {
 
 extension AuthError {
     /// A failure that is not a refusal of the step: network, or an unexpected status.
-    static func unexpected(_ reply: RawReply, _ what: String) -> AuthError {
+    public static func unexpected(_ reply: RawReply, _ what: String) -> AuthError {
         let said = reply.envelope?.summary.map { ": \($0)" } ?? ""
         return .unexpectedReply("\(what) answered with status \(reply.status)\(said)")
     }

@@ -9,12 +9,12 @@ public protocol BrowserOpener: Sendable {
     func open(_ url: URL) async throws(AuthError)
 }
 
-/// Omnigent's shipped iOS sign-in: start a ticket, open its login page, poll until the server hands out
-/// a token (research/omnigent.md §5).
+/// A browser sign-in by ticket (Omnigent ships it on iOS): start a ticket, open its login page, poll until
+/// the server hands out a token. The server's two paths are the app's to give.
 ///
-/// Rules: `POST /auth/cli-login` → `{ticket, login_url}`, and `login_url` must be a same-origin relative
+/// Rules: `POST <startPath>` → `{ticket, login_url}`, and `login_url` must be a same-origin relative
 /// path (an absolute or protocol-relative URL is refused, so a server can't send the person elsewhere);
-/// poll `GET /auth/cli-poll?ticket=` every `interval` (2 s): 202 pending, 200 `{token, expires_in}`,
+/// poll `GET <pollPath>?ticket=` every `interval` (2 s): 202 pending, 200 `{token, expires_in}`,
 /// 410 given up; stop after `limit` (5 min). Waiting goes through the injected `Sleeper` and time through
 /// the `WallClock`, so tests don't wait.
 public struct TicketPollFlow: Sendable {
@@ -29,15 +29,18 @@ public struct TicketPollFlow: Sendable {
     /// How long to poll before giving up.
     public var limit: Duration = .seconds(300)
     /// Path of the start call.
-    public var startPath = "/auth/cli-login"
+    public var startPath: String
     /// Path of the poll call.
-    public var pollPath = "/auth/cli-poll"
+    public var pollPath: String
 
-    /// Creates the flow.
-    public init(address: ServerAddress, client: Client, opener: any BrowserOpener) {
+    /// Creates the flow against the server's start and poll paths.
+    public init(address: ServerAddress, client: Client, opener: any BrowserOpener, startPath: String, pollPath: String)
+    {
         self.address = address
         self.client = client
         self.opener = opener
+        self.startPath = startPath
+        self.pollPath = pollPath
     }
 
     /// Runs the flow and returns the token with its expiry (8 h when the server gives none).

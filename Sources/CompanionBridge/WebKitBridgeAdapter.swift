@@ -2,7 +2,7 @@
     import CompanionCore
     import WebKit
 
-    /// The thin WKWebView glue for both bridges. Not compiled on Linux (no WebKit there): everything it calls
+    /// The thin WKWebView glue for every app's bridge. Not compiled on Linux (no WebKit there): everything it calls
     /// (origin checks, codec, ops, effects, scripts) lives in the platform-independent files and is tested on
     /// Linux; this file only converts WebKit's types and forwards.
     ///
@@ -43,6 +43,12 @@
             controller.addUserScript(
                 WKUserScript(source: script, injectionTime: .atDocumentStart, forMainFrameOnly: true, in: world))
             controller.add(self, contentWorld: world, name: name)
+        }
+
+        /// Installs what an app registered: its script and this handler, in its named world (or the page's).
+        public func install(in controller: WKUserContentController, registration: BridgeRegistration) {
+            let world = registration.contentWorldName.map { WKContentWorld.world(name: $0) } ?? .page
+            install(in: controller, name: registration.handlerName, script: registration.bootstrapScript, world: world)
         }
     }
 #endif

@@ -10,6 +10,8 @@ public struct DeepLink: Sendable, Hashable {
     public let server: ServerAddress
     /// `host[:port]` exactly as the link names it, lowercased, for the consent text.
     public let hostDisplay: String
+    /// The name of the app whose grammar the link passed, for the consent text.
+    public let appName: String
     /// The name of the pattern that matched, such as `conversation`.
     public let route: String
     /// The decoded identifiers by name, such as `["id": "conv_abc"]`.

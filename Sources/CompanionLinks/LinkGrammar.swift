@@ -7,21 +7,20 @@
 public struct LinkGrammar: Sendable, Hashable {
     /// The URL scheme, lowercased, such as `omnigent`. Links compare it case-insensitively.
     public let scheme: String
+    /// The app's name as a person reads it, used in the consent question (`Open this <app> link?`).
+    public let appName: String
     /// The accepted paths, tried in order.
     public let patterns: [LinkPattern]
     /// The longest link text accepted, in UTF-8 bytes: a pasted document is not a link.
     public let maximumLength: Int
 
-    /// Creates a grammar; `scheme` is lowercased.
-    public init(scheme: String, patterns: [LinkPattern], maximumLength: Int = 2_048) {
+    /// Creates a grammar for the app named `appName`; `scheme` is lowercased.
+    public init(scheme: String, appName: String, patterns: [LinkPattern], maximumLength: Int = 2_048) {
         self.scheme = scheme.lowercased()
+        self.appName = appName
         self.patterns = patterns
         self.maximumLength = maximumLength
     }
-
-    /// Omnigent's grammar, `omnigent://<host[:port]>/c/<id>`, the only form v1 of the app accepts.
-    public static let omnigent = LinkGrammar(
-        scheme: "omnigent", patterns: [LinkPattern(name: "conversation", segments: [.literal("c"), .identifier("id")])])
 }
 
 /// One accepted path: a sequence of literal segments and identifier segments, with one trailing slash

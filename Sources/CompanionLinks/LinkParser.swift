@@ -19,7 +19,7 @@ import CompanionCore
 public enum LinkParser {
     /// Parses `text` as a link of `grammar`, inferring the server's scheme under `policy`.
     public static func parse(
-        _ text: String, grammar: LinkGrammar = .omnigent, policy: TransportPolicy = .httpsOnly
+        _ text: String, grammar: LinkGrammar, policy: TransportPolicy = .httpsOnly
     ) throws(LinkError) -> DeepLink {
         guard !text.isEmpty else { throw .empty }
         guard text.utf8.count <= grammar.maximumLength else { throw .tooLong(maximum: grammar.maximumLength) }
@@ -38,7 +38,8 @@ public enum LinkParser {
         let server = try server(from: authority, policy: policy)
         let (route, parameters, path) = try match(path: remainder, patterns: grammar.patterns)
         return DeepLink(
-            server: server, hostDisplay: authority.lowercased(), route: route, parameters: parameters, path: path)
+            server: server, hostDisplay: authority.lowercased(), appName: grammar.appName, route: route,
+            parameters: parameters, path: path)
     }
 
     /// The server named by `authority`; only printable ASCII is accepted, so whitespace that the address

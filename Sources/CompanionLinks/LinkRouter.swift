@@ -52,10 +52,10 @@ public struct LinkConsentRequest: Sendable, Hashable {
     /// The link being asked about.
     public let link: DeepLink
     /// The alert title.
-    public var title: String { "Open this Omnigent link?" }
+    public var title: String { "Open this \(link.appName) link?" }
     /// The alert text, naming `host[:port]` exactly as the link does, lowercased (O-OPEN-22).
     public var message: String {
-        "This link will connect Omnigent to \(link.hostDisplay). Only open links from a server you trust."
+        "This link will connect \(link.appName) to \(link.hostDisplay). Only open links from a server you trust."
     }
     /// The button that declines; it changes nothing.
     public var cancelTitle: String { "Cancel" }

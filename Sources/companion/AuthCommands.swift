@@ -1,7 +1,10 @@
+import AllauthAdapter
+import CertainCore
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
 import Foundation
+import OmnigentCore
 
 #if canImport(Glibc)
     import Glibc
@@ -160,8 +163,11 @@ enum AuthCommands {
         } catch {
             throw CommandFailure(error.description)
         }
+        let rule: RevocationRule =
+            current.kind == "certain" ? .certain : current.kind == "omnigent" ? .omnigent : .allauth
         let client = client(
-            current.address, httpsOnly: current.httpsOnly, middlewares: [AuthenticationMiddleware(session: session)])
+            current.address, httpsOnly: current.httpsOnly,
+            middlewares: [AuthenticationMiddleware(session: session, rule: rule)])
         return (current, session, client)
     }
 

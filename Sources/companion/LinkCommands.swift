@@ -1,6 +1,7 @@
 import CompanionCore
 import CompanionLinks
 import Foundation
+import OmnigentCore
 
 /// `companion link`: what the app would do with a deep link, decided without any network request.
 enum LinkCommand {
@@ -24,7 +25,8 @@ enum LinkCommand {
         let httpsOnly = arguments.flag("https-only")
         let link: DeepLink
         do {
-            link = try LinkParser.parse(text, policy: httpsOnly ? .httpsOnly : .allowingInsecureLoopback)
+            link = try LinkParser.parse(
+                text, grammar: .omnigent, policy: httpsOnly ? .httpsOnly : .allowingInsecureLoopback)
         } catch {
             Terminal.journal.record(.link, "deep link refused", fields: ["reason": error.description])
             throw CommandFailure(error.description)

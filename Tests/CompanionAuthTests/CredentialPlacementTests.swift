@@ -10,7 +10,7 @@ import Testing
     let journal = Journal()
 
     func session(for url: URL, _ credential: Credential) throws -> CredentialSession {
-        let address = try Fixture.address(url)
+        let address = try SignInFixture.address(url)
         let stored = StoredCredential(
             account: AccountKey(address: address, userID: "tester"), address: address, credential: credential,
             storedAt: Date())
@@ -25,9 +25,9 @@ import Testing
     ])
     func aCrossOriginRedirectDoesNotCarryTheCredential(_ credential: Credential) async throws {
         let fault = try TestServers.fault()
-        let control = Fixture.client(fault, journal: Journal())
+        let control = SignInFixture.client(fault, journal: Journal())
         // No `/_reset`: other suites use the fault server at the same time; the secrets are unique.
-        let client = Fixture.client(
+        let client = SignInFixture.client(
             fault, journal: journal,
             middlewares: [AuthenticationMiddleware(session: try session(for: fault, credential))])
         let echoed = try await client.send(Request<JSONValue>.get("/redirect-cross-origin?code=302&path=/echo-headers"))
@@ -47,13 +47,22 @@ import Testing
         let fault = try TestServers.fault()
         let other = try TestServers.faultSecondOrigin()
         let session = try session(for: fault, .headerToken(header: "X-Certain-Token", value: "ctk_other_origin_secret"))
-        let client = Fixture.client(other, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+        let client = SignInFixture.client(
+            other, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
         let echoed = try await client.send(Request<JSONValue>.get("/echo-headers"))
         #expect(!echoed.jsonString().contains("ctk_other_origin_secret"))
     }
 
-    @Test func a403ThatOnlyRefusesOneActionKeepsTheSignIn() async throws {
+    @Test func theKitsDefaultRuleSignsOutOnlyOn401() {
         let rule = RevocationRule()
+        #expect(rule.ends(status: 401, envelope: nil))
+        #expect(!rule.ends(status: 403, envelope: ServerErrorEnvelope(code: "forbidden")))
+        #expect(!rule.ends(status: 410, envelope: nil))
+    }
+
+    @Test func a403ThatOnlyRefusesOneActionKeepsTheSignIn() async throws {
+        let rule = RevocationRule(
+            statuses: [401, 403, 410], permissionCodes: ["token_cannot_mint", "capability_missing"])
         #expect(!rule.ends(status: 403, envelope: ServerErrorEnvelope(code: "token_cannot_mint")))
         #expect(!rule.ends(status: 403, envelope: ServerErrorEnvelope(code: "capability_missing")))
         #expect(rule.ends(status: 403, envelope: ServerErrorEnvelope(code: "forbidden")))
@@ -65,7 +74,9 @@ import Testing
     @Test func a403FromTheServerSignsOutAndKeepsTheAccount() async throws {
         let fault = try TestServers.fault()
         let session = try session(for: fault, .bearer(accessToken: "good-token", refreshToken: nil, expiresAt: nil))
-        let client = Fixture.client(fault, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+        let rule = RevocationRule(statuses: [401, 403, 410])
+        let client = SignInFixture.client(
+            fault, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: rule)])
         #expect(try await client.send(Request<JSONValue>.get("/auth/required"))["user"]?.stringValue == "tester")
         await #expect(throws: HTTPError.self) { try await client.send(Request<JSONValue>.get("/auth/forbidden")) }
         guard case .signedOut(let account?, .signedOut(403, _)?) = await session.status else {

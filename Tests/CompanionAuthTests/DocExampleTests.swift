@@ -43,7 +43,7 @@ actor AcmeSignIn: SignInServer {  // second factor and password change: default 
             AcmeSignIn(address: $0, policy: .allowingInsecureLoopback)
         }
         await model.submitAddress(url.absoluteString)
-        #expect(model.state == .enteringPassword(try Fixture.address(url), problem: nil))
+        #expect(model.state == .enteringPassword(try SignInFixture.address(url), problem: nil))
         await model.submitPassword(username: "plain", password: "irrelevant-Passw0rd")
         guard case .enteringPassword(_, .wrongCredentials?) = model.state else {
             Issue.record("expected a refusal, got \(model.state)")

@@ -16,12 +16,12 @@ extension CertainServer {
         init() async throws {
             control = try await CertainControl()
             try await control.reset()
-            address = try Fixture.address(control.url)
+            address = try SignInFixture.address(control.url)
         }
 
         func oauth(hint: String = "plain", extra: [String: String] = [:]) -> OAuthClient {
             OAuthClient(
-                address: address, client: Fixture.client(control.url, journal: journal),
+                address: address, client: SignInFixture.client(control.url, journal: journal),
                 configuration: OAuthConfiguration(
                     clientID: "companion-test", redirectURI: "companionkit-test:/oauth/callback",
                     extraParameters: ["login_hint": hint].merging(extra) { $1 }))
@@ -49,7 +49,7 @@ extension CertainServer {
             let oauth = oauth()
             let stored = try await signedIn(oauth)
             let session = CredentialSession(stored: stored, store: InMemorySecretStore(), journal: journal)
-            let client = Fixture.client(
+            let client = SignInFixture.client(
                 control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
             #expect(try await client.send(Request<JSONValue>.get("/api/auth/me"))["username"]?.stringValue == "plain")
             expectNoSecrets(stored.credential.secretValues, journal: journal)
@@ -106,7 +106,7 @@ extension CertainServer {
             let session = CredentialSession(
                 stored: stored, store: store, refresher: OAuthRefresher(oauth: oauth), journal: journal)
             try await session.use(stored)
-            let client = Fixture.client(
+            let client = SignInFixture.client(
                 control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
             try await control.post("/_control/oauth", ["expire_access": .bool(true)])
             let names = try await withThrowingTaskGroup(of: String?.self) { group in
@@ -133,7 +133,7 @@ extension CertainServer {
             let store = RefusingStore()
             let session = CredentialSession(
                 stored: stored, store: store, refresher: OAuthRefresher(oauth: oauth), journal: journal)
-            let client = Fixture.client(
+            let client = SignInFixture.client(
                 control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
             try await control.post("/_control/oauth", ["expire_access": .bool(true)])
             await #expect(throws: HTTPError.self) { try await client.send(Request<JSONValue>.get("/api/auth/me")) }
@@ -165,7 +165,7 @@ extension CertainServer {
             let session = CredentialSession(
                 stored: stored, store: store, refresher: OAuthRefresher(oauth: oauth), journal: journal)
             try await session.use(stored)
-            let client = Fixture.client(
+            let client = SignInFixture.client(
                 control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
             try await control.post("/_control/oauth", ["expire_access": .bool(true), "fail_refreshes": .integer(100)])
             let statuses = await withTaskGroup(of: Int?.self) { group in
@@ -209,9 +209,11 @@ extension CertainServer {
             let client = Client(
                 baseURL: control.url,
                 configuration: Client.Configuration(
-                    retryPolicy: .never, transportPolicy: Fixture.policy, journal: journal, clock: clock,
+                    retryPolicy: .never, transportPolicy: SignInFixture.policy, journal: journal, clock: clock,
                     sleeper: sleeper))
-            return TicketPollFlow(address: address, client: client, opener: opener)
+            return TicketPollFlow(
+                address: address, client: client, opener: opener, startPath: "/auth/cli-login",
+                pollPath: "/auth/cli-poll")
         }
 
         @Test func ticketPollReturnsTheTokenOnceTheBrowserApproves() async throws {

@@ -1,5 +1,6 @@
 import CompanionAuth
 import CompanionCore
+import CompanionTestSupport
 import Foundation
 import Testing
 
@@ -14,7 +15,7 @@ import Testing
     }
 
     @Test func fileStoreRoundTripsWithMode0600AndNoPlaintextOnDisk() throws {
-        let folder = Fixture.temporaryFolder()
+        let folder = SignInFixture.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = FileSecretStore(folder: folder)
         let first = try credential("1")
@@ -43,7 +44,7 @@ import Testing
     }
 
     @Test func aDamagedOrMovedFileIsATypedErrorAndOthersSurvive() throws {
-        let folder = Fixture.temporaryFolder()
+        let folder = SignInFixture.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = FileSecretStore(folder: folder)
         let one = try credential("1")

@@ -17,8 +17,8 @@ struct BridgeTests {
         BridgeSource(isMainFrame: mainFrame, frameOrigin: origin, pageURL: page ?? origin + "/")
     }
 
-    static func services(_ store: ScheduleStore) -> PrompTugalBridgeServices {
-        PrompTugalBridgeServices(store: store, person: { "p-0042" }, planner: { _ in })
+    static func services(_ store: ScheduleStore) -> AppBridgeServices {
+        AppBridgeServices(store: store, person: { "p-0042" }, planner: { _ in })
     }
 
     @Test("P-BRIDGE-1: handler pt in its own world; ptApp in the page's world; they meet only through DOM events")

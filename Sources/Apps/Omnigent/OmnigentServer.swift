@@ -57,7 +57,8 @@ public struct OmnigentServer: Sendable {
         for connection: ServerConnection, session: CredentialSession? = nil, policy: TransportPolicy, journal: Journal,
         sleeper: any Sleeper = TaskSleeper()
     ) -> Client {
-        let middlewares: [any Middleware] = session.map { [AuthenticationMiddleware(session: $0)] } ?? []
+        let middlewares: [any Middleware] =
+            session.map { [AuthenticationMiddleware(session: $0, rule: .omnigent)] } ?? []
         return Client(
             baseURL: connection.apiBase,
             configuration: Client.Configuration(
@@ -84,7 +85,7 @@ public struct OmnigentServer: Sendable {
     }
 }
 
-/// Finds out what an address is before anything else happens (server setup, §1–2 of the rules).
+/// Finds out what an address is before anything else happens (server setup).
 public enum OmnigentConnector {
     /// What went wrong while connecting, with a sentence a person can act on.
     public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {

@@ -88,7 +88,7 @@ public final class WebScheduleSync {
 }
 
 /// The bridge ops' view of the app: the schedule store, the person's id and the notification planner.
-public struct PrompTugalBridgeServices: PromptugalBridgeServices {
+public struct AppBridgeServices: PromptugalBridgeServices {
     private let store: ScheduleStore
     private let person: @Sendable () async -> String?
     private let planner: @Sendable (NotificationPlan) async throws -> Void

@@ -1,32 +1,34 @@
-import CompanionAuth
 import CompanionCore
 import CompanionHTTP
-import CompanionTestSupport
 import Foundation
 import Testing
 
-/// Shared helpers: clients for the loopback servers, control endpoints, and the secret scan.
-enum Fixture {
-    static let policy = TransportPolicy.allowingInsecureLoopback
+/// Helpers for sign-in tests: clients for the loopback servers, control endpoints, and the secret scan.
+public enum SignInFixture {
+    /// The policy the loopback servers need.
+    public static let policy = TransportPolicy.allowingInsecureLoopback
 
-    static func client(_ url: URL, journal: Journal, middlewares: [any Middleware] = []) -> Client {
+    /// A client for `url` that never retries and allows loopback http.
+    public static func client(_ url: URL, journal: Journal, middlewares: [any Middleware] = []) -> Client {
         Client(
             baseURL: url,
             configuration: Client.Configuration(
                 retryPolicy: .never, middlewares: middlewares, transportPolicy: policy, journal: journal))
     }
 
-    static func address(_ url: URL) throws -> ServerAddress {
+    /// The server address of `url`.
+    public static func address(_ url: URL) throws -> ServerAddress {
         try ServerAddress(parsing: url.absoluteString, policy: policy)
     }
 
-    static func temporaryFolder() -> URL {
+    /// A fresh folder path under the temporary directory (not created).
+    public static func temporaryFolder() -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("companion-auth-\(UUID().uuidString)")
     }
 }
 
 /// Fails if any of `secrets` appears in the journal's export or in any of `texts`.
-func expectNoSecrets(
+public func expectNoSecrets(
     _ secrets: [String], journal: Journal, texts: [String] = [], sourceLocation: SourceLocation = #_sourceLocation
 ) {
     let exported = String(decoding: journal.exportJSONLines(), as: UTF8.self)
@@ -39,42 +41,54 @@ func expectNoSecrets(
 }
 
 /// The Certain stand-in's control endpoints.
-struct CertainControl {
-    let url: URL
-    let client: Client
+public struct CertainControl: Sendable {
+    /// The server.
+    public let url: URL
+    /// A client without credentials.
+    public let client: Client
 
-    init() async throws {
+    /// Finds the server (`CERTAIN_URL`).
+    public init() async throws {
         url = try TestServers.url("CERTAIN_URL")
-        client = Fixture.client(url, journal: Journal())
+        client = SignInFixture.client(url, journal: Journal())
     }
 
-    func reset() async throws {
+    /// Restores the default fixture.
+    public func reset() async throws {
         _ = try await client.send(Request<JSONValue>.post("/_control/reset", body: ["fixture": "default"]))
     }
 
-    func password(_ user: String) async throws -> String {
+    /// The fixture password of `user`.
+    public func password(_ user: String) async throws -> String {
         try #require(
             try await client.send(Request<JSONValue>.get("/_control/fixture"))["passwords"]?[user]?.stringValue)
     }
 
-    func recoveryCodes(_ user: String) async throws -> [String] {
+    /// The fixture recovery codes of `user`.
+    public func recoveryCodes(_ user: String) async throws -> [String] {
         let fixture = try await client.send(Request<JSONValue>.get("/_control/fixture"))
         return (fixture["recovery_codes"]?[user]?.arrayValue ?? []).compactMap(\.stringValue)
     }
 
-    func totp(_ user: String, offset: Int = 0) async throws -> String {
+    /// The TOTP code of `user` now (or `offset` steps away).
+    public func totp(_ user: String, offset: Int = 0) async throws -> String {
         try #require(
             try await client.send(Request<JSONValue>.get("/_control/totp/\(user)?offset=\(offset)"))["code"]?
                 .stringValue)
     }
 
-    func requests() async throws -> [JSONValue] {
+    /// The requests the server saw.
+    public func requests() async throws -> [JSONValue] {
         try await client.send(Request<JSONValue>.get("/_control/requests")).arrayValue ?? []
     }
 
-    func counters() async throws -> JSONValue { try await client.send(Request<JSONValue>.get("/_control/counters")) }
+    /// The server's counters.
+    public func counters() async throws -> JSONValue {
+        try await client.send(Request<JSONValue>.get("/_control/counters"))
+    }
 
-    func post(_ path: String, _ body: [String: JSONValue]) async throws {
+    /// Posts `body` to a control path.
+    public func post(_ path: String, _ body: [String: JSONValue]) async throws {
         _ = try await client.send(Request<JSONValue>.post(path, body: JSONValue.object(body)))
     }
 }

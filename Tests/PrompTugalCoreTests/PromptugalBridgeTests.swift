@@ -1,9 +1,10 @@
+import CompanionBridge
 import CompanionCore
 import Foundation
 import Synchronization
 import Testing
 
-@testable import CompanionBridge
+@testable import PrompTugalCore
 
 /// PrompTugal's `pt` ops through the endpoint (P-BRIDGE-2..7, 13, 14).
 struct PromptugalBridgeTests {

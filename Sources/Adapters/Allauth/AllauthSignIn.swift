@@ -1,3 +1,4 @@
+import CompanionAuth
 import CompanionCore
 import CompanionHTTP
 import Foundation
@@ -160,4 +161,10 @@ public struct AllauthAccount: SessionDirectory {
         stored.credential = .sessionToken(token)
         try await credentials.use(stored)
     }
+}
+
+extension RevocationRule {
+    /// django-allauth's rule: 401 (not authenticated), 403 and 410 (the session token expired or was ended)
+    /// each mean the session is gone.
+    public static let allauth = RevocationRule(statuses: [401, 403, 410])
 }

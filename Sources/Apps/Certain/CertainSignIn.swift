@@ -1,8 +1,9 @@
+import CompanionAuth
 import CompanionCore
 import CompanionHTTP
 import Foundation
 
-/// Certain's sign-in (its README, "Wie die Anmeldung funktioniert"): probe `/api/version`, cookie login
+/// Certain's sign-in: probe `/api/version`, cookie login
 /// with second factor and forced password change, then mint a device token of scope `app` in the same
 /// cookie session, store it for `X-Certain-Token`, and drop the cookie.
 ///
@@ -172,4 +173,17 @@ public actor CertainSignIn: SignInServer {
         default: throw .unexpected(reply, "the sign-in step")
         }
     }
+}
+
+extension RevocationRule {
+    /// Certain's rule: 401, 403 and 410 end the sign-in, except a 403 whose code says the credential works
+    /// but may not do this one thing (a device token may not mint, a cookie or a capability is needed, a
+    /// password change or second-factor setup is due), because signing out there would lose a working
+    /// sign-in.
+    public static let certain = RevocationRule(
+        statuses: [401, 403, 410],
+        permissionCodes: [
+            "token_cannot_mint", "cookie_required", "capability_missing", "password_change_required",
+            "mfa_setup_required",
+        ])
 }

@@ -1,3 +1,4 @@
+import CompanionBridge
 import CompanionCore
 
 /// An app → page call through one of the non-writable `window.__omnigentNativeEmit*` functions.

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import CompanionLinks
+@testable import OmnigentCore
 
 /// Deep-link handling (O-ROUTE-*), decided as values.
 struct LinkRouterTests {
@@ -11,7 +12,7 @@ struct LinkRouterTests {
     }
 
     static func link(_ text: String) throws -> DeepLink {
-        try LinkParser.parse(text, policy: .allowingInsecureLoopback)
+        try LinkParser.parse(text, grammar: .omnigent, policy: .allowingInsecureLoopback)
     }
 
     @Test("O-ROUTE-1: the current server with its page loaded navigates in place")

@@ -2,6 +2,7 @@ import CompanionCore
 import Testing
 
 @testable import CompanionLinks
+@testable import OmnigentCore
 
 /// The deep-link grammar rules of Omnigent (O-LINK-*), one table row per case, every rejection included.
 struct LinkParserTests {
@@ -49,7 +50,7 @@ struct LinkParserTests {
 
     @Test("O-LINK-1/3/6/7: accepted links", arguments: accepted)
     func accepts(_ row: Accepted) throws {
-        let link = try LinkParser.parse(row.link, policy: .allowingInsecureLoopback)
+        let link = try LinkParser.parse(row.link, grammar: .omnigent, policy: .allowingInsecureLoopback)
         #expect(link.server.description == row.server)
         #expect(link.path == row.path)
         #expect(link.parameters["id"] == row.id)
@@ -128,7 +129,9 @@ struct LinkParserTests {
 
     @Test("O-LINK-1..5, O-OPEN-3: rejected links carry a typed reason", arguments: rejected)
     func rejects(_ row: Rejected) {
-        #expect(throws: row.error) { try LinkParser.parse(row.link, policy: .allowingInsecureLoopback) }
+        #expect(throws: row.error) {
+            try LinkParser.parse(row.link, grammar: .omnigent, policy: .allowingInsecureLoopback)
+        }
     }
 
     @Test("Fuzz regression: an accepted link's normalized form parses again to the same link")
@@ -136,22 +139,22 @@ struct LinkParserTests {
         // FuzzLinkParser found a link whose raw non-ASCII id, re-encoded, grew past the length limit, so the
         // normalized link no longer parsed. Raw non-ASCII is now refused; encoded ids never grow.
         let raw = "OMNIGENT://[2::e]/c/" + String(repeating: "\u{FFFD}", count: 600)
-        #expect(throws: LinkError.unencodedCharacter) { try LinkParser.parse(raw) }
+        #expect(throws: LinkError.unencodedCharacter) { try LinkParser.parse(raw, grammar: .omnigent) }
         let encoded = "OMNIGENT://[2::e]/c/" + String(repeating: "%EF%BF%BD", count: 220)
-        let link = try LinkParser.parse(encoded)
-        let again = try LinkParser.parse("omnigent://" + link.hostDisplay + link.path)
+        let link = try LinkParser.parse(encoded, grammar: .omnigent)
+        let again = try LinkParser.parse("omnigent://" + link.hostDisplay + link.path, grammar: .omnigent)
         #expect(again == link)
     }
 
     @Test("Links longer than the grammar's maximum are refused")
     func tooLong() {
         let link = "omnigent://h/c/" + String(repeating: "a", count: 3_000)
-        #expect(throws: LinkError.tooLong(maximum: 2_048)) { try LinkParser.parse(link) }
+        #expect(throws: LinkError.tooLong(maximum: 2_048)) { try LinkParser.parse(link, grammar: .omnigent) }
     }
 
     @Test("O-OPEN-2: in a release build a loopback link becomes https, as a typed address does")
     func releaseLoopback() throws {
-        let link = try LinkParser.parse("omnigent://localhost:8000/c/x", policy: .httpsOnly)
+        let link = try LinkParser.parse("omnigent://localhost:8000/c/x", grammar: .omnigent, policy: .httpsOnly)
         #expect(link.server.description == "https://localhost:8000")
     }
 
@@ -160,7 +163,7 @@ struct LinkParserTests {
         arguments: ["localhost:8000", "127.0.0.1:6767", "[::1]:6767", "example.com", "Example.COM:8443", "[0:0::1]"])
     func linkAgreesWithTypedAddress(_ hostPort: String) throws {
         for policy in [TransportPolicy.httpsOnly, .allowingInsecureLoopback] {
-            let link = try LinkParser.parse("omnigent://\(hostPort)/c/x", policy: policy)
+            let link = try LinkParser.parse("omnigent://\(hostPort)/c/x", grammar: .omnigent, policy: policy)
             let typed = try ServerAddress(parsing: hostPort, policy: policy)
             #expect(link.server.origin == typed.origin)
             #expect(link.server == typed)
@@ -169,28 +172,9 @@ struct LinkParserTests {
 
     @Test("O-RECENT-4 / O-LINK-7: the parsed server never carries the conversation path")
     func serverHasNoPath() throws {
-        let link = try LinkParser.parse("omnigent://h.example.com/c/conv_abc/")
+        let link = try LinkParser.parse("omnigent://h.example.com/c/conv_abc/", grammar: .omnigent)
         #expect(link.server.path.isEmpty)
         #expect(link.server.serverKey == "https://h.example.com")
         #expect(link.hostDisplay == "h.example.com")
-    }
-
-    @Test("A grammar with several patterns matches each and reports the route")
-    func customGrammar() throws {
-        let grammar = LinkGrammar(
-            scheme: "demo",
-            patterns: [
-                LinkPattern(name: "event", segments: [.literal("e"), .identifier("slug")]),
-                LinkPattern(name: "pair", segments: [.identifier("a"), .literal("to"), .identifier("b")]),
-            ])
-        let event = try LinkParser.parse("demo://h.example.com/e/ai-doom/", grammar: grammar)
-        #expect(event.route == "event")
-        #expect(event.parameters == ["slug": "ai-doom"])
-        let pair = try LinkParser.parse("demo://h.example.com/x/to/y", grammar: grammar)
-        #expect(pair.route == "pair")
-        #expect(pair.path == "/x/to/y")
-        #expect(throws: LinkError.unsupportedPath) {
-            try LinkParser.parse("demo://h.example.com/x/y", grammar: grammar)
-        }
     }
 }

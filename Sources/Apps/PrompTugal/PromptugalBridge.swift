@@ -1,3 +1,4 @@
+import CompanionBridge
 import CompanionCore
 import Foundation
 
@@ -29,7 +30,7 @@ public struct NotificationPlan: Codable, Sendable, Hashable {
 
 /// PrompTugal's `pt` bridge: handler name, content world, the five phase-1 ops and the bootstrap script.
 ///
-/// Rules (PT §4, P-BRIDGE-*): the handler is `pt`, in its own content world (not the page's); the
+/// Rules (P-BRIDGE-*): the handler is `pt`, in its own content world (not the page's); the
 /// document-start script defines `window.ptApp = { version, ops }` listing exactly the registered ops; each op
 /// has a typed handler (`schedule.get`, `schedule.set` → merge, `identity.get`, `notify.plan`,
 /// `meter.topup` → `not_available` until its contract exists); other ops get `unknown_op`; origins are
@@ -78,46 +79,27 @@ public enum PromptugalBridge {
             registry: registry(services: services), journal: journal)
     }
 
+    /// The name of the page's global object.
+    public static let globalName = "ptApp"
+
     /// The document-start script: `window.ptApp = { version, ops }`, frozen, plus `ptApp.call(op, args)`
     /// which posts `{id, op, args}` to the `pt` handler and resolves with the reply's result.
     public static func bootstrapScript(version: String, ops: [String] = phaseOneOps) -> String {
-        let opsLiteral = JavaScriptLiteral.literal(.array(ops.map(JSONValue.string)))
-        return """
-            (function () {
-              "use strict";
-              if (window.ptApp) { return; }
-              var handler = window.webkit && window.webkit.messageHandlers && window.webkit.messageHandlers.\(handlerName);
-              var pending = {};
-              var next = 1;
-              var app = {
-                version: \(JavaScriptLiteral.string(version)),
-                ops: Object.freeze(\(opsLiteral)),
-                call: function (op, args) {
-                  return new Promise(function (resolve, reject) {
-                    if (!handler) { reject(new Error("PrompTugal bridge unavailable")); return; }
-                    var id = "pt-" + (next++);
-                    pending[id] = { resolve: resolve, reject: reject };
-                    handler.postMessage({ id: id, op: op, args: args === undefined ? null : args });
-                  });
-                },
-                reply: function (message) {
-                  var entry = message && pending[message.id];
-                  if (!entry) { return; }
-                  delete pending[message.id];
-                  if (message.ok) { entry.resolve(message.result); }
-                  else { entry.reject(Object.assign(new Error(message.error && message.error.message),
-                                                    { code: message.error && message.error.code })); }
-                }
-              };
-              Object.defineProperty(window, "ptApp", {
-                value: Object.freeze(app), writable: false, configurable: false, enumerable: true
-              });
-            })();
-            """
+        RequestBridgeScript.bootstrap(
+            global: globalName, handlerName: handlerName, displayName: "PrompTugal", version: version, ops: ops)
+    }
+
+    /// What the app registers with the web view: the `pt` handler in its own content world, the bootstrap
+    /// script, and the allowed origins (https only: an http address is dropped from the list).
+    public static func registration(version: String, allowed: [ServerAddress]) -> BridgeRegistration {
+        BridgeRegistration(
+            handlerName: handlerName, contentWorldName: contentWorldName,
+            bootstrapScript: bootstrapScript(version: version),
+            allowList: OriginAllowList(allowed.filter { $0.scheme == "https" }))
     }
 
     /// The script that delivers `reply` to the page's pending `ptApp.call`.
     public static func replyScript(_ reply: BridgeReply) -> String {
-        "window.ptApp && window.ptApp.reply(\(JavaScriptLiteral.literal(reply.json)));"
+        RequestBridgeScript.reply(global: globalName, reply)
     }
 }

@@ -1,3 +1,4 @@
+import CertainCore
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
@@ -19,22 +20,22 @@ extension CertainServer {
 
         @MainActor func model(store: any SecretStore) -> SignInModel {
             let journal = self.journal
-            return SignInModel(policy: Fixture.policy, store: store, journal: journal) { address in
+            return SignInModel(policy: SignInFixture.policy, store: store, journal: journal) { address in
                 CertainSignIn(
-                    address: address, client: Fixture.client(address.url, journal: journal),
+                    address: address, client: SignInFixture.client(address.url, journal: journal),
                     tokenName: "CompanionKit tests (Linux)")
             }
         }
 
         @Test("C-AUTH-1 C-TOK-1 C-TOK-3 C-TOK-4 C-AUTH-7") @MainActor
         func plainSignInMintsATokenStoresItAndDropsTheCookie() async throws {
-            let folder = Fixture.temporaryFolder()
+            let folder = SignInFixture.temporaryFolder()
             defer { try? FileManager.default.removeItem(at: folder) }
             let store = FileSecretStore(folder: folder)
             let password = try await control.password("plain")
             let model = model(store: store)
             await model.submitAddress(control.url.absoluteString)
-            #expect(model.state == .enteringPassword(try Fixture.address(control.url), problem: nil))
+            #expect(model.state == .enteringPassword(try SignInFixture.address(control.url), problem: nil))
             await model.submitPassword(username: "plain", password: password)
             guard case .signedIn(let account) = model.state else {
                 Issue.record("not signed in: \(model.state)")
@@ -56,8 +57,9 @@ extension CertainServer {
             }
             // C-AUTH-7 and C-TOK-3: the token alone reads /api/auth/me, with no cookie.
             let session = try CredentialSession(account: account, store: store, journal: journal)
-            let client = Fixture.client(
-                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+            let client = SignInFixture.client(
+                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .certain)]
+            )
             let me = try await client.send(Request<JSONValue>.get("/api/auth/me"))
             #expect(me["username"]?.stringValue == "plain")
             let log = try await control.requests()
@@ -66,7 +68,7 @@ extension CertainServer {
                 #expect(entry["cookie"]?.boolValue == false)
                 #expect(entry["token"]?.boolValue == true)
             }
-            let anonymous = Fixture.client(control.url, journal: journal)
+            let anonymous = SignInFixture.client(control.url, journal: journal)
             await #expect(throws: HTTPError.self) { try await anonymous.send(Request<JSONValue>.get("/api/auth/me")) }
             expectNoSecrets([password, token], journal: journal)
         }
@@ -232,11 +234,12 @@ extension CertainServer {
             let stored = try await signIn("plain", store: store)
             var drafts: [AccountKey: String] = [stored.account: "half-written note"]
             let session = CredentialSession(stored: stored, store: store, journal: journal)
-            let client = Fixture.client(
-                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+            let client = SignInFixture.client(
+                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .certain)]
+            )
             _ = try await client.send(Request<JSONValue>.get("/api/settings"))
             // Revoke from the "web settings": a cookie session of the same user deletes the token.
-            let web = Fixture.client(control.url, journal: journal)
+            let web = SignInFixture.client(control.url, journal: journal)
             let login = try await web.exchange(
                 Request<JSONValue>.post(
                     "/api/auth/login",
@@ -275,8 +278,9 @@ extension CertainServer {
             let mints = try await control.requests().filter { $0["path"]?.stringValue == "/api/inbox/tokens" }
             #expect(mints.count == 2)
             let session = CredentialSession(stored: stored, store: store, journal: journal)
-            let client = Fixture.client(
-                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+            let client = SignInFixture.client(
+                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .certain)]
+            )
             #expect(try await client.send(Request<JSONValue>.get("/api/auth/me"))["username"]?.stringValue == "plain")
         }
 
@@ -285,7 +289,7 @@ extension CertainServer {
             let stored = try await signIn("plain", store: store)
             let tokens = try await control.client.send(Request<JSONValue>.get("/_control/tokens")).arrayValue ?? []
             #expect(tokens.first?["name"]?.stringValue == "CompanionKit tests (Linux)")
-            let web = Fixture.client(control.url, journal: journal)
+            let web = SignInFixture.client(control.url, journal: journal)
             let login = try await web.exchange(
                 Request<JSONValue>.post(
                     "/api/auth/login",
@@ -294,8 +298,9 @@ extension CertainServer {
                 login.response.headers["Set-Cookie"]?.split(separator: ";").first.map(String.init))
             try await control.post("/_control/clock", ["advance_days": .integer(31)])
             let session = CredentialSession(stored: stored, store: store, journal: journal)
-            let client = Fixture.client(
-                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+            let client = SignInFixture.client(
+                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .certain)]
+            )
             #expect(try await client.send(Request<JSONValue>.get("/api/auth/me"))["username"]?.stringValue == "plain")
             let error = await #expect(throws: HTTPError.self) {
                 try await web.send(Request<JSONValue>(path: "/api/auth/me", headers: ["Cookie": cookie]))
@@ -307,8 +312,9 @@ extension CertainServer {
             let store = InMemorySecretStore()
             let stored = try await signIn("plain", store: store)
             let session = CredentialSession(stored: stored, store: store, journal: journal)
-            let client = Fixture.client(
-                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+            let client = SignInFixture.client(
+                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .certain)]
+            )
             let error = await #expect(throws: AuthError.self) {
                 _ = try await CertainSignIn.mint(client: client, name: "thief")
             }
@@ -325,13 +331,14 @@ extension CertainServer {
             let store = InMemorySecretStore()
             let stored = try await signIn("plain", store: store)
             let session = CredentialSession(stored: stored, store: store, journal: journal)
-            let client = Fixture.client(
-                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+            let client = SignInFixture.client(
+                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .certain)]
+            )
             #expect(await CertainSignIn.signOut(session: session, client: client) == nil)
             #expect(store.accounts().isEmpty)
             let reuse = CredentialSession(stored: stored, store: InMemorySecretStore(), journal: journal)
-            let stale = Fixture.client(
-                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: reuse)])
+            let stale = SignInFixture.client(
+                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: reuse, rule: .certain)])
             let error = await #expect(throws: HTTPError.self) {
                 try await stale.send(Request<JSONValue>.get("/api/auth/me"))
             }

@@ -1,3 +1,4 @@
+import CompanionBridge
 import CompanionCore
 import CompanionLinks
 import Foundation

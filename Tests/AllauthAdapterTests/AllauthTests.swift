@@ -1,3 +1,4 @@
+import AllauthAdapter
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
@@ -21,7 +22,7 @@ import Testing
     ) {
         let name = "u" + UUID().uuidString.prefix(12).lowercased()
         let password = "pw-" + UUID().uuidString
-        let client = Fixture.client(url, journal: journal)
+        let client = SignInFixture.client(url, journal: journal)
         let signup = try await client.send(
             Request<JSONValue>.post(prefix + "/auth/signup", body: ["username": name, "password": password]))
         let token = try #require(signup["meta"]?["session_token"]?.stringValue)
@@ -56,8 +57,8 @@ import Testing
 
     @MainActor func model(store: any SecretStore) -> SignInModel {
         let journal = self.journal
-        return SignInModel(policy: Fixture.policy, store: store, journal: journal) { address in
-            AllauthSignIn(address: address, client: Fixture.client(address.url, journal: journal))
+        return SignInModel(policy: SignInFixture.policy, store: store, journal: journal) { address in
+            AllauthSignIn(address: address, client: SignInFixture.client(address.url, journal: journal))
         }
     }
 
@@ -91,7 +92,8 @@ import Testing
             return
         }
         let session = CredentialSession(stored: stored, store: store, journal: journal)
-        let client = Fixture.client(url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+        let client = SignInFixture.client(
+            url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .allauth)])
         let me = try await client.send(Request<JSONValue>.get(prefix + "/auth/session"))
         #expect(me["data"]?["user"]?["username"]?.stringValue == user.name)
         expectNoSecrets([user.password] + stored.credential.secretValues, journal: journal)
@@ -142,14 +144,14 @@ import Testing
     ) {
         let store = InMemorySecretStore()
         let journal = self.journal
-        let model = SignInModel(policy: Fixture.policy, store: store, journal: journal) { address in
+        let model = SignInModel(policy: SignInFixture.policy, store: store, journal: journal) { address in
             AllauthSignIn(
                 address: address,
                 client: Client(
                     baseURL: address.url,
                     configuration: Client.Configuration(
                         defaultHeaders: ["User-Agent": agent, "Accept": "application/json"], retryPolicy: .never,
-                        transportPolicy: Fixture.policy, journal: journal)))
+                        transportPolicy: SignInFixture.policy, journal: journal)))
         }
         await model.submitAddress(url.absoluteString)
         await model.submitPassword(username: user, password: password)
@@ -161,7 +163,8 @@ import Testing
             baseURL: url,
             configuration: Client.Configuration(
                 defaultHeaders: ["User-Agent": agent, "Accept": "application/json"], retryPolicy: .never,
-                middlewares: [AuthenticationMiddleware(session: session)], transportPolicy: Fixture.policy,
+                middlewares: [AuthenticationMiddleware(session: session, rule: .allauth)],
+                transportPolicy: SignInFixture.policy,
                 journal: journal))
         return (session, client, store)
     }
@@ -210,7 +213,8 @@ import Testing
         let me = try await client.send(Request<JSONValue>.get(prefix + "/auth/session"))
         #expect(me["data"]?["user"]?["username"]?.stringValue == user.name)
         let stale = CredentialSession(stored: before, store: InMemorySecretStore(), journal: journal)
-        let staleClient = Fixture.client(url, journal: journal, middlewares: [AuthenticationMiddleware(session: stale)])
+        let staleClient = SignInFixture.client(
+            url, journal: journal, middlewares: [AuthenticationMiddleware(session: stale, rule: .allauth)])
         let error = await #expect(throws: HTTPError.self) {
             try await staleClient.send(Request<JSONValue>.get(prefix + "/auth/session"))
         }
@@ -220,8 +224,8 @@ import Testing
     }
 }
 
-/// The RFC 6238 code for `secret`, `offset` windows from now, computed by pyotp in the allauth venv
-/// (the test driver the research used; the kit itself never computes codes).
+/// The RFC 6238 code for `secret`, `offset` windows from now, computed by pyotp in the allauth server's venv
+/// (`$COMPANION_VENVS`, else `<repo>/.venvs`, as the server scripts place it; the kit never computes codes).
 func totpCode(_ secret: String, offset: Int = 0) throws -> String {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()

@@ -3,6 +3,7 @@ import CompanionCore
 import CompanionHTTP
 import CompanionTestSupport
 import Foundation
+import OmnigentCore
 import Testing
 
 /// Omnigent 0.19.1 in accounts mode: login, Bearer and `ap_session` cookie, refresh at `/oauth/token`,
@@ -22,8 +23,8 @@ import Testing
 
     @MainActor func model(store: any SecretStore) -> SignInModel {
         let journal = self.journal
-        return SignInModel(policy: Fixture.policy, store: store, journal: journal) { address in
-            OmnigentAccountsSignIn(address: address, client: Fixture.client(address.url, journal: journal))
+        return SignInModel(policy: SignInFixture.policy, store: store, journal: journal) { address in
+            OmnigentAccountsSignIn(address: address, client: SignInFixture.client(address.url, journal: journal))
         }
     }
 
@@ -59,13 +60,15 @@ import Testing
             Issue.record("expected a bearer with a refresh token, got \(stored.credential)")
             return
         }
-        let address = try Fixture.address(url)
+        let address = try SignInFixture.address(url)
         let oauth = OAuthClient(
-            address: address, client: Fixture.client(url, journal: journal), configuration: OmnigentAccountsSignIn.oauth
+            address: address, client: SignInFixture.client(url, journal: journal),
+            configuration: OmnigentAccountsSignIn.oauth
         )
         let session = CredentialSession(
             stored: stored, store: store, refresher: OAuthRefresher(oauth: oauth), journal: journal)
-        let client = Fixture.client(url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+        let client = SignInFixture.client(
+            url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .omnigent)])
         #expect(try await client.send(Request<JSONValue>.get("/auth/me"))["id"]?.stringValue == user)
         // The same sign-in as the web view's cookie.
         let cookie = try #require(OmnigentAccountsSignIn.webViewCookie(for: stored))
@@ -73,8 +76,8 @@ import Testing
         var cookieStored = stored
         cookieStored.credential = cookie
         let cookieSession = CredentialSession(stored: cookieStored, store: InMemorySecretStore(), journal: journal)
-        let cookieClient = Fixture.client(
-            url, journal: journal, middlewares: [AuthenticationMiddleware(session: cookieSession)])
+        let cookieClient = SignInFixture.client(
+            url, journal: journal, middlewares: [AuthenticationMiddleware(session: cookieSession, rule: .omnigent)])
         #expect(try await cookieClient.send(Request<JSONValue>.get("/auth/me"))["id"]?.stringValue == user)
         // Refresh at /oauth/token gives a working access token.
         let renewed = try await OAuthRefresher(oauth: oauth).refresh(stored)
@@ -88,7 +91,8 @@ import Testing
         let store = InMemorySecretStore()
         let stored = try await signIn(store: store)
         let session = CredentialSession(stored: stored, store: store, journal: journal)
-        let client = Fixture.client(url, journal: journal, middlewares: [AuthenticationMiddleware(session: session)])
+        let client = SignInFixture.client(
+            url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .omnigent)])
         _ = try await client.send(Request<JSONValue>.get("/auth/me"))
         #expect(await OmnigentAccountsSignIn.signOut(session: session, client: client) == nil)
         #expect(store.accounts().isEmpty)

@@ -1,8 +1,9 @@
+import CompanionAuth
 import CompanionCore
 import CompanionHTTP
 import Foundation
 
-/// Omnigent's accounts mode (research/omnigent.md §2): `POST /auth/login` returns a JWT usable as
+/// Omnigent's accounts mode: `POST /auth/login` returns a JWT usable as
 /// `Authorization: Bearer` or as the `ap_session` cookie, plus a refresh token when asked; refresh at
 /// `/oauth/token`; `POST /auth/logout`.
 ///
@@ -109,4 +110,10 @@ public actor OmnigentAccountsSignIn: SignInServer {
         await session.signOut()
         return failure
     }
+}
+
+extension RevocationRule {
+    /// Omnigent's rule: 401, 403 and 410 each mean the token or session is gone; Omnigent sends no 403 that
+    /// leaves a credential working.
+    public static let omnigent = RevocationRule(statuses: [401, 403, 410])
 }

@@ -1,9 +1,11 @@
+import CompanionBridge
 import CompanionCore
 import CompanionLinks
+import CompanionTestSupport
 import Foundation
 import Testing
 
-@testable import CompanionBridge
+@testable import OmnigentCore
 
 /// Omnigent's bridge methods (O-BRIDGE-*, O-PICK-*), each a table of inputs and effects.
 struct OmnigentBridgeTests {
@@ -197,11 +199,18 @@ struct OmnigentBridgeTests {
         #expect(!script.contains("</script>"))
         #expect(!script.contains("\u{2028}"))
         let output = try NodeRunner.run(
-            NodeRunner.prelude + OmnigentBootstrap.script + """
+            NodeRunner.prelude(handlers: ["omnigentNative"]) + OmnigentBootstrap.script + """
                 window.addEventListener("omnigent-native-notification-activated",
                   (e) => console.log(JSON.stringify(e.detail.path)));
                 \(script)
                 """)
         #expect(JSONValue(data: Data(output.utf8)) == .string(nasty))
+    }
+
+    @Test("O-BRIDGE-11: a dead content process is a state with the shell's sentence, not an exception")
+    func processDeathMessage() {
+        #expect(
+            OmnigentBridge.failureMessage(.contentProcessTerminated) == "The server UI process stopped unexpectedly.")
+        #expect(OmnigentBridge.failureMessage(.readinessTimedOut) == "The server UI did not start within 20 seconds.")
     }
 }

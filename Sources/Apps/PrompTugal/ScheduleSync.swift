@@ -1,7 +1,8 @@
+import CompanionBridge
 import CompanionCore
 import Foundation
 
-/// The interim schedule sync with PrompTugal's website, until it calls the bridge itself (PT §4).
+/// The interim schedule sync with PrompTugal's website, until it calls the bridge itself.
 ///
 /// Rules (P-BRIDGE-8..12, P-OPEN-9): the app reads `localStorage['nr.schedule.v1']` with `evaluateJavaScript`
 /// in the page's world and merges it; a missing value (`null`) is an empty document; after a merge or a local

@@ -1,6 +1,0 @@
-import CertainCore
-import Testing
-
-@Test func moduleLinks() {
-    #expect(CertainCoreModule.name == "CertainCore")
-}

@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+/// Runs JavaScript in Node.js, the real engine the injected scripts are checked against on Linux.
+/// A missing `node` fails the test loudly (`scripts/bootstrap` installs it); it never skips.
+public enum NodeRunner {
+    /// Runs `program` with `node -e` and returns its standard output, trimmed; a non-zero exit fails the test.
+    public static func run(_ program: String) throws -> String {
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+            .map { "\($0)/node" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let path else {
+            Issue.record("node (Node.js) is not on the PATH; run scripts/bootstrap to install it")
+            return ""
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["-e", program]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "node failed: \(errorText)")
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A minimal browser-like global for the scripts: window, events, a message handler for each of
+    /// `handlers` recording into `posted`, localStorage, and timers that record their delay instead of waiting.
+    public static func prelude(handlers: [String]) -> String {
+        let recording = handlers.map { "\($0): { postMessage: (m) => posted.push(m) }" }.joined(separator: ", ")
+        return """
+            const posted = []; const events = []; const timers = [];
+            const storage = new Map();
+            globalThis.window = globalThis;
+            window.webkit = { messageHandlers: { \(recording) } };
+            class Event { constructor(type) { this.type = type; } }
+            class CustomEvent extends Event { constructor(type, init) { super(type); this.detail = init && init.detail; } }
+            globalThis.Event = Event; globalThis.CustomEvent = CustomEvent;
+            const listeners = {};
+            window.addEventListener = (t, f) => { (listeners[t] = listeners[t] || []).push(f); };
+            window.dispatchEvent = (e) => { events.push(e.type); (listeners[e.type] || []).forEach((f) => f(e)); };
+            window.localStorage = { getItem: (k) => storage.has(k) ? storage.get(k) : null,
+                                    setItem: (k, v) => storage.set(k, String(v)) };
+            globalThis.setTimeout = (f, ms) => { timers.push({ f, ms }); return timers.length; };
+            globalThis.clearTimeout = (id) => { if (timers[id - 1]) timers[id - 1].cleared = true; };
+
+            """
+    }
+}

@@ -1,0 +1,82 @@
+import CompanionBridge
+import CompanionCore
+import CompanionTestSupport
+import Foundation
+import Testing
+
+@testable import PrompTugalCore
+
+/// PrompTugal's injected scripts, run in a real JavaScript engine (Node.js) with a minimal browser global.
+struct PromptugalBootstrapScriptTests {
+    @Test("P-BRIDGE-4: window.ptApp = { version, ops } lists exactly the five ops; call posts {id, op, args}")
+    func ptAppBootstrap() throws {
+        let script = PromptugalBridge.bootstrapScript(version: "1.2 \"beta\"</script>")
+        let reply = PromptugalBridge.replyScript(BridgeReply(id: .string("pt-1"), outcome: .success(.integer(5))))
+        let output = try NodeRunner.run(
+            NodeRunner.prelude(handlers: ["pt"]) + script + """
+                const out = { version: window.ptApp.version, ops: window.ptApp.ops,
+                  frozen: Object.isFrozen(window.ptApp) };
+                window.ptApp.call("schedule.get").then((r) => { out.result = r; });
+                \(reply)
+                setImmediate(() => { out.posted = posted; console.log(JSON.stringify(out)); });
+                """)
+        let result = JSONValue(data: Data(output.utf8))
+        #expect(result?["version"] == .string("1.2 \"beta\"</script>"))
+        #expect(result?["ops"] == .array(PromptugalBridge.phaseOneOps.map(JSONValue.string)))
+        #expect(result?["frozen"] == .bool(true))
+        #expect(result?["result"] == .integer(5))
+        #expect(
+            result?["posted"]
+                == .array([
+                    .object([
+                        "id": .string("pt-1"), "op": .string("schedule.get"),
+                        "args": .null,
+                    ])
+                ]))
+        #expect(PromptugalBridge.handlerName == "pt")
+        #expect(PromptugalBridge.contentWorldName != "page")
+    }
+
+    @Test("P-BRIDGE-9/10/12: the write script stores the document intact and dispatches nr:schedule")
+    func scheduleWrite() throws {
+        let nastyID = "a\"b'c\\d</script>\u{2028}\u{2029}e"
+        let document = JSONValue.object([
+            "v": .integer(1),
+            "picks": .array([.object(["id": .string(nastyID), "at": .string("2026-11-08T02:45:00.000Z")])]),
+        ])
+        let output = try NodeRunner.run(
+            NodeRunner.prelude(handlers: ["pt"]) + """
+                let heard = null;
+                window.addEventListener("nr:schedule", () => { heard = localStorage.getItem("nr.schedule.v1"); });
+                \(ScheduleSync.writeScript(document: document))
+                console.log(JSON.stringify({ heard, events, read: \(ScheduleSync.readScript.dropLast()) }));
+                """)
+        let result = JSONValue(data: Data(output.utf8))
+        #expect(result?["events"] == .array([.string("nr:schedule")]))
+        let stored = result?["read"]?.stringValue
+        #expect(result?["heard"]?.stringValue == stored)
+        guard case .document(let read) = ScheduleSync.interpret(stored) else {
+            Issue.record("the stored document did not read back")
+            return
+        }
+        #expect(read.semanticallyEquals(document))
+        #expect(read["picks"]?[0]?["id"] == .string(nastyID))
+    }
+
+    @Test(
+        "P-BRIDGE-8, P-OPEN-9: null reads as empty; malformed values are reported, not merged",
+        arguments: [
+            ("null-absent", nil, true), ("null-json", "null", true), ("garbage", "{not json", false),
+            ("wrong-version", #"{"v":2,"picks":[]}"#, false), ("picks-not-array", #"{"v":1,"picks":{}}"#, false),
+            ("array", "[]", false), ("good", #"{"v":1,"picks":[{"id":"x","at":"2026-11-08T02:45:00.000Z"}]}"#, true),
+        ] as [(String, String?, Bool)])
+    func scheduleRead(_ name: String, _ stored: String?, _ accepted: Bool) {
+        switch ScheduleSync.interpret(stored) {
+        case .document(let document):
+            #expect(accepted, "\(name) should be refused")
+            #expect(document["v"] == .integer(1))
+        case .malformed(let reason):
+            #expect(!accepted, "\(name) should be accepted: \(reason)")
+        }
+    }
+}
