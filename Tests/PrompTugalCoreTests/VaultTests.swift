@@ -342,3 +342,32 @@ struct VaultTests {
         #expect(rig.log.events.first?.kind == .error && rig.log.events.first?.path == "apps/agenda/picks.json")
     }
 }
+
+/// Vaults of the SG/Send server's test manifest (`SGIT_VAULTS_MANIFEST`), read through the app.
+@MainActor
+struct ManifestVaultTests {
+    static func manifestVault(_ name: String) throws -> (key: String, vaultID: String) {
+        let path = try TestServers.value("SGIT_VAULTS_MANIFEST")
+        let json = try #require(JSONValue(data: try Data(contentsOf: URL(fileURLWithPath: path))))
+        let vaults = json["vaults"]?.arrayValue ?? json.objectValue.map { Array($0.values) } ?? []
+        let vault = try #require(vaults.first { $0["name"] == .string(name) })
+        return (try #require(vault["key_string"]?.stringValue), try #require(vault["vault_id"]?.stringValue))
+    }
+
+    @Test("P-VAULT-17, P-OPEN-24: a pack vault is found through the list route, through the app's one network")
+    func packVault() async throws {
+        let server = try TestServers.url("SGIT_SERVER_URL")
+        let pack = try Self.manifestVault("pack")
+        let folder = try Scratch.folder("pack")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let network = PrompTugalNetwork(policy: .allowingInsecureLoopback)
+        let log = VaultTrafficLog(journal: network.journal)
+        let session = VaultSession(keyStore: InMemoryKeyStore(), network: network, cacheFolder: folder, log: log)
+        let id = try session.importKey(pack.key, server: server)
+        try await session.pull(id)
+        #expect(try await session.reader(id)?.files().isEmpty == false)
+        let entries = NetworkEntry.entries(in: network.journal)
+        #expect(entries.contains { $0.url.contains("/api/vault/list/\(pack.vaultID)") && $0.status == 200 })
+        #expect(entries.allSatisfy { $0.method == "GET" })
+    }
+}
