@@ -11,7 +11,7 @@ import Testing
 struct BridgeTests {
     static let t0 = Date(timeIntervalSince1970: 1_794_105_900)
     static let news = URL(string: "https://promptugal.news/agenda") ?? URL(fileURLWithPath: "/")
-    static let configuration = PrompTugalBridgeConfiguration(version: "1.4.0")
+    static let configuration = PrompTugalBridgeConfiguration(version: "1.4 \"beta\"</script>")
 
     static func source(_ origin: String, page: String? = nil, mainFrame: Bool = true) -> BridgeSource {
         BridgeSource(isMainFrame: mainFrame, frameOrigin: origin, pageURL: page ?? origin + "/")
@@ -46,7 +46,7 @@ struct BridgeTests {
                 """)
         let seen = try #require(JSONValue(data: Data(first.utf8)))
         #expect(seen["pageSeesHandler"] == false && seen["bridgeHasPtApp"] == false && seen["frozen"] == true)
-        #expect(seen["version"] == "1.4.0")
+        #expect(seen["version"] == "1.4 \"beta\"</script>")
         // P-BRIDGE-4: exactly the five ops.
         #expect(seen["ops"] == .array(PrompTugalBridgeConfiguration.ops.map(JSONValue.string)))
         #expect(

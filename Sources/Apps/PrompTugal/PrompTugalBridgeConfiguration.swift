@@ -34,15 +34,15 @@ public struct PrompTugalBridgeConfiguration: Sendable {
     }
 
     /// The message handler's name.
-    public static let handlerName = "pt"
+    public static let handlerName = PromptugalBridge.handlerName
     /// The bridge's content world; never the page's.
-    public static let contentWorldName = "PrompTugalBridge"
+    public static let contentWorldName = PromptugalBridge.contentWorldName
     /// The DOM event a page call travels in.
     public static let callEvent = "pt:call"
     /// The DOM event a reply travels in.
     public static let replyEvent = "pt:reply"
     /// The phase-1 ops the page is told about.
-    public static let ops = ["schedule.get", "schedule.set", "identity.get", "notify.plan", "meter.topup"]
+    public static let ops = PromptugalBridge.phaseOneOps
 
     /// The app's marketing version, as `ptApp.version` (P-OPEN-13).
     public let version: String
