@@ -2,6 +2,8 @@
 `apps/agenda/picks.json` holds the website's schedule mirror, as the website writes it. Prints the read key string.
 
 Usage: python make_agenda_vault.py <sgit> <server-url> <work-folder>
+       python make_agenda_vault.py <sgit> <server-url> <work-folder> --grow   (a vault that grows: the first call
+       makes it with one commit and prints its read key; each later call pushes one more commit)
 The keys are throwaway keys made for this run; nothing here is committed."""
 import hashlib
 import json
@@ -41,7 +43,27 @@ def make(name, files):
     return f"sgit_private_read_{hexkey}:{vid}"
 
 
+def grow():
+    folder = os.path.join(OUT, "growing")
+    if not os.path.isdir(folder):
+        os.makedirs(HOME, exist_ok=True)
+        key = make("growing", {"README.md": "# Growing vault\n", "notes/one.txt": "first\n"})
+        with open(os.path.join(OUT, "key"), "w") as handle:
+            handle.write(key)
+        print(key)
+        return
+    count = len(os.listdir(os.path.join(folder, "notes"))) + 1
+    with open(os.path.join(folder, "notes", f"n{count}.txt"), "w") as handle:
+        handle.write(f"note {count}\n")
+    sgit("commit", "-m", f"add note {count}", cwd=folder)
+    sgit("push", cwd=folder)
+    with open(os.path.join(OUT, "key")) as handle:
+        print(handle.read())
+
+
 def main():
+    if len(sys.argv) > 4 and sys.argv[4] == "--grow":
+        return grow()
     shutil.rmtree(OUT, ignore_errors=True)
     os.makedirs(HOME)
     readme = "# Reader vault\n\nThe website mirrors the schedule here.\n"

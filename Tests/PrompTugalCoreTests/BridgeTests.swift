@@ -21,7 +21,8 @@ struct BridgeTests {
         AppBridgeServices(store: store, person: { "p-0042" }, planner: { _ in })
     }
 
-    @Test("P-BRIDGE-1: handler pt in its own world; ptApp in the page's world; they meet only through DOM events")
+    @Test(
+        "P-BRIDGE-1, P-BRIDGE-4: pt in its own world; ptApp (version, the five ops) in the page's; DOM events between")
     func contentWorlds() async throws {
         #expect(PrompTugalBridgeConfiguration.handlerName == "pt")
         #expect(PrompTugalBridgeConfiguration.contentWorldName != "page")

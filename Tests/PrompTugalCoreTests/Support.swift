@@ -128,15 +128,23 @@ enum MirrorVaults {
     }
 
     private static func make() throws -> Keys {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "promptugal-vaults-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lines = try runScript(folder: folder)
+        guard lines.count == 2 else { throw StandIn.Failure(description: "make_agenda_vault.py printed no keys") }
+        return Keys(good: lines[0], broken: lines[1])
+    }
+
+    /// Runs `make_agenda_vault.py` with the sgit CLI and server of the environment; returns its output lines.
+    static func runScript(folder: URL, _ extra: [String] = []) throws -> [String] {
         let cli = try TestServers.value("SGIT_CLI")
         let server = try TestServers.url("SGIT_SERVER_URL")
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Servers/promptugal/make_agenda_vault.py")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "promptugal-vaults-\(UUID().uuidString)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, cli, server.absoluteString, folder.path]
+        process.arguments = ["python3", script.path, cli, server.absoluteString, folder.path] + extra
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
@@ -145,11 +153,9 @@ enum MirrorVaults {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        try? FileManager.default.removeItem(at: folder)
-        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
-        guard process.terminationStatus == 0, lines.count == 2 else {
+        guard process.terminationStatus == 0 else {
             throw StandIn.Failure(description: "make_agenda_vault.py failed: \(errorText.suffix(400))")
         }
-        return Keys(good: lines[0], broken: lines[1])
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 }

@@ -375,4 +375,29 @@ struct ManifestVaultTests {
         // sgit 0.26 writes objects in the v2 envelope (zlib inside); FX's objects are v1 (fixtureOverHTTP).
         #expect(log.events.contains { $0.kind == .decrypt && $0.detail.contains("zlib") })
     }
+
+    @Test("P-VAULT-9: a pull after new commits fetches only the new objects; none is fetched twice")
+    func incrementalPull() async throws {
+        let server = try TestServers.url("SGIT_SERVER_URL")
+        let work = try Scratch.folder("growing")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let key = try #require(try MirrorVaults.runScript(folder: work, ["--grow"]).first)
+        let folder = try Scratch.folder("grow-cache")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let network = PrompTugalNetwork(policy: .allowingInsecureLoopback)
+        let session = VaultSession(
+            keyStore: InMemoryKeyStore(), network: network, cacheFolder: folder, log: VaultTrafficLog())
+        let id = try session.importKey(key, server: server)
+        try await session.pull(id)
+        let first = NetworkEntry.entries(in: network.journal).map(\.url)
+        _ = try MirrorVaults.runScript(folder: work, ["--grow"])
+        try await session.pull(id)
+        let second = Array(NetworkEntry.entries(in: network.journal).map(\.url).dropFirst(first.count))
+        #expect(try await session.reader(id)?.files().map(\.path).contains("notes/n2.txt") == true)
+        let objects = { (urls: [String]) in Set(urls.filter { $0.contains("bare%2Fdata%2F") }) }
+        // The new commit, its new trees and the new blob: a few objects, none of the first pull's.
+        #expect(!objects(second).isEmpty && objects(second).count < objects(first).count + 3)
+        #expect(objects(first).isDisjoint(with: objects(second)))
+        #expect(second.filter { $0.contains("bare%2Fdata%2F") }.count == objects(second).count)
+    }
 }
