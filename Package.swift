@@ -108,8 +108,8 @@ let package = Package(
             name: "companion",
             dependencies: [
                 "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
-                "CompanionLinks", "CompanionBridge", "CompanionVault", "OmnigentCore", "CertainCore", "AllauthAdapter",
-                "PrompTugalCore",
+                "CompanionLinks", "CompanionBridge", "CompanionVault", "CompanionScreen", "OmnigentCore", "CertainCore",
+                "AllauthAdapter", "PrompTugalCore",
             ],
             swiftSettings: strict),
         .executableTarget(
