@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
-# The PrompTugal act: pull the reader vault from the local SG/Send server and merge its schedule mirror with a
+# The PrompTugal act of scripts/demo: pull the reader vault from the local SG/Send server and merge its schedule mirror with a
 # local pick, show the schedule in Lisbon time, fetch the team data, stop the team-data stand-in and show the same
 # data again offline with its age, then print the Network and Keys debug panels. No key value is printed anywhere;
 # the act checks its own output for it.
 #
-#   COMPANION=<path to companion> scripts/demo-acts/promptugal.sh
-#
+# Needs: $COMPANION = the built companion binary (scripts/demo sets it).
 # Starts `promptugal` and `sgit` with scripts/servers (127.0.0.1 only) and stops them on exit.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -13,7 +12,6 @@ cd "$(dirname "$0")/../.."
 export COMPANION_STATE=${COMPANION_STATE:-$PWD/.servers}
 export COMPANION_HOME=${COMPANION_HOME:-$COMPANION_STATE/demo-home}/promptugal-act
 rm -rf "$COMPANION_HOME"
-trap 'scripts/servers stop promptugal sgit >/dev/null 2>&1 || true' EXIT INT TERM
 transcript=$(mktemp)
 trap 'rm -f "$transcript"; scripts/servers stop promptugal sgit >/dev/null 2>&1 || true' EXIT INT TERM
 companion() { echo; echo "\$ companion $*"; "$COMPANION" "$@" 2>&1 | tee -a "$transcript"; }
