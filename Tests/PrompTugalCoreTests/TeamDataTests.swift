@@ -1,3 +1,4 @@
+import CompanionBridge
 import CompanionCore
 import CompanionHTTP
 import CompanionStore
@@ -196,5 +197,24 @@ struct TeamDataTests {
         }
         #expect(value.places.count == 83 && problem.contains("could not read"))
         #expect(try await rig.store.resource(rig.team.cacheKey(.places)) == before)
+    }
+
+    @Test("P-OPEN-15: identity.get answers {personId} from me.json, also offline from the saved copy")
+    @MainActor
+    func identityFromMe() async throws {
+        let rig = try Rig()
+        defer { try? FileManager.default.removeItem(at: rig.folder) }
+        let store = ScheduleStore(clock: rig.clock)
+        let configuration = PrompTugalBridgeConfiguration(version: "1.0")
+        let endpoint = configuration.endpoint(
+            services: AppBridgeServices(store: store, team: rig.team, planner: { _ in }), journal: Journal())
+        let page = BridgeSource(
+            isMainFrame: true, frameOrigin: "https://promptugal.news", pageURL: "https://promptugal.news/")
+        let online = await endpoint.receive(["id": "1", "op": "identity.get"], from: page)
+        #expect(online?.json["result"] == ["personId": "p-0042"])
+        try await StandIn.fault("/me.json", #""mode":"status","status":503"#)
+        let offline = await endpoint.receive(["id": "2", "op": "identity.get"], from: page)
+        try await StandIn.clear("/me.json")
+        #expect(offline?.json["result"] == ["personId": "p-0042"])
     }
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The PrompTugal act of scripts/demo: pull the reader vault from the local SG/Send server and merge its schedule mirror with a
-# local pick, show the schedule in Lisbon time, fetch the team data, stop the team-data stand-in and show the same
-# data again offline with its age, then print the Network and Keys debug panels. No key value is printed anywhere;
-# the act checks its own output for it.
+# The PrompTugal act of scripts/demo: pull the reader vault from the local SG/Send server and merge its
+# schedule mirror with a local pick, show the schedule in Lisbon time, fetch the team data, stop the team-data
+# stand-in and show the same data again offline with its age, then print the Network and Keys debug panels.
+# No key value is printed anywhere; the act checks its own output for it.
 #
 # Needs: $COMPANION = the built companion binary (scripts/demo sets it).
 # Starts `promptugal` and `sgit` with scripts/servers (127.0.0.1 only) and stops them on exit.
