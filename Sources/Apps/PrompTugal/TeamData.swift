@@ -44,10 +44,9 @@ public struct TeamData: Sendable {
         let base = endpoint.site == .team ? bases.team : bases.news
         let fetcher = CachedFetcher(client: network.client(for: base), store: store)
         let key = cacheKey(endpoint)
-        let request = PrompTugalNetwork.get(endpoint.path)
         do {
-            let loaded = try await fetcher.loadLatest(
-                request, key: key, policy: offline ? .offline : .networkElseCache, decode: decode)
+            let loaded = try await Self.latest(
+                fetcher, endpoint.path, key: key, policy: offline ? .offline : .networkElseCache, decode: decode)
             guard loaded.isStale || offline else { return .content(loaded.value, fetchedAt: loaded.fetchedAt) }
             guard let failure = loaded.failure else {
                 return .offline(loaded.value, age: loaded.age, reason: "Shown from the copy saved on this device.")
@@ -59,12 +58,20 @@ public struct TeamData: Sendable {
         } catch {
             let problem = Self.sentence(error, endpoint: endpoint)
             if !offline, case .undecodable = error,
-                let cached = try? await fetcher.loadLatest(request, key: key, policy: .offline, decode: decode)
+                let cached = try? await Self.latest(fetcher, endpoint.path, key: key, policy: .offline, decode: decode)
             {
                 return .stale(cached.value, age: cached.age, problem: problem)
             }
             return .failed(reason: problem, signInRequired: false)
         }
+    }
+
+    /// The freshest answer `policy` allows for the GET of `path`, decoded by `decode`.
+    static func latest<Value: Sendable>(
+        _ fetcher: CachedFetcher, _ path: String, key: String, policy: FetchPolicy,
+        decode: @escaping @Sendable (Data) throws -> Value
+    ) async throws(SyncError) -> Loaded<Value> {
+        try await fetcher.loadLatest(PrompTugalNetwork.get(path), key: key, policy: policy, decode: decode)
     }
 
     /// Reads `endpoint` as JSON of type `Value`.
