@@ -217,4 +217,19 @@ struct TeamDataTests {
         try await StandIn.clear("/me.json")
         #expect(offline?.json["result"] == ["personId": "p-0042"])
     }
+
+    @Test("P-TEAM-6: a screen model keeps its places on screen through a failed refresh, with their age")
+    @MainActor
+    func modelKeepsValue() async throws {
+        let rig = try Rig()
+        defer { try? FileManager.default.removeItem(at: rig.folder) }
+        let model = rig.team.placesModel()
+        #expect(model.state == .loading)
+        await model.load()
+        #expect(model.state.value?.places.count == 83)
+        rig.clock.advance(by: 90)
+        try await StandIn.fault("/api/v1/places.json", #""mode":"status","status":502,"count":1"#)
+        await model.load()
+        #expect(model.state.value?.places.count == 83 && TeamData.summary(model.state) == "stale, 1 min old")
+    }
 }
