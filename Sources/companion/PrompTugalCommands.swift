@@ -7,42 +7,64 @@ import PrompTugalCore
 
 /// `companion promptugal …`: the PrompTugal app's core, headless.
 enum PrompTugalCommands {
-    static let help = """
-        usage: companion promptugal <command> [--json]
+    /// `promptugal schedule|team|destinations|debug`.
+    static let family = CommandFamily(
+        title: "Apps",
+        commands: [
+            .group(
+                "promptugal", summary: "the PrompTugal app, headless",
+                details: """
+                    Team data comes from --team URL and --news URL, else $PROMPTUGAL_URL for both, else the live
+                    sites. State: $COMPANION_HOME/promptugal (the schedule, cached team data, encrypted vault objects,
+                    keys in 0600 files, the debug switch). Plain http only to loopback hosts.
+                    """,
+                [
+                    Command(
+                        name: "schedule",
+                        summary: "the picks in event order, Lisbon time; pick or drop an event; merge the vault's copy",
+                        parameters: [
+                            .init(syntax: "[add|remove <event-url>]", help: "an event page's address or its bare slug")
+                        ],
+                        options: sites + [
+                            .option(
+                                "from-vault", "KEY",
+                                "pull the vault and merge its apps/agenda/picks.json; - reads $COMPANION_VAULT_KEY"),
+                            .option(
+                                "vault-server", "URL",
+                                "the SG/Send server (else $SGIT_SERVER_URL, else dev.send.sgraph.ai)"),
+                            .flag("offline", "use the saved agenda only"), .json,
+                        ],
+                        run: { try await schedule($0) }),
+                    Command(
+                        name: "team", summary: "team data, kept for offline use (all of it when no part is named)",
+                        parameters: [
+                            .init(syntax: "[<part>]", help: "me, places, agenda, newsroom, news, meetings or agents")
+                        ],
+                        options: sites + [.flag("offline", "answer from the saved copies only"), .json],
+                        run: { try await team($0) }),
+                    Command(
+                        name: "destinations", summary: "where the shell puts each destination",
+                        options: [
+                            .flag("compact", "an iPhone's width: tabs and More"),
+                            .flag("regular", "an iPad's width: the sidebar (the default)"), .json,
+                        ],
+                        run: { try destinations($0) }),
+                    Command(
+                        name: "debug", summary: "turn debug mode on or off, or show its panels",
+                        parameters: [
+                            .init(
+                                syntax: "[on|off|<panel>]",
+                                help: "vault, network, bridge, storage, keys or build (all when none is named)")
+                        ],
+                        options: [.json], details: "network, bridge and vault show the previous command's traffic.",
+                        run: { try await debug($0) }),
+                ])
+        ])
 
-          schedule [--from-vault KEY] [--vault-server URL]   the picks, in event order, Lisbon time; with --from-vault,
-                                                             the vault is pulled and its apps/agenda/picks.json merged
-          schedule add|remove EVENT-URL                       pick or drop an event (its page address or bare slug)
-          team [me|places|agenda|newsroom|news|meetings|agents] [--offline]
-                                                             team data, kept for offline use (all when none is named)
-          destinations [--compact|--regular]                 where the shell puts each destination
-          debug on|off                                       turn debug mode on or off (off on first use)
-          debug [vault|network|bridge|storage|keys|build]    the debug panels (all when none is named); network,
-                                                             bridge and vault show the previous command's traffic
-
-        Team data comes from --team URL and --news URL, else $PROMPTUGAL_URL for both, else the live sites.
-        The vault server is --vault-server, else $SGIT_SERVER_URL, else https://dev.send.sgraph.ai. The vault key is
-        --from-vault KEY, or --from-vault - to read $COMPANION_VAULT_KEY (safer: arguments are visible to other
-        users in the process list); it is kept in $COMPANION_HOME/promptugal/keys (files 0600) and never
-        printed. State: $COMPANION_HOME/promptugal (default ~/.companion/promptugal). Plain http only to loopback.
-        Exit codes: 0 success, 1 the operation failed (one line says why), 2 usage error.
-        """
-
-    static func run(_ words: [String]) async throws -> Int32 {
-        guard let command = words.first else {
-            throw UsageError("missing the command (schedule, team, destinations, debug)")
-        }
-        let arguments = try Arguments(
-            Array(words.dropFirst()), flags: ["json", "offline", "compact", "regular"],
-            options: ["from-vault", "vault-server", "team", "news"])
-        switch command {
-        case "schedule": return try await schedule(arguments)
-        case "team": return try await team(arguments)
-        case "destinations": return try destinations(arguments)
-        case "debug": return try await debug(arguments)
-        default: throw UsageError("unknown promptugal command \(command)")
-        }
-    }
+    private static let sites: [Command.Option] = [
+        .option("team", "URL", "the team site (else $PROMPTUGAL_URL, else the live site)"),
+        .option("news", "URL", "the news site (else $PROMPTUGAL_URL, else the live site)"),
+    ]
 
     // MARK: The app's parts, as the terminal wires them
 
@@ -54,9 +76,7 @@ enum PrompTugalCommands {
         let keys: FileKeyStore
 
         init(_ arguments: Arguments) throws {
-            folder = Terminal.home.appendingPathComponent("promptugal", isDirectory: true)
-            try FileManager.default.createDirectory(
-                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            folder = try Terminal.stateFolder("promptugal")
             network = PrompTugalNetwork(journal: Terminal.journal, policy: .allowingInsecureLoopback)
             store = try OfflineStore(
                 scope: StoreScope(serverKey: "promptugal", accountID: "me"), location: .directory(folder))
@@ -322,7 +342,7 @@ enum PrompTugalCommands {
         guard mode.isOn else {
             throw CommandFailure("debug mode is off: turn it on with `companion promptugal debug on`")
         }
-        let saved = (try? Data(contentsOf: Terminal.journalFile)).map { Journal.importJSONLines($0).events } ?? []
+        let saved = (try? Data(contentsOf: try Terminal.journalFile())).map { Journal.importJSONLines($0).events } ?? []
         let sources = DebugSources(
             journal: Terminal.journal, events: { saved }, vaultLog: nil, store: app.store,
             vaultCaches: app.folder.appendingPathComponent("vaults"), keyStore: app.keys,

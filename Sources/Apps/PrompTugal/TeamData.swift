@@ -71,7 +71,15 @@ public struct TeamData: Sendable {
         _ fetcher: CachedFetcher, _ path: String, key: String, policy: FetchPolicy,
         decode: @escaping @Sendable (Data) throws -> Value
     ) async throws(SyncError) -> Loaded<Value> {
-        try await fetcher.loadLatest(PrompTugalNetwork.get(path), key: key, policy: policy, decode: decode)
+        let request = Request<Value>(method: .get, path: path) { data, _, _ throws(HTTPError) in
+            do {
+                return try decode(data)
+            } catch {
+                throw .undecodable(
+                    HTTPError.DecodingFailure(type: "\(Value.self)", path: "", detail: "\(error)", url: path))
+            }
+        }
+        return try await fetcher.loadLatest(request, key: key, policy: policy)
     }
 
     /// Reads `endpoint` as JSON of type `Value`.
