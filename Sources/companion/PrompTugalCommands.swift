@@ -79,7 +79,7 @@ enum PrompTugalCommands {
             folder = try Terminal.stateFolder("promptugal")
             network = PrompTugalNetwork(journal: Terminal.journal, policy: .allowingInsecureLoopback)
             store = try OfflineStore(
-                scope: StoreScope(serverKey: "promptugal", accountID: "me"), location: .directory(folder))
+                scope: AccountKey(serverKey: "promptugal", userID: "me"), location: .directory(folder))
             team = TeamData(bases: try Self.bases(arguments), network: network, store: store)
             keys = FileKeyStore(folder: folder.appendingPathComponent("keys", isDirectory: true))
         }

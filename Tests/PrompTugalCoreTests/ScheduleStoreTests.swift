@@ -146,7 +146,7 @@ struct ScheduleStoreTests {
     func removalsSurviveRestart() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pt-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let scope = StoreScope(serverKey: "promptugal", accountID: "me")
+        let scope = AccountKey(serverKey: "promptugal", userID: "me")
         let clock = ManualWallClock(Self.t0)
         do {
             let storage = StoreScheduleStorage(store: try OfflineStore(scope: scope, location: .directory(folder)))

@@ -67,7 +67,7 @@ enum Scratch {
     /// An offline store in `folder`.
     static func store(in folder: URL, clock: any WallClock) throws -> OfflineStore {
         try OfflineStore(
-            scope: StoreScope(serverKey: "promptugal", accountID: "me"), location: .directory(folder), clock: clock)
+            scope: AccountKey(serverKey: "promptugal", userID: "me"), location: .directory(folder), clock: clock)
     }
 }
 
