@@ -19,6 +19,7 @@ let families: [CommandFamily] = [
     StoreCommands.family,
     LinkCommands.family,
     OmnigentCommands.family,
+    CertainCommands.family,
     VaultCommands.family,
     PrompTugalCommands.family,
 ]
