@@ -22,6 +22,7 @@ let families: [CommandFamily] = [
     CertainCommands.family,
     MainworthyCommands.family,
     VaultCommands.family,
+    PrompTugalCommands.family,
 ]
 
 /// The whole client as one group: `companion <command> ...`.
