@@ -25,8 +25,8 @@ struct AppModelTests {
         let connection = try await connection(url)
         let client = OmnigentServer.client(for: connection, policy: .allowingInsecureLoopback, journal: journal)
         let account = try await OmnigentConnector.account(of: connection, client: client)
-        let location = StoreLocation.directory(folder ?? Self.temporaryFolder())
-        return try OmnigentServer.open(connection, account: account, client: client, location: location)
+        let stores = StoreRegistry(location: .directory(folder ?? Self.temporaryFolder()))
+        return try await OmnigentServer.open(connection, account: account, client: client, stores: stores)
     }
 
     static func temporaryFolder() -> URL {
@@ -209,6 +209,22 @@ struct AppModelTests {
         #expect(model.state.value?.messages.last?.text == text)
     }
 
+    @Test("one store per server and account: a screen opened again through the registry sees the same draft")
+    func oneStorePerAccountThroughTheRegistry() async throws {
+        let url = try TestServers.omnigent()
+        let connection = try await connection(url)
+        let client = OmnigentServer.client(for: connection, policy: .allowingInsecureLoopback, journal: journal)
+        let account = try await OmnigentConnector.account(of: connection, client: client)
+        let stores = StoreRegistry(location: .memory)
+        let first = try await OmnigentServer.open(connection, account: account, client: client, stores: stores)
+        let typing = SessionDetailModel(server: first, sessionID: "registry-draft")
+        await typing.updateDraft("Half a sentence")
+        let second = try await OmnigentServer.open(connection, account: account, client: client, stores: stores)
+        let reopened = SessionDetailModel(server: second, sessionID: "registry-draft")
+        await reopened.restoreDraft()
+        #expect(reopened.draft == "Half a sentence", "the same account gets the same (in-memory) store")
+    }
+
     @Test("O-AUTH-3/5: accounts mode signs in with the kit and lists sessions")
     func accountsModeLists() async throws {
         let url = try TestServers.url("OMNIGENT_ACCOUNTS_URL")
@@ -236,8 +252,9 @@ struct AppModelTests {
         let session = CredentialSession(stored: stored, store: secrets, journal: journal)
         let client = OmnigentServer.client(
             for: connection, session: session, policy: .allowingInsecureLoopback, journal: journal)
-        let server = try OmnigentServer.open(
-            connection, account: account, client: client, location: .directory(Self.temporaryFolder()))
+        let server = try await OmnigentServer.open(
+            connection, account: account, client: client,
+            stores: StoreRegistry(location: .directory(Self.temporaryFolder())))
         let model = SessionsListModel(server: server)
         await model.refresh()
         guard case .content = model.state else {
@@ -264,8 +281,9 @@ struct OfflineTests {
         let client = OmnigentServer.client(
             for: connection, policy: .allowingInsecureLoopback, journal: journal, sleeper: RecordingSleeper())
         let account = try await OmnigentConnector.account(of: connection, client: client)
-        let server = try OmnigentServer.open(
-            connection, account: account, client: client, location: .directory(AppModelTests.temporaryFolder()))
+        let server = try await OmnigentServer.open(
+            connection, account: account, client: client,
+            stores: StoreRegistry(location: .directory(AppModelTests.temporaryFolder())))
         let agents = try await client.send(OmnigentAPI.agents())
         let agent = try #require(agents.data.first)
         let session = try await client.send(try OmnigentAPI.createSession(agentID: agent.id, title: "Offline reading"))
