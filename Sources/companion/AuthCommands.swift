@@ -189,7 +189,8 @@ enum AuthCommands {
         if let text = arguments.positionals.first {
             let asked = try HTTPCommands.address(text, httpsOnly: current.httpsOnly)
             guard asked.origin == current.address.origin else {
-                throw CommandFailure("You are not signed in to \(asked.serverKey) (signed in: \(current.address.serverKey)).")
+                throw CommandFailure(
+                    "You are not signed in to \(asked.serverKey) (signed in: \(current.address.serverKey)).")
             }
         }
         guard await session.credential != nil else {

@@ -76,7 +76,8 @@ struct OmnigentSignedInTests {
     /// A session owned by `user`, made straight on the wire (the terminal client has no "create"): the
     /// test's own sign-in, so the one under test stays untouched.
     func createSession(server: String, user: String, password: String) async throws -> String {
-        func call(_ method: String, _ path: String, token: String?, body: [String: Any]?) async throws -> [String: Any] {
+        func call(_ method: String, _ path: String, token: String?, body: [String: Any]?) async throws -> [String: Any]
+        {
             var request = URLRequest(url: try #require(URL(string: server + path)))
             request.httpMethod = method
             if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
@@ -92,7 +93,8 @@ struct OmnigentSignedInTests {
         let agents = try await call("GET", "/v1/agents", token: token, body: nil)
         let agent = try #require((agents["data"] as? [[String: Any]])?.first?["id"] as? String)
         let session = try await call(
-            "POST", "/v1/sessions", token: token, body: ["agent_id": agent, "title": "terminal \(UUID().uuidString.prefix(6))"])
+            "POST", "/v1/sessions", token: token,
+            body: ["agent_id": agent, "title": "terminal \(UUID().uuidString.prefix(6))"])
         return try #require(session["id"] as? String)
     }
 }

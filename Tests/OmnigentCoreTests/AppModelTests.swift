@@ -264,6 +264,67 @@ struct AppModelTests {
         let text = String(decoding: journal.exportJSONLines(), as: UTF8.self)
         #expect(!Redactor.text(text, contains: password))
     }
+
+    @Test("O-ERR-2: a 401 keeps the screen's cached content and leads to sign-in by the auth mode")
+    func aRefusedCredentialKeepsTheContent_OERR2() async throws {
+        let url = try TestServers.url("OMNIGENT_ACCOUNTS_URL")
+        let password = try String(
+            contentsOfFile: TestServers.value("OMNIGENT_ACCOUNTS_PASSWORD_FILE"), encoding: .utf8
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        let journal = self.journal
+        let connection = try await connection(url)
+        let secrets = InMemorySecretStore()
+        func signIn(_ user: String, _ password: String) async throws -> (AccountKey, CredentialSession) {
+            let model = SignInModel(policy: .allowingInsecureLoopback, store: secrets, journal: journal) { address in
+                OmnigentAccountsSignIn(
+                    address: address,
+                    client: Client(
+                        baseURL: address.url,
+                        configuration: .init(transportPolicy: .allowingInsecureLoopback, journal: journal)))
+            }
+            await model.submitAddress(url.absoluteString)
+            await model.submitPassword(username: user, password: password)
+            guard case .signedIn(let account) = model.state, let stored = secrets.load(account) else {
+                throw AuthError.invalidStep("sign-in failed: \(model.state)")
+            }
+            return (account, CredentialSession(stored: stored, store: secrets, journal: journal))
+        }
+        let (_, adminSession) = try await signIn(try TestServers.value("OMNIGENT_ACCOUNTS_USER"), password)
+        let adminClient = OmnigentServer.client(
+            for: connection, session: adminSession, policy: .allowingInsecureLoopback, journal: journal)
+        let member = try await OmnigentAccountsTests.registerMember(adminClient: adminClient)
+        let (account, session) = try await signIn(member.name, member.password)
+        let client = OmnigentServer.client(
+            for: connection, session: session, policy: .allowingInsecureLoopback, journal: journal)
+        let server = try await OmnigentServer.open(
+            connection, account: account, client: client,
+            stores: StoreRegistry(location: .directory(Self.temporaryFolder())))
+        let created = try await createSession(server, title: "kept after a 401")
+        let list = SessionsListModel(server: server)
+        await list.refresh()
+        #expect(list.state.value?.sessions.map(\.id) == [created.id])
+        let detail = SessionDetailModel(server: server, sessionID: created.id)
+        await detail.refresh()
+        #expect(detail.state.value?.session.title == "kept after a 401")
+
+        // The administrator removes the account: the server now refuses the member's token with 401.
+        _ = try await adminClient.send(Request<Void>.empty(.delete, "/auth/users/\(member.name)"))
+        await list.refresh(policy: .fresh)
+        await detail.refresh(policy: .fresh)
+        guard case .stale(let page, _, let problem?) = list.state else {
+            Issue.record("expected the cached list kept with the server's sentence, got \(list.state)")
+            return
+        }
+        #expect(page.sessions.map(\.id) == [created.id])
+        #expect(!problem.isEmpty)
+        #expect(list.signInRequired == .accounts, "leads to sign-in by the server's auth mode (accounts)")
+        #expect(detail.state.value?.session.title == "kept after a 401")
+        #expect(detail.signInRequired == .accounts)
+        guard case .signedOut = await session.status else {
+            Issue.record("a 401 ends the credential: \(await session.status)")
+            return
+        }
+    }
 }
 
 /// What the app shows once its server is gone: a server this suite owns is killed mid-test.

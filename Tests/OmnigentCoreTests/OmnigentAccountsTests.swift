@@ -107,7 +107,7 @@ import Testing
     }
 
     /// A second, non-admin account on the real server: the admin mints an invite and it is redeemed.
-    func registerMember(adminClient client: Client) async throws -> (name: String, password: String) {
+    static func registerMember(adminClient client: Client) async throws -> (name: String, password: String) {
         let invite = try await client.send(
             Request<JSONValue>(method: .post, path: "/auth/invite", body: json(["is_admin": false])))
         let name = "member\(UUID().uuidString.prefix(6).lowercased())"
@@ -131,7 +131,7 @@ import Testing
         let adminSession = CredentialSession(stored: admin, store: adminStore, journal: journal)
         let adminClient = SignInFixture.client(
             url, journal: journal, middlewares: [AuthenticationMiddleware(session: adminSession, rule: .omnigent)])
-        let member = try await registerMember(adminClient: adminClient)
+        let member = try await Self.registerMember(adminClient: adminClient)
 
         // The member signs in through the app's own flow and tries an admin-only write.
         let store = InMemorySecretStore()
@@ -142,7 +142,7 @@ import Testing
             Issue.record("the member's sign-in failed: \(model.state)")
             return
         }
-        let stored = try #require(try store.load(account))
+        let stored = try #require(store.load(account))
         let session = CredentialSession(stored: stored, store: store, journal: journal)
         let client = SignInFixture.client(
             url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .omnigent)])
@@ -157,7 +157,7 @@ import Testing
             Issue.record("a 403 signed the user out: \(await session.status)")
             return
         }
-        #expect(try store.load(account) != nil)
+        #expect(store.load(account) != nil)
         #expect(try await client.send(Request<JSONValue>.get("/auth/me"))["id"]?.stringValue == member.name)
         expectNoSecrets([password, member.password] + stored.credential.secretValues, journal: journal)
     }

@@ -32,6 +32,10 @@ public final class SessionDetailModel {
     /// Whether a send is under way.
     public private(set) var isSending = false
 
+    /// Set when the server refused the credential (401): how to sign in again, by the server's auth
+    /// mode. What is on screen stays (O-ERR-2); a successful load clears it.
+    public private(set) var signInRequired: SignInRoute?
+
     private let server: OmnigentServer
     private let messageCount: Int
 
@@ -71,9 +75,11 @@ public final class SessionDetailModel {
                 let chronological = Array(loaded.value.data.reversed())
                 let detail = SessionDetail(session: session.value, messages: chronological.lastChatMessages(count))
                 state = ScreenState(loaded).map { _ in detail }
+                signInRequired = SignInRequired.route(after: loaded.failure, on: server.connection)
             }
         } catch {
-            state = state.failing(with: error)
+            state = state.keepingContent(failingWith: error)
+            if let route = SignInRequired.route(after: error, on: server.connection) { signInRequired = route }
         }
     }
 
