@@ -225,6 +225,26 @@ struct AppModelTests {
         #expect(reopened.draft == "Half a sentence", "the same account gets the same (in-memory) store")
     }
 
+    @Test("O-OPEN-20: a message posted while the stream is down appears once it (re)connects, without a refresh")
+    func itemsAreReadAgainOnConnect_OOPEN20() async throws {
+        let server = try await server(try TestServers.omnigent())
+        let session = try await createSession(server, title: "reconnect")
+        let model = SessionDetailModel(server: server, sessionID: session.id)
+        await model.refresh()
+        #expect(model.state.value?.messages.isEmpty == true)
+        // Posted while no stream is open: the server will never send it as an event.
+        let text = "While down \(UUID().uuidString.prefix(6))"
+        _ = try await server.client.send(
+            try OmnigentAPI.appendAssistantMessage(session.id, agent: "debby", text: text))
+        let follower = Task { await model.followLive() }
+        defer { follower.cancel() }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while model.state.value?.messages.last?.text != text, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(model.state.value?.messages.last?.text == text)
+    }
+
     @Test("O-AUTH-3/5: accounts mode signs in with the kit and lists sessions")
     func accountsModeLists() async throws {
         let url = try TestServers.url("OMNIGENT_ACCOUNTS_URL")
