@@ -87,7 +87,7 @@ struct TransportParityTests {
                     method: .post, path: "/redirect?to=/echo&code=307", headers: ["Content-Type": "application/json"],
                     body: body))
             #expect(kept["method"]?.stringValue == "POST")
-            #expect(kept["body_bytes"]?.intValue == body.count)
+            #expect(kept["body_bytes"]?.intValue == Int64(body.count))
             let changed = try await client.send(
                 Request<JSONValue>(method: .post, path: "/redirect?to=/echo&code=303", body: body))
             #expect(changed["method"]?.stringValue == "GET")
