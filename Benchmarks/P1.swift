@@ -220,7 +220,7 @@ enum Report {
             handle.write(line)
             handle.closeFile()
         } else {
-            FileManager.default.createFile(atPath: path, contents: line)
+            _ = FileManager.default.createFile(atPath: path, contents: line)
         }
     }
 

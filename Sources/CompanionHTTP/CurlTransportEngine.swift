@@ -193,6 +193,9 @@
             var lastActivity: UInt64 = 0
         }
 
+        /// The user's preferred language (`en` when none is known), as URLSession sends it.
+        static let acceptLanguage = Locale.preferredLanguages.first ?? "en"
+
         let request: HTTPRequest
         private let body: AsyncThrowingStream<Data, any Error>.Continuation
         private let timeoutNanoseconds: UInt64
@@ -264,8 +267,12 @@
                 }
             }
 
-            // "Expect:" turns off libcurl's 100-continue round trip for larger bodies.
+            // "Expect:" turns off libcurl's 100-continue round trip for larger bodies. Like URLSession,
+            // ask for the user's language unless the request names one (servers localise their errors).
             var list: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Expect:")
+            if request.headers["Accept-Language"] == nil {
+                list = curl_slist_append(list, "Accept-Language: " + CurlTransfer.acceptLanguage)
+            }
             for (name, value) in request.headers {
                 let line = value.isEmpty ? "\(name);" : "\(name): \(value)"
                 list = curl_slist_append(list, line)
