@@ -10,7 +10,9 @@
     /// thirds of a small request's time, rounds every timeout to whole seconds and drops a POST body
     /// on a 307/308 redirect. This transport keeps what the kit needs and nothing else:
     /// - Connections are reused: every transfer runs on one shared libcurl multi handle, whose
-    ///   connection cache keeps idle keep-alive connections per origin.
+    ///   connection cache keeps idle keep-alive connections per origin. A write (a method that is not
+    ///   idempotent) opens a fresh connection, because libcurl would silently resend it if a reused
+    ///   connection turned out dead; the kit's retry policy alone decides whether a write is resent.
     /// - Bodies stream: each chunk libcurl receives is yielded to the `HTTPBody` at once (SSE, large
     ///   downloads).
     /// - The timeout is the kit's idle timeout, to the millisecond: a transfer that receives nothing

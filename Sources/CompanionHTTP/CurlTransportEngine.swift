@@ -249,6 +249,11 @@
             _ = ck_easy_setopt_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
             _ = ck_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me)
 
+            // libcurl silently resends a request whose reused connection died before any reply byte. That is
+            // harmless for an idempotent method, but a write would be sent twice behind the kit's retry policy:
+            // a write always goes on a fresh connection, so the exchange happens exactly once.
+            if !request.method.isIdempotent { _ = ck_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1) }
+
             switch request.method {
             case .get where request.body == nil:
                 _ = ck_easy_setopt_long(easy, CURLOPT_HTTPGET, 1)

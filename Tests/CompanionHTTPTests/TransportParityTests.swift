@@ -123,6 +123,22 @@ struct TransportParityTests {
         }
     }
 
+    @Test(
+        "a write whose reply is lost is sent once: the transport never resends it", arguments: TransportKind.available)
+    func aLostWriteIsSentOnce(_ kind: TransportKind) async throws {
+        let client = try client(kind)
+        // A GET first, so a kept-alive connection is there to be reused.
+        _ = try await client.send(Request<JSONValue>.get("/ok"))
+        let key = "parity-once-\(kind.rawValue)-\(UUID().uuidString.lowercased())"
+        let write = Request<JSONValue>(
+            method: .post, path: "/write?fail_first=1&mode=reset", headers: ["Content-Type": "application/json"],
+            body: Data("{}".utf8)
+        ).idempotencyKey(key)
+        await #expect(throws: HTTPError.self) { try await client.send(write) }
+        let stats = try await client.send(Request<JSONValue>.get("/_stats", query: ["key": key]))
+        #expect(stats["attempts"]?.intValue == 1)
+    }
+
     @Test("the credentials of a cross-origin redirect are dropped", arguments: TransportKind.available)
     func crossOriginRedirect(_ kind: TransportKind) async throws {
         let echoed = try await client(kind).send(
