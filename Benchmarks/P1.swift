@@ -140,7 +140,7 @@ enum P1 {
     static func curlRun(url: URL, requests: Int, parallel: Int = 1) throws -> Double {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        var arguments = ["curl", "-s", "-o", "/dev/null"]
+        var arguments = ["curl", "-s", "--no-progress-meter", "-o", "/dev/null"]
         if parallel > 1 { arguments += ["--parallel", "--parallel-immediate", "--parallel-max", "\(parallel)"] }
         process.arguments = arguments + ["\(url.absoluteString)?n=[1-\(requests)]"]
         let start = ContinuousClock.now

@@ -97,7 +97,9 @@ enum VaultBenchmark {
         for _ in 0..<rounds {
             let curl = Process()
             curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            curl.arguments = ["curl", "-s", "--fail", "--parallel", "--parallel-max", "8", "-K", config.path]
+            curl.arguments = [
+                "curl", "-s", "--no-progress-meter", "--fail", "--parallel", "--parallel-max", "8", "-K", config.path,
+            ]
             let started = ContinuousClock.now
             try curl.run()
             curl.waitUntilExit()
