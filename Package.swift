@@ -36,6 +36,9 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // libcurl for the Linux transport; Apple platforms use URLSession.
+        .systemLibrary(
+            name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // The kit, lowest first. A module depends only on modules above it in this list.
         .target(name: "CompanionCore", swiftSettings: strict),
@@ -43,7 +46,10 @@ let package = Package(
             name: "CompanionCrypto",
             dependencies: ["CompanionCore", .target(name: "COpenSSL", condition: .when(platforms: [.linux]))],
             swiftSettings: strict),
-        .target(name: "CompanionHTTP", dependencies: ["CompanionCore"], swiftSettings: strict),
+        .target(
+            name: "CompanionHTTP",
+            dependencies: ["CompanionCore", .target(name: "CCurl", condition: .when(platforms: [.linux]))],
+            swiftSettings: strict),
         .target(
             name: "CompanionAuth", dependencies: ["CompanionCore", "CompanionCrypto", "CompanionHTTP"],
             swiftSettings: strict),

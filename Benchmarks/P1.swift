@@ -6,76 +6,143 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// P1: 1,000 sequential GETs of a small JSON body from a loopback server, CompanionKit against raw
-/// URLSession and curl (one process, keep-alive), interleaved round by round so load on the machine
-/// hits every contender alike. Reports medians and ratios.
+/// P1: 1,000 sequential GETs of a small JSON body from a loopback server, side by side: raw
+/// URLSession, the `Client` over URLSession, the `Client` over libcurl, curl's CLI (one process,
+/// keep-alive) and Python's httpx (one `Client`, keep-alive). Interleaved round by round so load on
+/// the machine hits every contender alike. Then 8 concurrent clients, as throughput. The baseline is
+/// curl, the floor: libcurl is what FoundationNetworking wraps.
 enum P1 {
     static func run(url: URL, requests: Int = 1_000, rounds: Int = 5) async throws {
         let session = URLSession(configuration: .ephemeral)
-        let client = Client(
-            baseURL: url.deletingLastPathComponent(),
-            configuration: Client.Configuration(
-                transportPolicy: .allowingInsecureLoopback, journal: Journal(capacity: 4_096)))
+        let base = url.deletingLastPathComponent()
         let path = "/" + url.lastPathComponent
-        var raw: [Double] = []
-        var kit: [Double] = []
-        var kitDecoded: [Double] = []
-        var curl: [Double] = []
-        var transportOnly: [Double] = []
-        var noJournal: [Double] = []
-        let quiet = Client(
-            baseURL: url.deletingLastPathComponent(),
-            configuration: Client.Configuration(transportPolicy: .allowingInsecureLoopback, recordsExchanges: false))
-        let transport = URLSessionTransport()
+        func client(_ transport: any Transport) -> Client {
+            Client(
+                baseURL: base,
+                configuration: Client.Configuration(
+                    transportPolicy: .allowingInsecureLoopback, journal: Journal(capacity: 4_096)),
+                transport: transport)
+        }
+        let overURLSession = client(URLSessionTransport())
+        #if os(Linux)
+            let overCurl = client(CurlTransport())
+            let curlTransport = CurlTransport()
+        #else
+            let overCurl = client(URLSessionTransport())
+            let curlTransport = URLSessionTransport()
+        #endif
+        var samples: [String: [Double]] = [:]
 
         // Warm up every path once (connections, lazy initialisation).
         _ = try await session.data(for: URLRequest(url: url))
-        _ = try await client.send(Request<Data>.raw(.get, path))
+        _ = try await overURLSession.send(Request<Data>.raw(.get, path))
+        _ = try await overCurl.send(Request<Data>.raw(.get, path))
 
         for _ in 0..<rounds {
-            raw.append(
+            samples["raw", default: []].append(
                 try await time {
                     for _ in 0..<requests { _ = try await session.data(for: URLRequest(url: url)) }
                 })
-            kit.append(
+            samples["kit-urlsession", default: []].append(
                 try await time {
-                    for _ in 0..<requests { _ = try await client.send(Request<Data>.raw(.get, path)) }
+                    for _ in 0..<requests { _ = try await overURLSession.send(Request<JSONValue>.get(path)) }
                 })
-            kitDecoded.append(
+            samples["kit-curl", default: []].append(
                 try await time {
-                    for _ in 0..<requests { _ = try await client.send(Request<JSONValue>.get(path)) }
+                    for _ in 0..<requests { _ = try await overCurl.send(Request<JSONValue>.get(path)) }
                 })
-            noJournal.append(
-                try await time {
-                    for _ in 0..<requests { _ = try await quiet.send(Request<Data>.raw(.get, path)) }
-                })
-            transportOnly.append(
+            samples["curl-transport", default: []].append(
                 try await time {
                     for _ in 0..<requests {
-                        let (_, body) = try await transport.send(HTTPRequest(url: url))
+                        let (_, body) = try await curlTransport.send(HTTPRequest(url: url))
                         _ = try await body.collect(upTo: 1 << 20)
                     }
                 })
-            curl.append(try curlRun(url: url, requests: requests))
+            samples["curl", default: []].append(try curlRun(url: url, requests: requests))
+            if let seconds = try httpxRun(url: url, requests: requests) {
+                samples["httpx", default: []].append(seconds)
+            }
         }
-        let rawMedian = median(raw)
+        let floor = median(samples["curl"] ?? [])
+        var rows: [(String, Double, Int)] = [
+            ("raw URLSession data(for:)", median(samples["raw"] ?? []), requests),
+            ("Client over URLSession (decoded JSON)", median(samples["kit-urlsession"] ?? []), requests),
+            ("Client over libcurl (decoded JSON)", median(samples["kit-curl"] ?? []), requests),
+            ("CurlTransport alone (breakdown)", median(samples["curl-transport"] ?? []), requests),
+            ("curl CLI, one process, keep-alive", floor, requests),
+        ]
+        if let httpx = samples["httpx"] {
+            rows.append(("Python httpx, one Client, keep-alive", median(httpx), requests))
+        } else {
+            rows.append(("Python httpx (not installed: BENCH_PYTHON unset)", .nan, requests))
+        }
         Report.table(
+            id: "p1",
             title: "P1: \(requests) sequential GETs of \(url.lastPathComponent), median of \(rounds) rounds",
-            rows: [
-                ("raw URLSession data(for:)", rawMedian, requests),
-                ("CompanionKit Client (Data)", median(kit), requests),
-                ("CompanionKit Client (decoded JSON)", median(kitDecoded), requests),
-                ("Client without journal (breakdown)", median(noJournal), requests),
-                ("URLSessionTransport alone (breakdown)", median(transportOnly), requests),
-                ("curl, one process, keep-alive", median(curl), requests),
-            ], baseline: rawMedian)
+            rows: rows, baseline: floor, baselineName: "curl CLI")
+
+        try await concurrent(url: url, base: base, path: path, requests: requests, rounds: rounds)
     }
 
-    /// One curl process fetching the URL `requests` times over one kept-alive connection.
-    static func curlRun(url: URL, requests: Int) throws -> Double {
+    /// 8 clients at once, each sending its share of `requests` sequentially; throughput in requests/s.
+    static func concurrent(url: URL, base: URL, path: String, requests: Int, rounds: Int) async throws {
+        let clients = 8
+        let share = requests / clients
+        func many(_ make: () -> any Transport) -> [Client] {
+            (0..<clients).map { _ in
+                Client(
+                    baseURL: base,
+                    configuration: Client.Configuration(
+                        transportPolicy: .allowingInsecureLoopback, journal: Journal(capacity: 4_096)),
+                    transport: make())
+            }
+        }
+        let overURLSession = many { URLSessionTransport() }
+        #if os(Linux)
+            let overCurl = many { CurlTransport() }
+        #else
+            let overCurl = many { URLSessionTransport() }
+        #endif
+        func run(_ group: [Client]) async throws -> Double {
+            try await time {
+                try await withThrowingTaskGroup(of: Void.self) { tasks in
+                    for client in group {
+                        tasks.addTask {
+                            for _ in 0..<share { _ = try await client.send(Request<JSONValue>.get(path)) }
+                        }
+                    }
+                    try await tasks.waitForAll()
+                }
+            }
+        }
+        _ = try await run(overURLSession)
+        _ = try await run(overCurl)
+        var urlSession: [Double] = []
+        var curl: [Double] = []
+        var cli: [Double] = []
+        for _ in 0..<rounds {
+            urlSession.append(try await run(overURLSession))
+            curl.append(try await run(overCurl))
+            cli.append(try curlRun(url: url, requests: share * clients, parallel: clients))
+        }
+        let floor = median(cli)
+        Report.table(
+            id: "p1c",
+            title: "P1 concurrent: \(clients) clients x \(share) GETs at once, median of \(rounds) rounds",
+            rows: [
+                ("8 Clients over URLSession", median(urlSession), share * clients),
+                ("8 Clients over libcurl", median(curl), share * clients),
+                ("curl CLI --parallel-max 8, keep-alive", floor, share * clients),
+            ], baseline: floor, baselineName: "curl CLI")
+    }
+
+    /// One curl process fetching the URL `requests` times over kept-alive connections.
+    static func curlRun(url: URL, requests: Int, parallel: Int = 1) throws -> Double {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["curl", "-s", "-o", "/dev/null", "\(url.absoluteString)?n=[1-\(requests)]"]
+        var arguments = ["curl", "-s", "--no-progress-meter", "-o", "/dev/null"]
+        if parallel > 1 { arguments += ["--parallel", "--parallel-immediate", "--parallel-max", "\(parallel)"] }
+        process.arguments = arguments + ["\(url.absoluteString)?n=[1-\(requests)]"]
         let start = ContinuousClock.now
         try process.run()
         process.waitUntilExit()
@@ -84,20 +151,76 @@ enum P1 {
         }
         return (ContinuousClock.now - start).seconds
     }
+
+    /// Python httpx (the interpreter in `BENCH_PYTHON`) timing `requests` GETs on one kept-alive
+    /// client; it reports its own loop time, so interpreter start-up is not counted. `nil` when unset.
+    static func httpxRun(url: URL, requests: Int) throws -> Double? {
+        guard let python = ProcessInfo.processInfo.environment["BENCH_PYTHON"], !python.isEmpty else { return nil }
+        let script = """
+            import sys, time, httpx
+            url, n = sys.argv[1], int(sys.argv[2])
+            with httpx.Client() as c:
+                c.get(url).json()
+                t = time.perf_counter()
+                for _ in range(n):
+                    c.get(url).json()
+                print(time.perf_counter() - t)
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", script, url.absoluteString, "\(requests)"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0,
+            let seconds = Double(
+                String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        else { throw BenchmarkError("httpx exited with \(process.terminationStatus)") }
+        return seconds
+    }
 }
 
 /// Timing and printing shared by the benchmarks.
 enum Report {
-    static func table(title: String, rows: [(String, Double, Int)], baseline: Double) {
+    /// Prints a table; when `BENCH_RESULTS` names a file, appends each row to it as one JSON line
+    /// (`scripts/bench all` joins them into one table and draws the charts).
+    static func table(
+        id: String = "", title: String, rows: [(String, Double, Int)], baseline: Double,
+        baselineName: String = "baseline"
+    ) {
         print("\n\(title)")
-        print(String(repeating: "-", count: 92))
-        print(pad("contender", 40) + pad("total s", 12) + pad("per op ms", 14) + pad("ops/s", 12) + "ratio vs baseline")
+        print(String(repeating: "-", count: 96))
+        print(
+            pad("contender", 44) + pad("total s", 12) + pad("per op ms", 14) + pad("ops/s", 12)
+                + "ratio vs \(baselineName)")
         for (name, seconds, operations) in rows {
             let perOperation = seconds / Double(max(1, operations)) * 1000
             print(
-                pad(name, 40) + pad(String(format: "%.3f", seconds), 12) + pad(String(format: "%.4f", perOperation), 14)
+                pad(name, 44) + pad(String(format: "%.3f", seconds), 12) + pad(String(format: "%.4f", perOperation), 14)
                     + pad(String(format: "%.0f", Double(operations) / seconds), 12)
                     + String(format: "%.3fx", seconds / baseline))
+            record(id: id, title: title, name: name, seconds: seconds, operations: operations, baseline: baseline)
+        }
+    }
+
+    static func record(id: String, title: String, name: String, seconds: Double, operations: Int, baseline: Double) {
+        guard !id.isEmpty, seconds.isFinite, let path = ProcessInfo.processInfo.environment["BENCH_RESULTS"] else {
+            return
+        }
+        let row: [String: Any] = [
+            "id": id, "title": title, "name": name, "seconds": seconds, "operations": operations,
+            "ratio": seconds / baseline,
+        ]
+        guard var line = try? JSONSerialization.data(withJSONObject: row, options: [.sortedKeys]) else { return }
+        line.append(0x0A)
+        if let handle = FileHandle(forWritingAtPath: path) {
+            handle.seekToEndOfFile()
+            handle.write(line)
+            handle.closeFile()
+        } else {
+            _ = FileManager.default.createFile(atPath: path, contents: line)
         }
     }
 

@@ -85,7 +85,7 @@ enum StoreBenchmarks {
             rows.append(("open + first 50 of \(count)", value, 1))
         }
         Report.table(
-            title: "P3: open the store and decode the first 50 items, median of \(rounds)", rows: rows,
+            id: "p3", title: "P3: open the store and decode the first 50 items, median of \(rounds)", rows: rows,
             baseline: baseline)
     }
 
@@ -122,6 +122,7 @@ enum StoreBenchmarks {
         }
         let baseline = median(python)
         Report.table(
+            id: "p4",
             title:
                 "P4: write 10,000 items (\(rows.reduce(0) { $0 + $1.body.count } / 1024) KiB) in one transaction, median of \(rounds)",
             rows: [

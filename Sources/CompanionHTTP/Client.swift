@@ -84,7 +84,8 @@ public actor Client {
 
     /// Creates a client for the server at `baseURL`.
     public init(
-        baseURL: URL, configuration: Configuration = Configuration(), transport: any Transport = URLSessionTransport()
+        baseURL: URL, configuration: Configuration = Configuration(),
+        transport: any Transport = DefaultTransport.make()
     ) {
         self.baseURL = baseURL
         self.configuration = configuration

@@ -2,6 +2,7 @@ import CompanionCore
 import CompanionCrypto
 import CompanionHTTP
 import Foundation
+import Synchronization
 
 /// An SG/Send server (or a static host serving the same routes), read with plain GETs and no credentials:
 /// `GET <server>/api/vault/read/<vault_id>/<percent-encoded file id>` and `GET <server>/api/vault/list/<vault_id>?prefix=`.
@@ -17,14 +18,18 @@ public struct HTTPVaultSource: VaultSource {
     public let server: URL
     /// Objects per `POST /api/vault/batch` (read ops only, no credentials); 1 sends one GET per object.
     public let batchSize: Int
+    /// How many per-object GETs run at once when there is no batch route (or `batchSize` is 1).
+    public static let parallelReads = 8
     private let client: Client
+    private let batchRoute = BatchRouteMemo()
 
     /// Creates a source for `server`; exchanges are recorded in `journal`.
     ///
-    /// - Parameter batchSize: 1 (the default) reads every object with its own GET, as PrompTugal's contract says.
-    ///   Up to 100 reads objects in batches through the SG/Send batch route, as `sgit clone` does: far fewer
-    ///   round trips on a server whose per-request cost dominates.
-    public init(server: URL = HTTPVaultSource.defaultServer, batchSize: Int = 1, journal: Journal = Journal()) {
+    /// - Parameter batchSize: 50 (the default) reads objects in batches through the SG/Send batch route, as
+    ///   `sgit clone` does: far fewer round trips on a server whose per-request cost dominates. A server without
+    ///   the route is remembered after its first refusal, and objects are then read with parallel GETs. 1 reads
+    ///   every object with its own GET (the plain read contract), up to 100 per batch.
+    public init(server: URL = HTTPVaultSource.defaultServer, batchSize: Int = 50, journal: Journal = Journal()) {
         self.server = server
         self.batchSize = min(max(1, batchSize), 100)
         let policy = TransportPolicy.allowingInsecureLoopback
@@ -82,10 +87,8 @@ public struct HTTPVaultSource: VaultSource {
     /// `POST /api/vault/batch/<vault_id>` with read operations only (no write key, so no credentials).
     /// Falls back to one GET per file id when the server refuses the batch.
     public func readBatch(vaultID: String, fileIDs: [String]) async throws(VaultError) -> [String: VaultResponse] {
-        guard batchSize > 1, fileIDs.count > 1 else {
-            var result: [String: VaultResponse] = [:]
-            for fileID in fileIDs { result[fileID] = try await read(vaultID: vaultID, fileID: fileID) }
-            return result
+        guard batchSize > 1, fileIDs.count > 1, batchRoute.isOffered else {
+            return try await readEach(vaultID: vaultID, fileIDs: fileIDs)
         }
         guard VaultKey.isValidVaultID(vaultID) else { throw .invalidIdentifier("vault id") }
         for fileID in fileIDs where !LocalFolderVaultSource.isSafeFileID(fileID) {
@@ -119,9 +122,9 @@ public struct HTTPVaultSource: VaultSource {
             "/api/vault/batch/\(vaultID)", method: .post, body: body, path: "batch",
             idempotencyKey: "read-batch-" + Hash.sha256(body).prefix(16).hexString)
         guard status == 200, let answer = try? JSONDecoder().decode(Answer.self, from: answerData) else {
-            var result: [String: VaultResponse] = [:]
-            for fileID in fileIDs { result[fileID] = try await read(vaultID: vaultID, fileID: fileID) }
-            return result
+            // No batch route here (404/405, or an answer of another shape): read objects one by one from now on.
+            if status != 200 { batchRoute.refused() }
+            return try await readEach(vaultID: vaultID, fileIDs: fileIDs)
         }
         var result: [String: VaultResponse] = [:]
         let wanted = Set(fileIDs)
@@ -138,6 +141,39 @@ public struct HTTPVaultSource: VaultSource {
         return result
     }
 
+    /// One GET per file id, `parallelReads` at a time.
+    private func readEach(vaultID: String, fileIDs: [String]) async throws(VaultError) -> [String: VaultResponse] {
+        let outcome: Result<[String: VaultResponse], VaultError> = await withTaskGroup(
+            of: Result<(String, VaultResponse), VaultError>.self
+        ) { group in
+            var pending = fileIDs.makeIterator()
+            func addNext() {
+                guard let fileID = pending.next() else { return }
+                group.addTask {
+                    do throws(VaultError) {
+                        return .success((fileID, try await read(vaultID: vaultID, fileID: fileID)))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            for _ in 0..<Self.parallelReads { addNext() }
+            var result: [String: VaultResponse] = [:]
+            while let next = await group.next() {
+                switch next {
+                case .success(let (fileID, response)):
+                    result[fileID] = response
+                    addNext()
+                case .failure(let error):
+                    group.cancelAll()
+                    return .failure(error)
+                }
+            }
+            return .success(result)
+        }
+        return try outcome.get()
+    }
+
     private func send(
         _ apiPath: String, method: HTTPMethod, body: Data?, path: String, idempotencyKey: String? = nil
     ) async throws(VaultError) -> (Int, Data) {
@@ -151,4 +187,15 @@ public struct HTTPVaultSource: VaultSource {
             throw .transport(path: path, reason: error.description)
         }
     }
+}
+
+/// Whether a server offers the batch route, learnt from its first answer and shared by copies of a source.
+final class BatchRouteMemo: Sendable {
+    private let offered = Mutex(true)
+
+    /// `true` until the server refused a batch.
+    var isOffered: Bool { offered.withLock { $0 } }
+
+    /// Records that the server has no batch route.
+    func refused() { offered.withLock { $0 = false } }
 }

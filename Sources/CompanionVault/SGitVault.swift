@@ -567,7 +567,8 @@ public actor SGitVault {
         let log = self.log
         let vaultID = self.vaultID
         let batch = max(1, source.batchSize)
-        let width = batch > 1 ? min(maxConcurrentFetches, 3) : maxConcurrentFetches
+        // Batches: 4 in flight, so the next ones download while earlier ones are verified and written.
+        let width = batch > 1 ? min(maxConcurrentFetches, 4) : maxConcurrentFetches
         var chunks: [[String]] = []
         var start = 0
         while start < toFetch.count {

@@ -97,8 +97,11 @@ struct Shaped: Decodable, Sendable {
 
 @Suite("Fault matrix against the fault server", .serialized)
 struct FaultMatrixTests {
-    @Test("each fault, with GET and with a keyed POST", arguments: FaultCase.all, [HTTPMethod.get, .post])
-    func fault(_ fault: FaultCase, method: HTTPMethod) async throws {
+    @Test(
+        "each fault, with GET and with a keyed POST, over each transport", arguments: FaultCase.all,
+        MethodOverTransport.all)
+    func fault(_ fault: FaultCase, over variant: MethodOverTransport) async throws {
+        let method = variant.method
         let base: URL
         switch fault.server {
         case .primary: base = try TestServers.fault()
@@ -111,7 +114,8 @@ struct FaultMatrixTests {
             configuration: Client.Configuration(
                 timeout: fault.timeout, maxResponseBytes: fault.maxBytes, retryPolicy: fault.retry,
                 transportPolicy: .allowingInsecureLoopback, journal: journal,
-                sleeper: RecordingSleeper()))
+                sleeper: RecordingSleeper()),
+            transport: variant.transport.make())
         let key = "matrix-\(UUID().uuidString.lowercased())"
         let separator = fault.path.contains("?") ? "&" : "?"
         let path = fault.path + separator + "key=\(key)"

@@ -71,7 +71,7 @@ public enum WorkspaceDiscovery {
             configuration: Client.Configuration(
                 timeout: .seconds(8), retryPolicy: .never, automaticIdempotencyKeys: false,
                 transportPolicy: requiringHTTPS ? .httpsOnly : .allowingInsecureLoopback, journal: journal),
-            transport: URLSessionTransport(redirectPolicy: redirects))
+            transport: DefaultTransport.make(redirectPolicy: redirects))
         do {
             var request = Request<Void>.empty(.head, "/")
             request.timeout = .seconds(8)

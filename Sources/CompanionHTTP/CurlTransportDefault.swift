@@ -1,0 +1,24 @@
+import Foundation
+
+/// Which transport a `Client` uses when none is given.
+///
+/// Rule: on Linux it is `CurlTransport` (libcurl directly: faster, millisecond timeouts, 307/308
+/// keep their body); on Apple platforms it is `URLSessionTransport`. Setting the environment
+/// variable `COMPANION_TRANSPORT=urlsession` picks `URLSessionTransport` on Linux too, which is how
+/// the test suite runs once over each transport.
+public enum DefaultTransport {
+    /// The environment variable that picks the transport on Linux: `curl` (default) or `urlsession`.
+    public static let environmentVariable = "COMPANION_TRANSPORT"
+
+    /// A new default transport applying `redirectPolicy` to every hop.
+    public static func make(redirectPolicy: RedirectPolicy = RedirectPolicy()) -> any Transport {
+        #if os(Linux) && canImport(CCurl)
+            if ProcessInfo.processInfo.environment[environmentVariable]?.lowercased() == "urlsession" {
+                return URLSessionTransport(redirectPolicy: redirectPolicy)
+            }
+            return CurlTransport(redirectPolicy: redirectPolicy)
+        #else
+            return URLSessionTransport(redirectPolicy: redirectPolicy)
+        #endif
+    }
+}

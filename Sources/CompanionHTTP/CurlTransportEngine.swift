@@ -1,0 +1,372 @@
+#if os(Linux) && canImport(CCurl)
+    import CCurl
+    import CompanionCore
+    import Foundation
+    import Synchronization
+
+    /// One libcurl multi handle driven by one thread, shared by every `CurlTransport`.
+    ///
+    /// Rule: only the engine thread touches the multi handle and the easy handles; other threads
+    /// talk to it through `inbox` and `curl_multi_wakeup`, the one multi call libcurl allows from
+    /// any thread. A single multi handle means a single connection cache, so every client in the
+    /// process reuses the same keep-alive connections.
+    final class CurlEngine: @unchecked Sendable {
+        // Why `@unchecked Sendable` is sound: `multi`, `running`, `handles` and `pool` are read and written only
+        // by `run()`, on the engine's own thread (started once, in `init`). Other threads use `inbox`
+        // (a `Mutex`) and `curl_multi_wakeup`, which libcurl documents as thread-safe.
+        static let shared = CurlEngine()
+
+        /// A transfer on the multi handle, with the header list libcurl reads until it ends.
+        private struct Running {
+            var transfer: CurlTransfer
+            var headerList: UnsafeMutablePointer<curl_slist>?
+        }
+
+        private enum Command {
+            case start(CurlTransfer)
+            case cancel(CurlTransfer)
+        }
+
+        private let multi: UnsafeMutableRawPointer
+        private let inbox = Mutex<[Command]>([])
+        private var running: [UnsafeMutableRawPointer: Running] = [:]
+        private var handles: [ObjectIdentifier: UnsafeMutableRawPointer] = [:]
+        private var pool: [UnsafeMutableRawPointer] = []
+
+        private init() {
+            curl_global_init(Int(CURL_GLOBAL_ALL))
+            guard let multi = curl_multi_init() else { fatalError("libcurl could not create a multi handle") }
+            self.multi = multi
+            _ = ck_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, 64)
+            let thread = Thread { [self] in run() }
+            thread.name = "CompanionHTTP.CurlEngine"
+            thread.start()
+        }
+
+        /// Sends one request (no redirects) and waits for its response head.
+        func exchange(_ request: HTTPRequest) async throws(HTTPError) -> (HTTPResponse, HTTPBody) {
+            let (stream, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
+            let transfer = CurlTransfer(request: request, body: continuation)
+            continuation.onTermination = { [weak self] termination in
+                if case .cancelled = termination { self?.cancel(transfer) }
+            }
+            let result = await withTaskCancellationHandler {
+                await withCheckedContinuation { (head: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in
+                    transfer.awaitHead(head)
+                    submit(.start(transfer))
+                }
+            } onCancel: {
+                cancel(transfer)
+            }
+            return (try result.get(), HTTPBody(stream: stream))
+        }
+
+        private func cancel(_ transfer: CurlTransfer) {
+            if transfer.markCancelled() { submit(.cancel(transfer)) }
+        }
+
+        private func submit(_ command: Command) {
+            inbox.withLock { $0.append(command) }
+            curl_multi_wakeup(multi)
+        }
+
+        // MARK: The engine thread
+
+        private func run() {
+            var stillRunning: Int32 = 0
+            while true {
+                let commands = inbox.withLock { commands -> [Command] in
+                    let taken = commands
+                    commands.removeAll(keepingCapacity: true)
+                    return taken
+                }
+                for command in commands {
+                    switch command {
+                    case .start(let transfer): start(transfer)
+                    case .cancel(let transfer): stop(transfer, with: .cancelled)
+                    }
+                }
+                curl_multi_perform(multi, &stillRunning)
+                var queued: Int32 = 0
+                while let message = curl_multi_info_read(multi, &queued) {
+                    guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
+                        let transfer = running[easy]?.transfer
+                    else { continue }
+                    let code = ck_msg_result(message)
+                    release(easy, of: transfer)
+                    transfer.complete(code == CURLE_OK ? nil : Self.error(code, transfer: transfer))
+                }
+                let wait = expireIdle()
+                curl_multi_poll(multi, nil, 0, Int32(wait), nil)
+            }
+        }
+
+        /// Fails every transfer idle for longer than its timeout; returns how long the next poll
+        /// may wait (milliseconds) before another one could expire.
+        private func expireIdle() -> Int {
+            guard !running.isEmpty else { return 60_000 }
+            let now = DispatchTime.now().uptimeNanoseconds
+            var wait: UInt64 = 1_000_000_000
+            for transfer in running.values.map(\.transfer) {
+                let deadline = transfer.idleDeadline
+                if deadline <= now {
+                    stop(transfer, with: .timedOut(url: HTTPError.describe(transfer.request.url)))
+                } else {
+                    wait = min(wait, deadline - now)
+                }
+            }
+            return Int((wait + 999_999) / 1_000_000)
+        }
+
+        private func start(_ transfer: CurlTransfer) {
+            guard !transfer.isCancelled else {
+                transfer.complete(.cancelled)
+                return
+            }
+            guard let easy = pool.popLast() ?? curl_easy_init() else {
+                transfer.complete(.transport("libcurl could not create a transfer"))
+                return
+            }
+            let list = transfer.configure(easy)
+            running[easy] = Running(transfer: transfer, headerList: list)
+            handles[ObjectIdentifier(transfer)] = easy
+            transfer.touch()
+            curl_multi_add_handle(multi, easy)
+        }
+
+        /// Aborts a running transfer (cancelled, or idle past its timeout).
+        private func stop(_ transfer: CurlTransfer, with error: HTTPError) {
+            guard let easy = handles[ObjectIdentifier(transfer)] else { return }
+            release(easy, of: transfer)
+            transfer.complete(error)
+        }
+
+        private func release(_ easy: UnsafeMutableRawPointer, of transfer: CurlTransfer) {
+            curl_multi_remove_handle(multi, easy)
+            if let list = running.removeValue(forKey: easy)?.headerList { curl_slist_free_all(list) }
+            handles[ObjectIdentifier(transfer)] = nil
+            curl_easy_reset(easy)
+            if pool.count < 32 { pool.append(easy) } else { curl_easy_cleanup(easy) }
+        }
+
+        /// Maps a libcurl result onto the kit's error cases.
+        static func error(_ code: CURLcode, transfer: CurlTransfer) -> HTTPError {
+            let url = transfer.request.url
+            let place = HTTPError.describe(url)
+            let host = url.host ?? "the server"
+            let sentence = String(cString: curl_easy_strerror(code))
+            switch code {
+            case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT:
+                return .unreachable(host: host, detail: sentence)
+            case CURLE_OPERATION_TIMEDOUT:
+                return .timedOut(url: place)
+            case CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_WEIRD_SERVER_REPLY,
+                CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_BAD_CONTENT_ENCODING:
+                return .connectionLost(url: place, receivedBytes: transfer.receivedBytes)
+            case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+                CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+                CURLE_SSL_INVALIDCERTSTATUS, CURLE_USE_SSL_FAILED, CURLE_SSL_ENGINE_NOTFOUND,
+                CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_CRL_BADFILE,
+                CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CLIENTCERT:
+                return .tls(host: host, detail: sentence)
+            case CURLE_ABORTED_BY_CALLBACK:
+                return .cancelled
+            case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
+                return .invalidRequest("\(place) cannot be requested: \(sentence)")
+            default:
+                return .transport("\(sentence) (\(place))")
+            }
+        }
+    }
+
+    /// One request on the engine: the request, its response head as it is parsed, and the
+    /// continuations waiting for the head and fed with the body.
+    final class CurlTransfer: Sendable {
+        private struct State {
+            var head: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>?
+            var headDelivered = false
+            var finished = false
+            var cancelled = false
+            var status = 0
+            var headers = HTTPHeaders()
+            var received = 0
+            var lastActivity: UInt64 = 0
+        }
+
+        /// The user's preferred language (`en` when none is known), as URLSession sends it.
+        static let acceptLanguage = Locale.preferredLanguages.first ?? "en"
+
+        let request: HTTPRequest
+        private let body: AsyncThrowingStream<Data, any Error>.Continuation
+        private let timeoutNanoseconds: UInt64
+        private let state: Mutex<State>
+
+        init(request: HTTPRequest, body: AsyncThrowingStream<Data, any Error>.Continuation) {
+            self.request = request
+            self.body = body
+            let components = request.timeout.components
+            let nanoseconds =
+                max(0, components.seconds) * 1_000_000_000 + max(0, components.attoseconds) / 1_000_000_000
+            self.timeoutNanoseconds = UInt64(max(1_000_000, nanoseconds))
+            self.state = Mutex(State())
+        }
+
+        var isCancelled: Bool { state.withLock { $0.cancelled } }
+        var receivedBytes: Int { state.withLock { $0.received } }
+        var idleDeadline: UInt64 { state.withLock { $0.lastActivity } + timeoutNanoseconds }
+
+        func touch() {
+            let now = DispatchTime.now().uptimeNanoseconds
+            state.withLock { $0.lastActivity = now }
+        }
+
+        /// Marks the transfer cancelled; `true` the first time, while it has not finished.
+        func markCancelled() -> Bool {
+            state.withLock { state in
+                guard !state.cancelled, !state.finished else { return false }
+                state.cancelled = true
+                return true
+            }
+        }
+
+        func awaitHead(_ continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) {
+            state.withLock { $0.head = continuation }
+        }
+
+        /// Sets every option of `easy` for this request (engine thread); returns the header list,
+        /// which must outlive the transfer.
+        func configure(_ easy: UnsafeMutableRawPointer) -> UnsafeMutablePointer<curl_slist>? {
+            let me = Unmanaged.passUnretained(self).toOpaque()
+            _ = request.url.absoluteString.withCString { ck_easy_setopt_pointer(easy, CURLOPT_URL, $0) }
+            _ = ck_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+            _ = ck_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
+            _ = ck_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1)
+            _ = ck_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2)
+            _ = ck_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(timeoutNanoseconds / 1_000_000))
+            _ = "".withCString { ck_easy_setopt_pointer(easy, CURLOPT_ACCEPT_ENCODING, $0) }
+            _ = ck_easy_setopt_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback)
+            _ = ck_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me)
+            _ = ck_easy_setopt_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
+            _ = ck_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me)
+
+            // libcurl silently resends a request whose reused connection died before any reply byte. That is
+            // harmless for an idempotent method, but a write would be sent twice behind the kit's retry policy:
+            // a write always goes on a fresh connection, so the exchange happens exactly once.
+            if !request.method.isIdempotent { _ = ck_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1) }
+
+            switch request.method {
+            case .get where request.body == nil:
+                _ = ck_easy_setopt_long(easy, CURLOPT_HTTPGET, 1)
+            case .head:
+                _ = ck_easy_setopt_long(easy, CURLOPT_NOBODY, 1)
+            default:
+                if request.method != .post {
+                    _ = request.method.rawValue.withCString { ck_easy_setopt_pointer(easy, CURLOPT_CUSTOMREQUEST, $0) }
+                }
+                if let payload = request.body {
+                    _ = ck_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(payload.count))
+                    _ = payload.withUnsafeBytes { ck_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
+                } else if request.method == .post {
+                    _ = ck_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, 0)
+                    _ = ck_easy_setopt_long(easy, CURLOPT_POST, 1)
+                }
+            }
+
+            // "Expect:" turns off libcurl's 100-continue round trip for larger bodies. Like URLSession,
+            // ask for the user's language unless the request names one (servers localise their errors).
+            var list: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Expect:")
+            if request.headers["Accept-Language"] == nil {
+                list = curl_slist_append(list, "Accept-Language: " + CurlTransfer.acceptLanguage)
+            }
+            for (name, value) in request.headers {
+                let line = value.isEmpty ? "\(name);" : "\(name): \(value)"
+                list = curl_slist_append(list, line)
+            }
+            _ = ck_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, list)
+            return list
+        }
+
+        /// One header line as libcurl hands it over, CRLF included.
+        func headerLine(_ bytes: UnsafeRawBufferPointer) {
+            var end = bytes.count
+            while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
+            let line = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self)
+            let now = DispatchTime.now().uptimeNanoseconds
+            let ready: (CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>?, HTTPResponse)? = state.withLock {
+                state in
+                state.lastActivity = now
+                if line.hasPrefix("HTTP/") {
+                    let parts = line.split(separator: " ", maxSplits: 2)
+                    state.status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+                    state.headers = HTTPHeaders()
+                    return nil
+                }
+                if line.isEmpty {
+                    guard state.status >= 200, !state.headDelivered else { return nil }
+                    state.headDelivered = true
+                    let continuation = state.head
+                    state.head = nil
+                    return (continuation, HTTPResponse(status: state.status, headers: state.headers, url: request.url))
+                }
+                guard let colon = line.firstIndex(of: ":") else { return nil }
+                let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
+                let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+                if let existing = state.headers[name] {
+                    state.headers[name] = existing + ", " + value
+                } else {
+                    state.headers[name] = value
+                }
+                return nil
+            }
+            if let (continuation, response) = ready { continuation?.resume(returning: .success(response)) }
+        }
+
+        /// One chunk of body bytes.
+        func bodyBytes(_ bytes: UnsafeRawBufferPointer) {
+            let now = DispatchTime.now().uptimeNanoseconds
+            state.withLock { state in
+                state.lastActivity = now
+                state.received += bytes.count
+            }
+            body.yield(Data(bytes))
+        }
+
+        /// Ends the transfer: fails the head if it never came, and ends the body.
+        func complete(_ error: HTTPError?) {
+            let (continuation, delivered) = state.withLock { state in
+                let continuation = state.head
+                state.head = nil
+                state.finished = true
+                return (continuation, state.headDelivered)
+            }
+            if let error {
+                if !delivered { continuation?.resume(returning: .failure(error)) }
+                body.finish(throwing: error)
+            } else {
+                if !delivered {
+                    continuation?.resume(
+                        returning: .failure(.transport("the server closed the connection without a response")))
+                }
+                body.finish()
+            }
+        }
+    }
+
+    /// libcurl's header callback: `userdata` is the unretained `CurlTransfer` (the engine retains it).
+    private let curlHeaderCallback: curl_write_callback = { buffer, size, count, userdata in
+        let length = size * count
+        guard let buffer, let userdata else { return length }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+        transfer.headerLine(UnsafeRawBufferPointer(start: buffer, count: length))
+        return length
+    }
+
+    /// libcurl's write callback: `userdata` is the unretained `CurlTransfer` (the engine retains it).
+    private let curlWriteCallback: curl_write_callback = { buffer, size, count, userdata in
+        let length = size * count
+        guard let buffer, let userdata else { return length }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+        transfer.bodyBytes(UnsafeRawBufferPointer(start: buffer, count: length))
+        return length
+    }
+#endif
