@@ -52,7 +52,8 @@ func check(_ data: Data) {
         require(a == b, "chunking at \(chunk) bytes changed the events")
         for event in a {
             require(!event.event.isEmpty, "an event without a type")
-            require(event.data.utf8.count <= cap, "an event larger than the cap")
+            // Invalid UTF-8 becomes U+FFFD (three bytes), so the cap bounds scalars, one per byte at most.
+            require(event.data.unicodeScalars.count <= cap, "an event larger than the cap")
             require(!(event.id ?? "").contains("\0"), "an id with NUL")
             require(!event.data.contains("\r"), "a CR survived in the data")
         }

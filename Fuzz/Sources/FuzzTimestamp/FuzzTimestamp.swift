@@ -35,7 +35,7 @@ func check(_ bytes: Data) {
             return
         }
         require(written.utf8.count == 24, "written form \(written) is not 24 bytes")
-        require(abs(again.timeIntervalSince(date)) < 0.001, "round trip of \(text.debugDescription) moved")
+        require(abs(again.timeIntervalSince(date)) <= 0.001, "round trip of \(text.debugDescription) moved")
         require((try? Timestamp.format(again)) == written, "writing is not stable for \(written)")
     }
     // Numbers: every finite double is a date or an out-of-range error, never a trap.
