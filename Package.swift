@@ -116,15 +116,18 @@ let package = Package(
             path: "Benchmarks", swiftSettings: strict),
 
         .executableTarget(
-            name: "StoreCrashWorker", dependencies: ["CompanionStore"], path: "Tests/StoreCrashWorker",
+            name: "StoreCrashWorker", dependencies: ["CompanionStore", "CompanionCore"], path: "Tests/StoreCrashWorker",
             swiftSettings: strict),
 
         // Tests. `CompanionTestSupport` finds the servers `scripts/test` started; a missing one fails loudly.
         .target(
-            name: "CompanionTestSupport", dependencies: ["CompanionCore", "CompanionHTTP"],
+            name: "CompanionTestSupport", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionStore"],
             path: "Tests/CompanionTestSupport", swiftSettings: strict),
+        .testTarget(
+            name: "CompanionCLITests", dependencies: ["CompanionTestSupport"], swiftSettings: strict),
         .testTarget(name: "CompanionCoreTests", dependencies: ["CompanionCore"], swiftSettings: strict),
-        .testTarget(name: "CompanionCryptoTests", dependencies: ["CompanionCrypto"], swiftSettings: strict),
+        .testTarget(
+            name: "CompanionCryptoTests", dependencies: ["CompanionCrypto", "CompanionCore"], swiftSettings: strict),
         .testTarget(
             name: "CompanionHTTPTests", dependencies: ["CompanionHTTP", "CompanionCore", "CompanionTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
@@ -135,9 +138,13 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "CompanionStoreTests",
+            name: "CompanionStoreTests", dependencies: ["CompanionStore", "CompanionCore", "CompanionTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "CompanionSyncTests",
             dependencies: [
-                "CompanionStore", "CompanionSync", "CompanionHTTP", "CompanionCore", "CompanionTestSupport",
+                "CompanionSync", "CompanionStore", "CompanionHTTP", "CompanionCore", "CompanionTestSupport",
+                "CompanionScreen",
             ],
             swiftSettings: strict),
         .testTarget(
@@ -152,7 +159,7 @@ let package = Package(
             name: "OmnigentCoreTests",
             dependencies: [
                 "OmnigentCore", "CompanionAuth", "CompanionBridge", "CompanionCore", "CompanionHTTP", "CompanionLinks",
-                "CompanionStore", "CompanionSync", "CompanionTestSupport",
+                "CompanionStore", "CompanionSync", "CompanionScreen", "CompanionTestSupport",
             ],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(

@@ -31,7 +31,7 @@ public struct AccountKey: Sendable, Hashable, Codable, CustomStringConvertible, 
     /// A name safe for a file or keychain account: the hex SHA-256 of `rawValue`, so no user name leaks
     /// into a directory listing and no character of it can escape a folder.
     public var storageName: String {
-        Hash.sha256(Data(rawValue.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hash.sha256(Data(rawValue.utf8)).hexString
     }
 
     /// `user@server`, for messages.

@@ -60,12 +60,12 @@ struct AddressSyntax {
         var portText: Substring?
         if authority.hasPrefix("[") {
             guard let close = authority.firstIndex(of: "]") else {
-                throw .invalidHost(ServerAddressError.clipped(authority))
+                throw .invalidHost(authority.clipped())
             }
             hostText = authority[...close]
             let after = authority[authority.index(after: close)...]
             if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw .invalidHost(ServerAddressError.clipped(authority)) }
+                guard after.hasPrefix(":") else { throw .invalidHost(authority.clipped()) }
                 portText = after.dropFirst()
             }
         } else if let colon = authority.firstIndex(of: ":"),
@@ -75,13 +75,13 @@ struct AddressSyntax {
             portText = authority[authority.index(after: colon)...]
         }
         guard !hostText.isEmpty else { throw .missingHost }
-        guard let host = HostName(hostText) else { throw .invalidHost(ServerAddressError.clipped(hostText)) }
+        guard let host = HostName(hostText) else { throw .invalidHost(hostText.clipped()) }
         var port: Int?
         if let portText, !portText.isEmpty {
             guard portText.utf8.allSatisfy(Self.isDigit) else { throw .invalidPort }
             let digits = portText.drop(while: { $0 == "0" })
             guard digits.count <= 5, let value = Int(digits.isEmpty ? "0" : digits), (1...65_535).contains(value)
-            else { throw .portOutOfRange(ServerAddressError.clipped(portText)) }
+            else { throw .portOutOfRange(portText.clipped()) }
             port = value
         }
         return Authority(host: host, port: port)

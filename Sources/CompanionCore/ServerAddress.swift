@@ -48,7 +48,7 @@ public struct ServerAddress: Sendable, Hashable, Codable, CustomStringConvertibl
             if prefix == "http" || prefix == "https" { throw .malformed }
         }
         if let scheme = syntax.scheme, scheme != "http", scheme != "https" {
-            throw .unsupportedScheme(ServerAddressError.clipped(scheme[...]))
+            throw .unsupportedScheme(scheme.clipped())
         }
         let authority = try syntax.parseAuthority()
         let scheme: String
@@ -248,9 +248,4 @@ public enum ServerAddressError: Error, Sendable, Equatable, LocalizedError, Cust
 
     /// The same sentence, for `localizedDescription`.
     public var errorDescription: String? { description }
-
-    /// Text from the input, cut to 64 characters so an error never carries a whole pasted document.
-    static func clipped(_ text: Substring) -> String {
-        text.count > 64 ? String(text.prefix(64)) + "…" : String(text)
-    }
 }

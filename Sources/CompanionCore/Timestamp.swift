@@ -51,7 +51,7 @@ public enum Timestamp {
         let isMilliseconds = abs(value) >= Double(millisecondThreshold)
         let seconds = isMilliseconds ? value / 1_000 : value
         guard seconds >= Double(earliestSecond), seconds < Double(latestSecond + 1) else {
-            throw .outOfRange(TimestampError.clipped(String(describing: value)))
+            throw .outOfRange(String(describing: value).clipped())
         }
         let whole = seconds.rounded(.down)
         var nanos = Int64(((seconds - whole) * 1e9).rounded())
@@ -153,8 +153,8 @@ public enum Timestamp {
         let parsed = copy.withUTF8 { bytes in parseBytes(bytes, zoneless: zoneless) }
         switch parsed {
         case .date(let date): return date
-        case .malformed: throw .malformed(TimestampError.clipped(text))
-        case .outOfRange: throw .outOfRange(TimestampError.clipped(text))
+        case .malformed: throw .malformed(text.clipped())
+        case .outOfRange: throw .outOfRange(text.clipped())
         }
     }
 
@@ -239,7 +239,7 @@ public enum Timestamp {
             nanos = (value - seconds * 1_000) * 1_000_000
         }
         guard seconds >= earliestSecond, seconds <= latestSecond else {
-            throw .outOfRange(TimestampError.clipped(text))
+            throw .outOfRange(text.clipped())
         }
         return makeDate(unixSeconds: seconds, nanoseconds: nanos)
     }
@@ -430,11 +430,6 @@ public enum TimestampError: Error, Sendable, Equatable, LocalizedError, CustomSt
 
     /// The same sentence, for `localizedDescription`.
     public var errorDescription: String? { description }
-
-    /// Text from the input, cut to 64 characters so an error never carries a whole document.
-    static func clipped(_ text: String) -> String {
-        text.count > 64 ? String(text.prefix(64)) + "…" : text
-    }
 }
 
 extension JSONDecoder.DateDecodingStrategy {

@@ -67,21 +67,16 @@ public enum TransportPolicyError: Error, Sendable, Equatable, LocalizedError, Cu
         case .unsupportedScheme(let scheme) where scheme.isEmpty:
             return "The address has no scheme. Use an https:// address."
         case .unsupportedScheme(let scheme):
-            return "The scheme \"\(Self.clipped(scheme))\" is not supported. Use an https:// address."
+            return "The scheme \"\(scheme.clipped())\" is not supported. Use an https:// address."
         case .invalidHost:
             return "The address has no valid host name, or carries a user name and password. "
                 + "Use an address such as https://example.com."
         case .insecureHTTP(let host):
-            return "Plain http to \(Self.clipped(host)) is not allowed: the connection would not be encrypted. "
+            return "Plain http to \(host.clipped()) is not allowed: the connection would not be encrypted. "
                 + "Use https (plain http is only possible to this device, in development builds)."
         }
     }
 
     /// The same sentence, for `localizedDescription`.
     public var errorDescription: String? { description }
-
-    /// Text from the input, cut to 64 characters so an error never carries a whole pasted document.
-    static func clipped(_ text: String) -> String {
-        text.count > 64 ? String(text.prefix(64)) + "…" : text
-    }
 }

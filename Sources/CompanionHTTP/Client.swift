@@ -79,7 +79,8 @@ public actor Client {
     public nonisolated let configuration: Configuration
     private let chain: HTTPNext
     private let streamChain: HTTPNext
-    private let decoder: JSONDecoder
+    /// The one JSON decoder of this client: its dates follow `configuration.dateDecoding`.
+    nonisolated let decoder: JSONDecoder
 
     /// Creates a client for the server at `baseURL`.
     public init(
@@ -199,6 +200,14 @@ public actor Client {
         let data = try await body.collect(upTo: response.isSuccess ? limit : min(limit, 1024 * 1024), url: http.url)
         guard response.isSuccess else { throw failure(http, response, data) }
         return (try request.decode(data, response, decoder), response)
+    }
+
+    /// Decodes a body `request` was answered with earlier (a stored copy), exactly as `send` decodes a
+    /// fresh one: with this client's decoder and its date rules.
+    public nonisolated func decode<Response>(
+        _ request: Request<Response>, body: Data, response: HTTPResponse
+    ) throws(HTTPError) -> Response {
+        try request.decode(body, response, decoder)
     }
 
     /// Sends `request` and returns the reply whatever its status, for flows that read a refusal's

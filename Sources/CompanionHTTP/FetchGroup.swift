@@ -1,11 +1,39 @@
 import CompanionCore
 import Foundation
 
+/// A `Request<Response>` with its response type hidden, so requests of different types can travel
+/// together (the members of a fetch group). Only `Request` conforms.
+public protocol AnyRequest: Sendable {
+    /// The method.
+    var method: HTTPMethod { get }
+    /// The path below the server's base URL.
+    var path: String { get }
+    /// The query items.
+    var query: [URLQueryItem] { get }
+    /// The largest body read; `nil` uses the client's.
+    var maxResponseBytes: Int? { get }
+    /// Checks that a reply decodes as the request's response type, with `client`'s decoder.
+    func checkDecodes(_ data: Data, response: HTTPResponse, on client: Client) throws(HTTPError)
+    /// The request as `client` sends it.
+    func prepared(on client: Client) throws(HTTPError) -> HTTPRequest
+}
+
+extension Request: AnyRequest {
+    /// Checks that a reply decodes as `Response`, with `client`'s decoder.
+    public func checkDecodes(_ data: Data, response: HTTPResponse, on client: Client) throws(HTTPError) {
+        _ = try client.decode(self, body: data, response: response)
+    }
+
+    /// The request as `client` sends it.
+    public func prepared(on client: Client) throws(HTTPError) -> HTTPRequest { try client.httpRequest(for: self) }
+}
+
 /// The replies of several requests fetched together, stamped with one time.
 ///
-/// Rule: all or nothing. Certain's overview reads four endpoints side by side "so the offline state
-/// does not come from four different moments": if any member fails, the whole group fails, the
-/// others are cancelled, and the caller keeps its previous complete group.
+/// Rule: all or nothing. An overview that reads several endpoints side by side must not show an
+/// offline state made of different moments: if any member fails, or does not decode as its request's
+/// response type, the whole group fails, the others are cancelled, and the caller keeps its previous
+/// complete group.
 public struct FetchGroup: Sendable {
     /// One member's reply.
     public struct Member: Sendable {
@@ -19,37 +47,46 @@ public struct FetchGroup: Sendable {
     public let fetchedAt: Date
     /// The replies by the names the caller gave.
     public let members: [String: Member]
+    /// The client that fetched the group, whose decoder reads the members.
+    public let client: Client
 
     /// Creates a group (the client does this).
-    public init(fetchedAt: Date, members: [String: Member]) {
+    public init(fetchedAt: Date, members: [String: Member], client: Client) {
         self.fetchedAt = fetchedAt
         self.members = members
+        self.client = client
     }
 
-    /// Decodes the member called `name` as `type`.
-    public func decode<T: Decodable>(_ type: T.Type, _ name: String, decoder: JSONDecoder = JSONDecoder())
-        throws(HTTPError) -> T
-    {
+    /// The member called `name`, decoded as `request` decodes its reply, with the client's decoder
+    /// (the same date rules as `Client.send`).
+    public func value<Response>(_ request: Request<Response>, _ name: String) throws(HTTPError) -> Response {
         guard let member = members[name] else { throw .invalidRequest("the group has no member called \(name)") }
-        return try JSONDecoding.decode(T.self, from: member.data, response: member.response, decoder: decoder)
+        return try client.decode(request, body: member.data, response: member.response)
+    }
+
+    /// The member called `name` decoded as `type` with the client's decoder.
+    public func decode<T: Decodable & Sendable>(_ type: T.Type, _ name: String) throws(HTTPError) -> T {
+        try value(Request<T>(path: ""), name)
     }
 }
 
 extension Client {
     /// Fetches every request concurrently; returns all replies with one timestamp, or throws the
-    /// first failure after cancelling the rest.
-    public func fetchGroup(_ requests: [String: Request<Data>]) async throws(HTTPError) -> FetchGroup {
+    /// first failure after cancelling the rest. A reply that does not decode as its request's
+    /// response type fails the group too.
+    public func fetchGroup(_ requests: [String: any AnyRequest]) async throws(HTTPError) -> FetchGroup {
         let fetchedAt = configuration.clock.now()
         let prepared = try requests.map { entry throws(HTTPError) in
-            (entry.key, try httpRequest(for: entry.value), entry.value.maxResponseBytes)
+            (entry.key, entry.value, try entry.value.prepared(on: self), entry.value.maxResponseBytes)
         }
         let journal = configuration.journal
         let limit = configuration.maxResponseBytes
         do {
             let members = try await withThrowingTaskGroup(of: (String, FetchGroup.Member).self) { group in
-                for (name, request, maxBytes) in prepared {
+                for (name, original, request, maxBytes) in prepared {
                     group.addTask {
                         let member = try await self.fetchMember(request, limit: maxBytes ?? limit)
+                        try original.checkDecodes(member.data, response: member.response, on: self)
                         return (name, member)
                     }
                 }
@@ -60,7 +97,7 @@ extension Client {
             journal.record(
                 .sync, "group of \(members.count) fetched",
                 fields: ["members": members.keys.sorted().joined(separator: ",")])
-            return FetchGroup(fetchedAt: fetchedAt, members: members)
+            return FetchGroup(fetchedAt: fetchedAt, members: members, client: self)
         } catch {
             let wrapped = HTTPError.wrap(error, url: nil)
             journal.record(

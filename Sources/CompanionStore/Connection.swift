@@ -21,7 +21,13 @@ public final class Connection {
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     /// Opens (creating if needed) the database at `path`.
+    ///
+    /// Rule: a database file is created 0600 (owner only), since it holds a person's cached data; SQLite
+    /// gives its `-wal` and `-shm` files the database file's mode, so they are private too.
     init(path: String, readOnly: Bool = false) throws(StoreError) {
+        if !readOnly, path != ":memory:", !path.hasPrefix("file:"), !FileManager.default.fileExists(atPath: path) {
+            _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+        }
         var pointer: OpaquePointer?
         let flags =
             (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX

@@ -40,7 +40,8 @@ public final class OfflineStore: Sendable {
             path = ":memory:"
         case .directory(let folder):
             do {
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
                 throw .openFailed(path: folder.path, code: 0, message: "the folder could not be created")
             }

@@ -5,8 +5,9 @@ import Foundation
 
 /// Reads resources through the offline store under a `FetchPolicy`.
 ///
-/// Rule: a reply is decoded before it is stored, so a body that does not decode never replaces
-/// the last good copy (P-TEAM-7). A cached copy is sent back with its validators as a conditional
+/// Rule: a request is a typed `Request<Response>`, and every body, fresh or stored, is decoded by the
+/// client's decoder (one set of date rules). A reply is decoded before it is stored, so a body that
+/// does not decode never replaces the last good copy (P-TEAM-7). A cached copy is sent back with its validators as a conditional
 /// request (`If-None-Match`, `If-Modified-Since`); a 304 confirms the copy and renews its time.
 public struct CachedFetcher: Sendable {
     /// The client for the network.
@@ -21,7 +22,7 @@ public struct CachedFetcher: Sendable {
     }
 
     /// The cache key of `request`.
-    public static func key(for request: Request<Data>) -> String {
+    public static func key(for request: any AnyRequest) -> String {
         CacheKey.make(
             method: request.method.rawValue, path: request.path, query: request.query.map { ($0.name, $0.value) })
     }
@@ -30,13 +31,12 @@ public struct CachedFetcher: Sendable {
     /// network's. The sequence fails with `SyncError` when there is nothing to publish, or when
     /// the network fails after a cached copy was already published (the copy stays the answer).
     public func load<Value: Sendable>(
-        _ request: Request<Data>, key: String? = nil, policy: FetchPolicy,
-        decode: @escaping @Sendable (Data) throws -> Value
+        _ request: Request<Value>, key: String? = nil, policy: FetchPolicy
     ) -> AsyncThrowingStream<Loaded<Value>, any Error> {
         let (stream, continuation) = AsyncThrowingStream<Loaded<Value>, any Error>.makeStream()
         let task = Task {
             do {
-                try await run(request, key: key ?? Self.key(for: request), policy: policy, decode: decode) {
+                try await run(request, key: key ?? Self.key(for: request), policy: policy) {
                     continuation.yield($0)
                 }
                 continuation.finish()
@@ -50,12 +50,11 @@ public struct CachedFetcher: Sendable {
 
     /// The last value `load` would publish: the freshest answer the policy allows.
     public func loadLatest<Value: Sendable>(
-        _ request: Request<Data>, key: String? = nil, policy: FetchPolicy,
-        decode: @escaping @Sendable (Data) throws -> Value
+        _ request: Request<Value>, key: String? = nil, policy: FetchPolicy
     ) async throws(SyncError) -> Loaded<Value> {
         var last: Loaded<Value>?
         do {
-            try await run(request, key: key ?? Self.key(for: request), policy: policy, decode: decode) { last = $0 }
+            try await run(request, key: key ?? Self.key(for: request), policy: policy) { last = $0 }
         } catch {
             guard let last else { throw SyncError.wrap(error) }
             return last
@@ -65,8 +64,7 @@ public struct CachedFetcher: Sendable {
     }
 
     private func run<Value: Sendable>(
-        _ request: Request<Data>, key: String, policy: FetchPolicy, decode: @Sendable (Data) throws -> Value,
-        publish: (Loaded<Value>) -> Void
+        _ request: Request<Value>, key: String, policy: FetchPolicy, publish: (Loaded<Value>) -> Void
     ) async throws(SyncError) {
         let cached: CachedResource?
         do {
@@ -76,7 +74,7 @@ public struct CachedFetcher: Sendable {
         }
         var published = false
         if policy.cacheRead == .beforeNetwork, let cached {
-            publish(try loaded(cached, origin: .cache, failure: nil, key: key, decode: decode))
+            publish(try loaded(cached, request, origin: .cache, failure: nil, key: key))
             published = true
         }
         let useNetwork: Bool
@@ -95,9 +93,11 @@ public struct CachedFetcher: Sendable {
             if let date = cached.lastModified { conditional.headers["If-Modified-Since"] = date }
         }
         do {
-            let (data, response) = try await client.exchange(conditional)
+            let reply = try await client.reply(conditional)
+            if let failure = reply.failure { throw failure }
+            let (data, response) = (reply.body, reply.response)
             let value: Value
-            do { value = try decode(data) } catch { throw SyncError.undecodable(key: key, detail: "\(error)") }
+            do { value = try reply.value() } catch { throw SyncError.undecodable(key: key, detail: error.description) }
             let now = store.clock.now()
             try await store.put(
                 CachedResource(
@@ -114,11 +114,11 @@ public struct CachedFetcher: Sendable {
                 }
                 var confirmed = cached
                 confirmed.fetchedAt = now
-                publish(try loaded(confirmed, origin: .notModified, failure: nil, key: key, decode: decode))
+                publish(try loaded(confirmed, request, origin: .notModified, failure: nil, key: key))
                 return
             }
             if policy.cacheRead == .onNetworkFailure, let cached {
-                publish(try loaded(cached, origin: .cache, failure: error, key: key, decode: decode))
+                publish(try loaded(cached, request, origin: .cache, failure: error, key: key))
                 return
             }
             if cached == nil || policy.cacheRead == .never { throw .offlineWithoutCache(key: key, cause: error) }
@@ -129,11 +129,14 @@ public struct CachedFetcher: Sendable {
     }
 
     private func loaded<Value: Sendable>(
-        _ resource: CachedResource, origin: Loaded<Value>.Origin, failure: HTTPError?, key: String,
-        decode: @Sendable (Data) throws -> Value
+        _ resource: CachedResource, _ request: Request<Value>, origin: Loaded<Value>.Origin, failure: HTTPError?,
+        key: String
     ) throws(SyncError) -> Loaded<Value> {
+        var headers = HTTPHeaders()
+        if let mediaType = resource.mediaType { headers["Content-Type"] = mediaType }
         do {
-            let value = try decode(resource.body)
+            let value = try client.decode(
+                request, body: resource.body, response: HTTPResponse(status: 200, headers: headers))
             return Loaded(
                 value: value, origin: origin, fetchedAt: resource.fetchedAt,
                 age: resource.age(at: store.clock.now()), failure: failure)

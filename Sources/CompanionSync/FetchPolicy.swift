@@ -78,4 +78,16 @@ public struct Loaded<Value: Sendable>: Sendable {
 
     /// Whether the value is the cache's, not confirmed by the network in this load.
     public var isStale: Bool { origin == .cache }
+
+    /// The same load with its value transformed (a reply turned into what a screen shows).
+    public func map<Other: Sendable>(_ transform: (Value) throws -> Other) rethrows -> Loaded<Other> {
+        let other: Loaded<Other>.Origin =
+            switch origin {
+            case .cache: .cache
+            case .network: .network
+            case .notModified: .notModified
+            }
+        return Loaded<Other>(
+            value: try transform(value), origin: other, fetchedAt: fetchedAt, age: age, failure: failure)
+    }
 }

@@ -4,8 +4,8 @@ import Foundation
 
 /// Fetches a snapshot group and stores it whole.
 ///
-/// Rule: all or nothing. The members are fetched together (`Client.fetchGroup`, one timestamp)
-/// and written in one transaction; if any member fails, nothing is written and the previous
+/// Rule: all or nothing. The members are typed requests, fetched together (`Client.fetchGroup`, one
+/// timestamp, each reply checked to decode with the client's decoder) and written in one transaction; if any member fails, nothing is written and the previous
 /// complete group stays with its old time (C-OVER-3, C-OFF-1).
 public struct SnapshotSync: Sendable {
     /// The client.
@@ -20,7 +20,7 @@ public struct SnapshotSync: Sendable {
     }
 
     /// Fetches `requests` as group `name` and stores them; returns the stored group.
-    public func refresh(_ name: String, _ requests: [String: Request<Data>]) async throws(SyncError) -> SnapshotGroup {
+    public func refresh(_ name: String, _ requests: [String: any AnyRequest]) async throws(SyncError) -> SnapshotGroup {
         let fetched: FetchGroup
         do { fetched = try await client.fetchGroup(requests) } catch { throw .http(error) }
         var members: [String: CachedResource] = [:]

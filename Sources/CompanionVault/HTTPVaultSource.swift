@@ -10,7 +10,7 @@ import Foundation
 /// every exchange is journaled with the URL only (the stored bytes are ciphertext and are not previewed),
 /// and plain http is accepted only for a loopback server.
 public struct HTTPVaultSource: VaultSource {
-    /// The default server, as PrompTugal's seed §5 names it.
+    /// The default server, the public SG/Send server.
     public static let defaultServer = URL(string: "https://dev.send.sgraph.ai") ?? URL(fileURLWithPath: "/")
 
     /// The server's base URL.
@@ -117,7 +117,7 @@ public struct HTTPVaultSource: VaultSource {
         // A batch of reads changes nothing on the server, so it may be retried under a fixed key.
         let (status, answerData) = try await send(
             "/api/vault/batch/\(vaultID)", method: .post, body: body, path: "batch",
-            idempotencyKey: "read-batch-" + Hash.sha256(body).prefix(16).map { String(format: "%02x", $0) }.joined())
+            idempotencyKey: "read-batch-" + Hash.sha256(body).prefix(16).hexString)
         guard status == 200, let answer = try? JSONDecoder().decode(Answer.self, from: answerData) else {
             var result: [String: VaultResponse] = [:]
             for fileID in fileIDs { result[fileID] = try await read(vaultID: vaultID, fileID: fileID) }

@@ -79,7 +79,7 @@ public struct VaultPullProgress: Sendable, Hashable {
     }
 }
 
-/// A native, read-only sgit vault reader (sgit-vault.md §2.7).
+/// A native, read-only sgit vault reader.
 ///
 /// - `pull()` fetches the ref (never cached), then only objects not already in the local cache, each checked
 ///   against its content address before it is decrypted or cached. Pack vaults are read through their zips.
@@ -113,7 +113,7 @@ public actor SGitVault {
         self.state = try self.cache.loadState(vaultID: key.vaultID)
     }
 
-    /// Opens a vault on an SG/Send server, as PrompTugal's seed §5 sketches it.
+    /// Opens a vault on an SG/Send server, given its server URL.
     public init(address: VaultAddress, readKey: VaultKey, cache: URL, log: VaultTrafficLog) throws(VaultError) {
         guard address.vaultId == readKey.vaultID else { throw .malformedKey(.invalidVaultID) }
         try self.init(key: readKey, source: HTTPVaultSource(server: address.server), cache: cache, log: log)
@@ -134,21 +134,8 @@ public actor SGitVault {
         branch: String? = nil, progress: (@Sendable (VaultPullProgress) -> Void)? = nil
     ) async throws(VaultError) -> VaultCommit {
         let started = ContinuousClock.now
-        var index: VaultFormat.BranchIndex?
-        let refID: String
-        if let branch, branch != "current" {
-            index = try await fetchIndex()
-            guard let found = index?.branches.first(where: { $0.isNamed && $0.name == branch }) else {
-                throw .branchNotFound(name: branch)
-            }
-            guard LocalFolderVaultSource.isSafeFileID(found.headRefID), found.headRefID.hasPrefix("ref-") else {
-                throw .invalidIdentifier("ref id in branch index")
-            }
-            refID = "bare/refs/" + found.headRefID
-        } else {
-            refID = key.refFileID
-            log.record(.keyDerivation, path: refID, detail: "ref file id = HMAC-SHA256(read key, ref domain)")
-        }
+        let (refID, resolvedIndex) = try await resolveRef(branch: branch)
+        var index = resolvedIndex
 
         // 1. The ref: never from the cache.
         guard let refStored = try await fetchRaw(refID) else {
@@ -168,43 +155,88 @@ public actor SGitVault {
 
         let staging = try cache.makeStaging()
         defer { try? FileManager.default.removeItem(at: staging) }
-        let counter = ProgressCounter(started: started, progress: progress)
-        var staged: [String: Data] = [:]  // decrypted-walk objects held in memory (commits and trees only)
-        var stagedBlobs: Set<String> = []
-        var newPacks: Set<String> = []
-
-        // 2. Pack vaults: read the zips not read before; their members become staged objects.
+        var pull = PullStaging(folder: staging, counter: ProgressCounter(started: started, progress: progress))
         if index == nil { index = try await fetchIndex() }
-        if let index, index.features.contains("packs") {
-            for prefix in ["bare/packs/snapshots/", "bare/packs/commits/"] {
-                let names = try await listed(prefix)
-                for name in names where !state.packs.contains(name) && name.hasSuffix(".zip") {
-                    guard let zip = try await fetchRaw(name) else { throw .objectMissing(id: name) }
-                    counter.add(objects: 1, bytes: zip.count)
-                    for member in try VaultPack.members(of: zip, name: name) where !cache.contains(member.objectID) {
-                        try verify(member.objectID, member.stored)
-                        try write(member.stored, to: staging.appendingPathComponent(member.objectID))
-                        stagedBlobs.insert(member.objectID)
-                    }
-                    newPacks.insert(name)
+        if let index, index.features.contains("packs") { try await readPacks(into: &pull) }
+        try await walkCommits(from: headID, into: &pull)
+        try await walkTrees(into: &pull)
+        // 5. Blobs: verified and staged, decrypted later by `read`.
+        let missingBlobs = pull.blobIDs.filter { !pull.stagedBlobs.contains($0) }
+        _ = try await objects(
+            missingBlobs, staging: staging, stagedOnDisk: pull.stagedBlobs, counter: pull.counter, keep: false)
+        try promote(pull, refID: refID, headID: headID)
+        return try commit(headID)
+    }
+
+    /// What one pull has fetched and verified so far, before anything is promoted into the cache.
+    private struct PullStaging {
+        /// The staging folder (removed after the pull).
+        let folder: URL
+        /// Progress reporting.
+        let counter: ProgressCounter
+        /// Decrypted-walk objects held in memory (commits and trees only).
+        var staged: [String: Data] = [:]
+        /// Objects already written to the staging folder (pack members, blobs).
+        var stagedBlobs: Set<String> = []
+        /// Pack zips read in this pull.
+        var newPacks: Set<String> = []
+        /// New commits, newest first.
+        var newCommits: [String] = []
+        /// Their parsed records.
+        var commitRecords: [String: VaultFormat.CommitRecord] = [:]
+        /// New trees, parents before children.
+        var treeOrder: [String] = []
+        /// Blobs the new trees name that are not cached.
+        var blobIDs: [String] = []
+    }
+
+    /// The ref file to read: the default branch's (derived from the key), or a named branch's from the index.
+    private func resolveRef(branch: String?) async throws(VaultError) -> (String, VaultFormat.BranchIndex?) {
+        guard let branch, branch != "current" else {
+            log.record(.keyDerivation, path: key.refFileID, detail: "ref file id = HMAC-SHA256(read key, ref domain)")
+            return (key.refFileID, nil)
+        }
+        let index = try await fetchIndex()
+        guard let found = index?.branches.first(where: { $0.isNamed && $0.name == branch }) else {
+            throw .branchNotFound(name: branch)
+        }
+        guard LocalFolderVaultSource.isSafeFileID(found.headRefID), found.headRefID.hasPrefix("ref-") else {
+            throw .invalidIdentifier("ref id in branch index")
+        }
+        return ("bare/refs/" + found.headRefID, index)
+    }
+
+    /// 2. Pack vaults: reads the zips not read before; their members become staged objects.
+    private func readPacks(into pull: inout PullStaging) async throws(VaultError) {
+        for prefix in ["bare/packs/snapshots/", "bare/packs/commits/"] {
+            let names = try await listed(prefix)
+            for name in names where !state.packs.contains(name) && name.hasSuffix(".zip") {
+                guard let zip = try await fetchRaw(name) else { throw .objectMissing(id: name) }
+                pull.counter.add(objects: 1, bytes: zip.count)
+                for member in try VaultPack.members(of: zip, name: name) where !cache.contains(member.objectID) {
+                    try verify(member.objectID, member.stored)
+                    try write(member.stored, to: pull.folder.appendingPathComponent(member.objectID))
+                    pull.stagedBlobs.insert(member.objectID)
                 }
+                pull.newPacks.insert(name)
             }
         }
+    }
 
-        // 3. Commits, across all parents, stopping at commits whose history is cached.
-        var newCommits: [String] = []
-        var commitRecords: [String: VaultFormat.CommitRecord] = [:]
+    /// 3. Commits, across all parents, stopping at commits whose history is cached.
+    private func walkCommits(from headID: String, into pull: inout PullStaging) async throws(VaultError) {
         var frontier = [headID]
         var seen: Set<String> = [headID]
         while !frontier.isEmpty {
-            let fetched = try await objects(frontier, staging: staging, stagedOnDisk: stagedBlobs, counter: counter)
+            let fetched = try await objects(
+                frontier, staging: pull.folder, stagedOnDisk: pull.stagedBlobs, counter: pull.counter)
             var next: [String] = []
             for id in frontier {
                 guard let stored = fetched[id] else { throw .objectMissing(id: id) }
-                staged[id] = stored
+                pull.staged[id] = stored
                 let record = try VaultFormat.parseCommit(decrypt(stored, path: "bare/data/" + id), path: id)
-                commitRecords[id] = record
-                newCommits.append(id)
+                pull.commitRecords[id] = record
+                pull.newCommits.append(id)
                 for parent in record.parents where !seen.contains(parent) && !state.complete.contains(parent) {
                     seen.insert(parent)
                     next.append(parent)
@@ -212,25 +244,26 @@ public actor SGitVault {
             }
             frontier = next
         }
+    }
 
-        // 4. Trees of the new commits, skipping sub-trees already cached (their closure is cached too).
-        var treeOrder: [String] = []
-        var blobIDs: [String] = []
+    /// 4. Trees of the new commits, skipping sub-trees already cached (their closure is cached too).
+    private func walkTrees(into pull: inout PullStaging) async throws(VaultError) {
         var seenTrees: Set<String> = []
         var seenBlobs: Set<String> = []
-        var treeFrontier: [String] = []
-        for id in newCommits {
-            if let tree = commitRecords[id]?.treeID, !cache.contains(tree), seenTrees.insert(tree).inserted {
-                treeFrontier.append(tree)
+        var frontier: [String] = []
+        for id in pull.newCommits {
+            if let tree = pull.commitRecords[id]?.treeID, !cache.contains(tree), seenTrees.insert(tree).inserted {
+                frontier.append(tree)
             }
         }
-        while !treeFrontier.isEmpty {
-            let fetched = try await objects(treeFrontier, staging: staging, stagedOnDisk: stagedBlobs, counter: counter)
+        while !frontier.isEmpty {
+            let fetched = try await objects(
+                frontier, staging: pull.folder, stagedOnDisk: pull.stagedBlobs, counter: pull.counter)
             var next: [String] = []
-            for id in treeFrontier {
+            for id in frontier {
                 guard let stored = fetched[id] else { throw .objectMissing(id: id) }
-                staged[id] = stored
-                treeOrder.append(id)
+                pull.staged[id] = stored
+                pull.treeOrder.append(id)
                 let entries = try VaultFormat.parseTree(decrypt(stored, path: "bare/data/" + id), path: id)
                 treeMemo[id] = entries
                 for entry in entries {
@@ -238,35 +271,32 @@ public actor SGitVault {
                     case .folder(let tree):
                         if !cache.contains(tree), seenTrees.insert(tree).inserted { next.append(tree) }
                     case .file(let blob, _, _, _, _):
-                        if !cache.contains(blob), seenBlobs.insert(blob).inserted { blobIDs.append(blob) }
+                        if !cache.contains(blob), seenBlobs.insert(blob).inserted { pull.blobIDs.append(blob) }
                     }
                 }
             }
-            treeFrontier = next
+            frontier = next
         }
+    }
 
-        // 5. Blobs: verified and staged, decrypted later by `read`.
-        let missingBlobs = blobIDs.filter { !stagedBlobs.contains($0) }
-        _ = try await objects(missingBlobs, staging: staging, stagedOnDisk: stagedBlobs, counter: counter, keep: false)
-
-        // 6. Promote: blobs, trees children-first, commits; then the state.
-        for (id, data) in staged where !FileManager.default.fileExists(atPath: staging.appendingPathComponent(id).path)
-        {
-            try write(data, to: staging.appendingPathComponent(id))
+    /// 6. Promotes blobs, trees children-first, then commits into the cache; then saves the state.
+    private func promote(_ pull: PullStaging, refID: String, headID: String) throws(VaultError) {
+        for (id, data) in pull.staged
+        where !FileManager.default.fileExists(atPath: pull.folder.appendingPathComponent(id).path) {
+            try write(data, to: pull.folder.appendingPathComponent(id))
         }
-        try cache.promote(blobIDs, from: staging)
-        try cache.promote(treeOrder.reversed(), from: staging)
-        try cache.promote(newCommits.reversed(), from: staging)
+        try cache.promote(pull.blobIDs, from: pull.folder)
+        try cache.promote(pull.treeOrder.reversed(), from: pull.folder)
+        try cache.promote(pull.newCommits.reversed(), from: pull.folder)
         var updated = state
         updated.heads[refID] = headID
         updated.lastRef = refID
-        updated.complete.formUnion(newCommits)
-        updated.packs.formUnion(newPacks)
+        updated.complete.formUnion(pull.newCommits)
+        updated.packs.formUnion(pull.newPacks)
         try cache.saveState(updated)
         state = updated
         filesMemo = nil
-        counter.finish()
-        return try commit(headID)
+        pull.counter.finish()
     }
 
     /// The named branches listed in the vault's branch index (fetched, never cached).

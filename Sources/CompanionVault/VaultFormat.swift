@@ -1,6 +1,6 @@
 import Foundation
 
-/// The sgit object formats (sgit-vault.md §2.4–§2.6): ids, envelopes, and the ref, commit, tree and index parsers.
+/// The sgit object formats: ids, envelopes, and the ref, commit, tree and index parsers.
 ///
 /// Every parser takes `Data` and either returns a value or throws a `VaultError`; none traps on any input, so each
 /// is a fuzzing entry point.

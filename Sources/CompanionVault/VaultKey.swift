@@ -2,7 +2,7 @@ import Foundation
 
 /// A vault's read key and id, imported from the string a person pasted or scanned.
 ///
-/// Accepted forms (sgit-vault.md §2.1), each optionally surrounded by whitespace:
+/// Accepted forms, each optionally surrounded by whitespace:
 /// - `sgit_private_read_<64 hex>:<vault_id>`, `sgit_public_read_<64 hex>:<vault_id>`, the legacy `sgit_rk1_…`;
 /// - bare `<64 hex>:<vault_id>`, and the web UI's `<vault_id> <64 hex>`;
 /// - a vault key `sgit_private_vault_<passphrase>:<vault_id>` (legacy `sgit_vk1_…`), a bare `<passphrase>:<vault_id>`,

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Reads the zips of a pack vault (sgit-vault.md §2.9): members named `bare/data/<object id>`, usually stored
+/// Reads the zips of a pack vault: members named `bare/data/<object id>`, usually stored
 /// uncompressed. Only the central directory is trusted for offsets, every offset is bounds-checked, and members
 /// that are not objects are skipped.
 public enum VaultPack {

@@ -17,45 +17,60 @@ import OmnigentCore
 /// Credentials go to the Linux file secret store in `<home>/secrets` (AES-GCM, 0600); which account is
 /// signed in (address, server kind, account key; no secret) is kept in `<home>/account.json`.
 enum AuthCommands {
-    static let loginHelp = """
-        usage: companion login <address> [--user NAME] [--password-stdin] [--server certain|allauth|omnigent] [--https-only]
-
-        Signs in and stores the credential (never the password) in the secret store under the
-        companion home folder. Asks for the password, and a second-factor code or a new password
-        when the server wants one, without echoing them. The server kind is detected unless given.
-          --password-stdin  read the password (and then any code or new password) from standard input, one per line
-        Exit codes: 0 signed in, 1 refused or failed, 2 usage error.
-        """
-    static let whoamiHelp = """
-        usage: companion whoami
-
-        Prints the signed-in account and asks the server who the stored credential belongs to.
-        Exit codes: 0 the server accepted it, 1 not signed in or refused (then you are signed out).
-        """
-    static let sessionsHelp = """
-        usage: companion sessions [end <id>]
-
-        Lists the account's sessions (django-allauth servers), marking this device's with *, or ends one.
-        Ending this device's session signs you out.
-        Exit codes: 0 success, 1 failed, 2 usage error.
-        """
-    static let logoutHelp = """
-        usage: companion logout
-
-        Signs out: ends the credential on the server where it can be ended and deletes it locally.
-        Exit codes: 0 signed out (a failed server call is reported), 1 not signed in.
-        """
+    /// `login`, `whoami`, `sessions` and `logout`.
+    static let family = CommandFamily(
+        title: "Accounts",
+        commands: [
+            Command(
+                name: "login", summary: "sign in and keep the credential in the secret store",
+                parameters: [.init(syntax: "<address>", help: "the server")],
+                options: [
+                    .option("user", "NAME", "the user name (asked for when missing)"),
+                    .flag(
+                        "password-stdin",
+                        "read the password (and then any code or new password) from standard input, one per line"),
+                    .option("server", ServerKind.choices, "the server kind (detected when missing)"),
+                    .httpsOnly,
+                ],
+                details: """
+                    Stores the credential (never the password) in the secret store under the companion
+                    home folder. Asks for the password, and a second-factor code or a new password when the
+                    server wants one, without echoing them.
+                    """,
+                exitCodes: "Exit codes: 0 signed in, 1 refused or failed, 2 usage error.",
+                run: login),
+            Command(
+                name: "whoami", summary: "who is signed in, where",
+                details: "Prints the signed-in account and asks the server who the stored credential belongs to.",
+                exitCodes:
+                    "Exit codes: 0 the server accepted it, 1 not signed in or refused (then you are signed out).",
+                run: whoami),
+            Command(
+                name: "sessions", summary: "the account's sessions; end one (ending this device's signs out)",
+                parameters: [.init(syntax: "[end <id>]", help: "end the session with this id")],
+                details: "Lists the account's sessions (django-allauth servers), marking this device's with *.",
+                run: sessions),
+            Command(
+                name: "logout", summary: "sign out and revoke the credential",
+                details: "Ends the credential on the server where it can be ended and deletes it locally.",
+                exitCodes: "Exit codes: 0 signed out (a failed server call is reported), 1 not signed in.",
+                run: logout),
+        ])
 
     /// What is signed in: no secret, just where to find the credential.
     struct Current: Codable {
         var address: ServerAddress
-        var kind: String
+        var kind: ServerKind
         var account: AccountKey
         var httpsOnly: Bool
     }
 
-    static var store: FileSecretStore { FileSecretStore(folder: Terminal.home.appendingPathComponent("secrets")) }
-    static var currentFile: URL { Terminal.home.appendingPathComponent("account.json") }
+    static func store() throws(CommandFailure) -> FileSecretStore {
+        FileSecretStore(folder: try Terminal.stateFolder("secrets"))
+    }
+    static func currentFile() throws(CommandFailure) -> URL {
+        try Terminal.home().appendingPathComponent("account.json")
+    }
 
     static func client(_ address: ServerAddress, httpsOnly: Bool, middlewares: [any Middleware] = []) -> Client {
         let policy: TransportPolicy = httpsOnly ? .httpsOnly : .allowingInsecureLoopback
@@ -66,43 +81,34 @@ enum AuthCommands {
                 dateDecoding: { try Timestamp.decode(from: $0) }))
     }
 
-    static func server(kind: String, address: ServerAddress, httpsOnly: Bool) -> any SignInServer {
-        let client = client(address, httpsOnly: httpsOnly)
-        switch kind {
-        case "allauth": return AllauthSignIn(address: address, client: client)
-        case "omnigent": return OmnigentAccountsSignIn(address: address, client: client)
-        default:
-            let host = ProcessInfo.processInfo.hostName
-            return CertainSignIn(address: address, client: client, tokenName: "companion (\(host))")
-        }
-    }
-
-    static func login(_ words: [String]) async throws -> Int32 {
-        let arguments = try Arguments(
-            words, flags: ["password-stdin", "https-only"], options: ["user", "server"])
+    static func login(_ arguments: Arguments) async throws -> Int32 {
         try arguments.expectAtMost(1)
         let httpsOnly = arguments.flag("https-only")
         let address = try HTTPCommands.address(try arguments.positional(0, "the server address"), httpsOnly: httpsOnly)
-        var kind = arguments.option("server")
-        if let given = kind, !["certain", "allauth", "omnigent"].contains(given) {
-            throw UsageError("--server is certain, allauth or omnigent")
+        var kind: ServerKind?
+        if let given = arguments.option("server") {
+            guard let known = ServerKind(rawValue: given) else {
+                throw UsageError("--server is one of \(ServerKind.choices)")
+            }
+            kind = known
         }
         if kind == nil {
-            for candidate in ["certain", "allauth", "omnigent"] {
-                if (try? await server(kind: candidate, address: address, httpsOnly: httpsOnly).probe()) != nil {
+            for candidate in ServerKind.allCases {
+                let client = client(address, httpsOnly: httpsOnly)
+                if (try? await candidate.signIn(address: address, client: client).probe()) != nil {
                     kind = candidate
                     break
                 }
             }
         }
         guard let kind else {
-            throw CommandFailure(
-                "No supported sign-in (Certain, django-allauth, Omnigent accounts) answers at \(address).")
+            let names = ServerKind.allCases.map(\.displayName).joined(separator: ", ")
+            throw CommandFailure("No supported sign-in (\(names)) answers at \(address).")
         }
         let fromStdin = arguments.flag("password-stdin")
         let model = await SignInModel(
-            policy: httpsOnly ? .httpsOnly : .allowingInsecureLoopback, store: store, journal: Terminal.journal
-        ) { server(kind: kind, address: $0, httpsOnly: httpsOnly) }
+            policy: httpsOnly ? .httpsOnly : .allowingInsecureLoopback, store: try store(), journal: Terminal.journal
+        ) { kind.signIn(address: $0, client: client($0, httpsOnly: httpsOnly)) }
         await model.submitAddress(address.description)
         guard case .enteringPassword = await model.state else { throw failure(await model.state) }
         let user = try arguments.option("user") ?? prompt("User name: ")
@@ -146,62 +152,49 @@ enum AuthCommands {
     }
 
     static func signedIn() throws -> (Current, CredentialSession, Client) {
-        guard let data = try? Data(contentsOf: currentFile),
+        guard let data = try? Data(contentsOf: try currentFile()),
             let current = try? JSONDecoder().decode(Current.self, from: data)
         else { throw CommandFailure("You are not signed in. Run `companion login <address>` first.") }
         let session: CredentialSession
+        let store = try store()
         do {
-            var refresher: (any TokenRefresher)?
-            if current.kind == "omnigent" {
-                let oauth = OAuthClient(
-                    address: current.address, client: client(current.address, httpsOnly: current.httpsOnly),
-                    configuration: OmnigentAccountsSignIn.oauth)
-                refresher = OAuthRefresher(oauth: oauth)
-            }
+            let refresher = current.kind.refresher(
+                address: current.address, client: client(current.address, httpsOnly: current.httpsOnly))
             session = try CredentialSession(
                 account: current.account, store: store, refresher: refresher, journal: Terminal.journal)
         } catch {
             throw CommandFailure(error.description)
         }
-        let rule: RevocationRule =
-            current.kind == "certain" ? .certain : current.kind == "omnigent" ? .omnigent : .allauth
         let client = client(
             current.address, httpsOnly: current.httpsOnly,
-            middlewares: [AuthenticationMiddleware(session: session, rule: rule)])
+            middlewares: [AuthenticationMiddleware(session: session, rule: current.kind.revocationRule)])
         return (current, session, client)
     }
 
-    static func whoami(_ words: [String]) async throws -> Int32 {
-        try Arguments(words, flags: [], options: []).expectAtMost(0)
+    static func whoami(_ arguments: Arguments) async throws -> Int32 {
+        try arguments.expectAtMost(0)
         let (current, session, client) = try signedIn()
         guard await session.credential != nil else {
             throw CommandFailure("You are signed out of \(current.address.serverKey). Run `companion login` again.")
         }
-        let path: String
-        switch current.kind {
-        case "allauth": path = AllauthSignIn.prefix + "/auth/session"
-        case "omnigent": path = "/auth/me"
-        default: path = "/api/auth/me"
-        }
         do {
-            let me = try await client.send(Request<JSONValue>.get(path))
+            let me = try await client.send(Request<JSONValue>.get(current.kind.whoamiPath))
             let name =
                 me["username"]?.stringValue ?? me["data"]?["user"]?["username"]?.stringValue
                 ?? me["id"]?.stringValue ?? current.account.userID
             Terminal.out("\(name) on \(current.address.serverKey) (account \(current.account.userID))")
             return 0
         } catch {
-            if case .signedOut = await session.status { try? FileManager.default.removeItem(at: currentFile) }
+            if case .signedOut = await session.status { try? FileManager.default.removeItem(at: try currentFile()) }
             throw CommandFailure(error.description)
         }
     }
 
-    static func sessions(_ words: [String]) async throws -> Int32 {
-        let arguments = try Arguments(words, flags: [], options: [])
+    static func sessions(_ arguments: Arguments) async throws -> Int32 {
         try arguments.expectAtMost(2)
         let (current, session, client) = try signedIn()
-        guard current.kind == "allauth" else {
-            throw CommandFailure("This server (\(current.kind)) offers no sessions list to the app.")
+        guard current.kind.listsSessions else {
+            throw CommandFailure("This server (\(current.kind.displayName)) offers no sessions list to the app.")
         }
         let account = AllauthAccount(client: client, credentials: session)
         let list: [SessionInfo]
@@ -221,7 +214,7 @@ enum AuthCommands {
                 throw CommandFailure(error.description)
             }
             if target.isCurrent {
-                try? FileManager.default.removeItem(at: currentFile)
+                try? FileManager.default.removeItem(at: try currentFile())
                 Terminal.out("Ended this device's session; you are signed out.")
             } else {
                 Terminal.out("Ended session \(id).")
@@ -241,30 +234,22 @@ enum AuthCommands {
         return 0
     }
 
-    static func logout(_ words: [String]) async throws -> Int32 {
-        try Arguments(words, flags: [], options: []).expectAtMost(0)
+    static func logout(_ arguments: Arguments) async throws -> Int32 {
+        try arguments.expectAtMost(0)
         let (current, session, client) = try signedIn()
-        var problem: AuthError?
-        switch current.kind {
-        case "certain": problem = await CertainSignIn.signOut(session: session, client: client)
-        case "omnigent": problem = await OmnigentAccountsSignIn.signOut(session: session, client: client)
-        default:
-            _ = try? await client.send(Request<Data>.raw(.delete, AllauthSignIn.prefix + "/auth/session"))
-            await session.signOut()
-        }
-        try? FileManager.default.removeItem(at: currentFile)
+        let problem = await current.kind.signOut(session: session, client: client)
+        try? FileManager.default.removeItem(at: try currentFile())
         if let problem { Terminal.err("The server did not confirm the sign-out: \(problem.description)") }
         Terminal.out("Signed out of \(current.address.serverKey).")
         return 0
     }
 
     static func save(_ current: Current) throws {
+        let file = try Terminal.stateFolder().appendingPathComponent("account.json")
         do {
-            try FileManager.default.createDirectory(at: Terminal.home, withIntermediateDirectories: true)
-            try JSONEncoder().encode(current).write(to: currentFile, options: .atomic)
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: currentFile.path)
+            try Terminal.writePrivateFile(try JSONEncoder().encode(current), to: file)
         } catch {
-            throw CommandFailure("Could not save the signed-in account to \(currentFile.path).")
+            throw CommandFailure("Could not save the signed-in account to \(file.path).")
         }
     }
 

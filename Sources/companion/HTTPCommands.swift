@@ -4,29 +4,48 @@ import Foundation
 
 /// Commands that talk to a server over the kit's HTTP client: `probe` and `get`.
 enum HTTPCommands {
-    static let probeHelp = """
-        usage: companion probe <address> [--manifest NAME] [--https-only] [--json]
-
-        Looks at a server: its version (/api/version) and, with --manifest, its manifest
-        (/.well-known/NAME.json). Prints what answered, or why nothing did.
-        The address is typed as a person would: `example.com`, `localhost:6767`, `https://host/mount`.
-        Plain http is allowed only for loopback hosts, and not at all with --https-only.
-          --manifest NAME   also read /.well-known/NAME.json (e.g. omnigent)
-          --json            print the report as one JSON object
-        Exit codes: 0 the server answered with a version, 1 it did not, 2 usage error.
-        """
-
-    static let getHelp = """
-        usage: companion get <address> <path> [--json] [--offline | --fresh] [--header 'Name: value']... [--timeout SECONDS] [--https-only]
-
-        Sends GET <path> to the server and prints the reply: pretty JSON by default, one compact
-        line with --json (for scripts), text as is. A failure prints one line saying what to do.
-          --header    an extra request header (repeatable); credentials never reach the journal
-          --timeout   idle timeout in whole seconds (default 30)
-          --offline   answer from the offline cache only (no request is made)
-          --fresh     ask the server, and keep the reply in the offline cache
-        Exit codes: 0 success, 1 the request failed, 2 usage error.
-        """
+    /// `probe` and `get`.
+    static let family = CommandFamily(
+        title: "Servers",
+        commands: [
+            Command(
+                name: "probe", summary: "what a server answers: its version and, with --manifest, its manifest",
+                parameters: [
+                    .init(
+                        syntax: "<address>",
+                        help: "the server, typed as a person would: example.com, localhost:6767, https://host/mount")
+                ],
+                options: [
+                    .option("manifest", "NAME", "also read /.well-known/NAME.json (e.g. omnigent)"), .httpsOnly, .json,
+                ],
+                details: """
+                    Reads /api/version and prints what answered, or why nothing did.
+                    Plain http is allowed only for loopback hosts, and not at all with --https-only.
+                    """,
+                exitCodes: "Exit codes: 0 the server answered with a version, 1 it did not, 2 usage error.",
+                run: probe),
+            Command(
+                name: "get", summary: "GET a path and print the reply (JSON pretty-printed)",
+                parameters: [
+                    .init(syntax: "<address>", help: "the server"),
+                    .init(syntax: "<path>", help: "the path, such as /v1/sessions"),
+                ],
+                options: [
+                    .flag("json", "print a JSON reply as one compact line, as the server sent it"),
+                    .flag("offline", "answer from the offline cache only (no request is made)"),
+                    .flag("fresh", "ask the server, and keep the reply in the offline cache"),
+                    .option(
+                        "header", "'Name: value'", "an extra request header; credentials never reach the journal",
+                        repeats: true),
+                    .option("timeout", "SECONDS", "idle timeout in whole seconds (default 30)"),
+                    .httpsOnly,
+                ],
+                details: """
+                    Sends GET <path> and prints the reply: pretty JSON by default, text as is.
+                    A failure prints one line saying what to do.
+                    """,
+                run: get),
+        ])
 
     /// Parses an address the way the apps do; the terminal client allows http on loopback unless told not to.
     static func address(_ text: String, httpsOnly: Bool) throws(CommandFailure) -> ServerAddress {
@@ -45,8 +64,7 @@ enum HTTPCommands {
                 timeout: timeout, transportPolicy: policy, journal: Terminal.journal))
     }
 
-    static func probe(_ words: [String]) async throws -> Int32 {
-        let arguments = try Arguments(words, flags: ["json", "https-only"], options: ["manifest"])
+    static func probe(_ arguments: Arguments) async throws -> Int32 {
         try arguments.expectAtMost(1)
         let httpsOnly = arguments.flag("https-only")
         let address = try address(try arguments.positional(0, "the server address"), httpsOnly: httpsOnly)
@@ -77,9 +95,7 @@ enum HTTPCommands {
         return report.version == nil ? 1 : 0
     }
 
-    static func get(_ words: [String]) async throws -> Int32 {
-        let arguments = try Arguments(
-            words, flags: ["json", "https-only", "offline", "fresh"], options: ["header", "timeout"])
+    static func get(_ arguments: Arguments) async throws -> Int32 {
         if arguments.flag("offline"), arguments.flag("fresh") {
             throw UsageError("--offline and --fresh exclude each other")
         }

@@ -3,23 +3,35 @@ import CompanionLinks
 import Foundation
 import OmnigentCore
 
+/// `link` and `managed-config`.
+enum LinkCommands {
+    /// The family.
+    static let family = CommandFamily(title: "Links", commands: [LinkCommand.command, ManagedConfigCommand.command])
+}
+
 /// `companion link`: what the app would do with a deep link, decided without any network request.
 enum LinkCommand {
-    static let help = """
-        usage: companion link <url> [--known <server>]... [--current <server>] [--loading] [--https-only] [--json]
+    static let command = Command(
+        name: "link", summary: "how a deep link would be handled (navigate, switch, or ask consent)",
+        parameters: [.init(syntax: "<url>", help: "the link, e.g. omnigent://host[:port]/c/<id>")],
+        options: [
+            .option(
+                "known", "SERVER", "a saved or recent server (the first is the saved one, then newest first)",
+                repeats: true),
+            .option("current", "SERVER", "the server on screen; its page counts as loaded unless --loading"),
+            .flag("loading", "the current page is still loading"),
+            .flag("https-only", "release-build rules: no plain http, not even to loopback"),
+            .json,
+        ],
+        details: """
+            Parses a deep link and prints the decision: navigate in place (the current server), defer until
+            loaded (--loading), switch to a known server without a prompt, or ask consent first (an unknown
+            server). Nothing is contacted.
+            """,
+        exitCodes: "Exit codes: 0 a decision was made, 1 the link was refused (one line says why), 2 usage error.",
+        run: run)
 
-        Parses an Omnigent deep link (omnigent://host[:port]/c/<id>) and prints the decision:
-        navigate in place (the current server), defer until loaded (--loading), switch to a known
-        server without a prompt, or ask consent first (an unknown server). Nothing is contacted.
-          --known     a saved or recent server (repeatable; the first is the saved one, then newest first)
-          --current   the server on screen; its page counts as loaded unless --loading is given
-          --https-only  release-build rules: no plain http, not even to loopback
-          --json      print the decision as one JSON object
-        Exit codes: 0 a decision was made, 1 the link was refused (one line says why), 2 usage error.
-        """
-
-    static func run(_ words: [String]) async throws -> Int32 {
-        let arguments = try Arguments(words, flags: ["json", "loading", "https-only"], options: ["known", "current"])
+    static func run(_ arguments: Arguments) async throws -> Int32 {
         try arguments.expectAtMost(1)
         let text = try arguments.positional(0, "the link")
         let httpsOnly = arguments.flag("https-only")
@@ -69,24 +81,26 @@ enum LinkCommand {
 
 /// `companion managed-config validate`: checks a managed app configuration payload as the app would.
 enum ManagedConfigCommand {
-    static let help = """
-        usage: companion managed-config validate <file.plist|file.json> [--json]
+    static let command = Command.group(
+        "managed-config", summary: "check a managed app configuration (codes 100-103)",
+        [
+            Command(
+                name: "validate", summary: "validate a managed app configuration as the app would",
+                parameters: [.init(syntax: "<file.plist|file.json>", help: "a property list (XML or binary) or JSON")],
+                options: [.json],
+                details: """
+                    Validates its serverUrls by the app's rules: https only, at most 10 entries, an array of strings.
+                    Prints the preset servers, or the error code an administrator would see:
+                      100 not a valid URL, 101 not https, 102 more than 10 entries, 103 not an array of strings.
+                    A rejected configuration is rejected whole: no preset would be applied.
+                    """,
+                exitCodes: "Exit codes: 0 accepted, 1 rejected or unreadable, 2 usage error.",
+                run: run)
+        ])
 
-        Reads a managed app configuration (a property list, XML or binary, or JSON) and validates
-        its serverUrls by the app's rules: https only, at most 10 entries, an array of strings.
-        Prints the preset servers, or the error code an administrator would see:
-          100 not a valid URL, 101 not https, 102 more than 10 entries, 103 not an array of strings.
-        A rejected configuration is rejected whole: no preset would be applied.
-        Exit codes: 0 accepted, 1 rejected or unreadable, 2 usage error.
-        """
-
-    static func run(_ words: [String]) async throws -> Int32 {
-        let arguments = try Arguments(words, flags: ["json"], options: [])
-        try arguments.expectAtMost(2)
-        guard try arguments.positional(0, "the subcommand (validate)") == "validate" else {
-            throw UsageError("unknown subcommand \(arguments.positionals[0]); use validate")
-        }
-        let path = try arguments.positional(1, "the configuration file")
+    static func run(_ arguments: Arguments) async throws -> Int32 {
+        try arguments.expectAtMost(1)
+        let path = try arguments.positional(0, "the configuration file")
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CommandFailure("Cannot read \(path): check that the file exists and is readable.")
         }

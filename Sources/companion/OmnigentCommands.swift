@@ -5,46 +5,62 @@ import OmnigentCore
 
 /// `companion omnigent …`: the Omnigent app's core, headless.
 enum OmnigentCommands {
-    static let help = """
-        usage: companion omnigent <command> [--server ADDRESS] [--json]
+    /// `omnigent sessions|show|watch|send|rename|archive`.
+    static let family = CommandFamily(
+        title: "Apps",
+        commands: [
+            .group(
+                "omnigent", summary: "the Omnigent app, headless",
+                details: """
+                    The server is --server, else $OMNIGENT_SERVER, else the last one used (kept in
+                    $COMPANION_HOME/omnigent-server). Plain http only to loopback hosts.
+                    """,
+                [
+                    Command(
+                        name: "sessions", summary: "the list, grouped as on the watch",
+                        options: common + [
+                            .option("search", "TEXT", "only sessions matching TEXT"),
+                            .flag("archived", "include archived sessions"),
+                            .option("limit", "N", "at most N sessions (1-1000, default 20)"),
+                        ],
+                        run: { try await sessions(try client($0), $0) }),
+                    Command(
+                        name: "show", summary: "a session and its last 8 messages", parameters: [id],
+                        options: common, run: { try await show(try client($0), $0) }),
+                    Command(
+                        name: "watch", summary: "live messages (SSE) until Ctrl-C or N events", parameters: [id],
+                        options: common + [
+                            .option("events", "N", "stop after N events"),
+                            .flag("all", "also print heartbeats and presence"),
+                        ],
+                        run: { try await watch(try client($0), $0) }),
+                    Command(
+                        name: "send", summary: "post a message as a new turn",
+                        parameters: [id, .init(syntax: "<text>", help: "the message")],
+                        options: common, run: { try await send(try client($0), $0) }),
+                    Command(
+                        name: "rename", summary: "change the title",
+                        parameters: [id, .init(syntax: "<title>", help: "the new title")],
+                        options: common, run: { try await rename(try client($0), $0) }),
+                    Command(
+                        name: "archive", summary: "archive (or restore) a session", parameters: [id],
+                        options: common + [.flag("undo", "restore instead")],
+                        run: { try await archive(try client($0), $0) }),
+                ])
+        ])
 
-          sessions [--search TEXT] [--archived] [--limit N]   the list, grouped as on the watch
-          show <id>                                           a session and its last 8 messages
-          watch <id> [--events N] [--all]                     live messages (SSE) until Ctrl-C or N events;
-                                                              --all also prints heartbeats and presence
-          send <id> <text>                                    post a message as a new turn
-          rename <id> <title>                                 change the title
-          archive <id> [--undo]                               archive (or restore) a session
+    private static let id = Command.Parameter(syntax: "<id>", help: "the session id")
+    private static let common: [Command.Option] = [
+        .option("server", "ADDRESS", "the Omnigent server (remembered for the next commands)"), .httpsOnly, .json,
+    ]
 
-        The server is --server, else $OMNIGENT_SERVER, else the last one used (kept in
-        $COMPANION_HOME/omnigent-server). Plain http only to loopback hosts.
-        Exit codes: 0 success, 1 the server refused or could not be reached (one line says why), 2 usage error.
-        """
-
-    static func run(_ words: [String]) async throws -> Int32 {
-        guard let command = words.first else {
-            throw UsageError("missing the command (sessions, show, watch, send, rename, archive)")
-        }
-        let arguments = try Arguments(
-            Array(words.dropFirst()), flags: ["json", "archived", "undo", "https-only", "all"],
-            options: ["server", "search", "limit", "events"])
-        let client = try client(arguments)
-        switch command {
-        case "sessions": return try await sessions(client, arguments)
-        case "show": return try await show(client, arguments)
-        case "watch": return try await watch(client, arguments)
-        case "send": return try await send(client, arguments)
-        case "rename": return try await rename(client, arguments)
-        case "archive": return try await archive(client, arguments)
-        default: throw UsageError("unknown omnigent command \(command)")
-        }
+    private static func rememberedServer() throws(CommandFailure) -> URL {
+        try Terminal.home().appendingPathComponent("omnigent-server")
     }
-
-    private static var rememberedServer: URL { Terminal.home.appendingPathComponent("omnigent-server") }
 
     private static func client(_ arguments: Arguments) throws -> Client {
         let environment = ProcessInfo.processInfo.environment["OMNIGENT_SERVER"]
-        let remembered = (try? String(contentsOf: rememberedServer, encoding: .utf8))?.trimmingCharacters(
+        let remembered = (try? String(contentsOf: try rememberedServer(), encoding: .utf8))?.trimmingCharacters(
             in: .whitespacesAndNewlines)
         guard let text = arguments.option("server") ?? environment ?? remembered, !text.isEmpty else {
             throw UsageError("no server: pass --server ADDRESS (it is remembered for the next commands)")
@@ -52,8 +68,8 @@ enum OmnigentCommands {
         let httpsOnly = arguments.flag("https-only")
         let address = try HTTPCommands.address(text, httpsOnly: httpsOnly)
         if arguments.option("server") != nil {
-            try? FileManager.default.createDirectory(at: Terminal.home, withIntermediateDirectories: true)
-            try? Data(address.description.utf8).write(to: rememberedServer, options: .atomic)
+            let file = try Terminal.stateFolder().appendingPathComponent("omnigent-server")
+            try? Terminal.writePrivateFile(Data(address.description.utf8), to: file)
         }
         return HTTPCommands.client(for: address, httpsOnly: httpsOnly)
     }

@@ -7,32 +7,53 @@ import Foundation
 /// `companion cache` and `companion outbox`: the offline store of one server and account, kept
 /// under `$COMPANION_HOME/store/`; and the cached `get` behind `--offline` / `--fresh`.
 enum StoreCommands {
-    static let cacheHelp = """
-        usage: companion cache ls <address> [--account ID]
-               companion cache show <address> <key> [--account ID]
-               companion cache clear <address> [--account ID] [--everything]
+    /// `cache ls|show|clear` and `outbox`.
+    static let family = CommandFamily(
+        title: "Offline store",
+        commands: [
+            .group(
+                "cache", summary: "the offline cache of a server",
+                details: "The offline store of one server and account, kept under $COMPANION_HOME/store/.",
+                [
+                    Command(
+                        name: "ls", summary: "cached replies with their size and age",
+                        parameters: [address], options: [account], run: { try await cache("ls", $0) }),
+                    Command(
+                        name: "show", summary: "one cached reply's body",
+                        parameters: [address, .init(syntax: "<key>", help: "the cache key, as `cache ls` shows it")],
+                        options: [account], run: { try await cache("show", $0) }),
+                    Command(
+                        name: "clear", summary: "clear the cache (drafts and the outbox are kept unless --everything)",
+                        parameters: [address],
+                        options: [account, .flag("everything", "also drafts and the outbox")],
+                        run: { try await cache("clear", $0) }),
+                ]),
+            Command(
+                name: "outbox", summary: "writes waiting to be sent",
+                parameters: [address],
+                options: [
+                    account,
+                    .flag("replay", "send the pending ones now, each with the idempotency key it was queued with"),
+                    .httpsOnly,
+                ],
+                details: """
+                    Lists the writes waiting to reach the server, oldest first, with their state and the
+                    server's sentence for a refused one.
+                    """,
+                exitCodes: "Exit codes: 0 success (nothing left pending after --replay), 1 failure, 2 usage error.",
+                run: outbox),
+        ])
 
-        The offline store of one server and account: cached replies with their size and age,
-        one reply's body, or clearing the cache (drafts and the outbox are kept unless --everything).
-          --account   the account id (default: default)
-        Exit codes: 0 success, 1 failure, 2 usage error.
-        """
-
-    static let outboxHelp = """
-        usage: companion outbox <address> [--account ID] [--replay] [--https-only]
-
-        Lists the writes waiting to reach the server, oldest first, with their state and the
-        server's sentence for a refused one. --replay sends the pending ones now, each with the
-        idempotency key it was queued with.
-        Exit codes: 0 success (nothing left pending after --replay), 1 failure, 2 usage error.
-        """
+    private static let address = Command.Parameter(syntax: "<address>", help: "the server")
+    private static let account = Command.Option.option("account", "ID", "the account id (default: default)")
 
     /// The store of `address` and `account` in the client's home folder.
     static func store(for address: ServerAddress, account: String) throws(CommandFailure) -> OfflineStore {
+        let folder = try Terminal.stateFolder("store")
         do {
             return try OfflineStore(
                 scope: StoreScope(serverKey: address.serverKey, accountID: account),
-                location: .directory(Terminal.home.appendingPathComponent("store", isDirectory: true)))
+                location: .directory(folder))
         } catch {
             throw CommandFailure(error.description)
         }
@@ -46,7 +67,7 @@ enum StoreCommands {
         async throws -> (data: Data, note: String)
     {
         let fetcher = CachedFetcher(client: client, store: try store(for: address, account: account))
-        let loaded = try await fetcher.loadLatest(Request<Data>.raw(.get, path), policy: policy) { $0 }
+        let loaded = try await fetcher.loadLatest(Request<Data>.raw(.get, path), policy: policy)
         let note: String
         switch loaded.origin {
         case .network: note = "fresh from the server"
@@ -59,14 +80,12 @@ enum StoreCommands {
         return (loaded.value, note)
     }
 
-    static func cache(_ words: [String]) async throws -> Int32 {
-        let arguments = try Arguments(words, flags: ["everything", "https-only"], options: ["account"])
-        let action = try arguments.positional(0, "ls, show or clear")
-        let address = try HTTPCommands.address(try arguments.positional(1, "the server address"), httpsOnly: false)
+    static func cache(_ action: String, _ arguments: Arguments) async throws -> Int32 {
+        let address = try HTTPCommands.address(try arguments.positional(0, "the server address"), httpsOnly: false)
         let store = try store(for: address, account: arguments.option("account") ?? "default")
         switch action {
         case "ls":
-            try arguments.expectAtMost(2)
+            try arguments.expectAtMost(1)
             let report = try await store.report()
             Terminal.out("\(report.scope): \(report.totalBytes) bytes in \(report.files.count) files")
             for (table, count) in report.rowCounts.sorted(by: { $0.key < $1.key }) {
@@ -78,14 +97,14 @@ enum StoreCommands {
                         + (entry.group.map { "  group \($0)" } ?? ""))
             }
         case "show":
-            try arguments.expectAtMost(3)
-            let key = try arguments.positional(2, "the cache key, as `cache ls` shows it")
+            try arguments.expectAtMost(2)
+            let key = try arguments.positional(1, "the cache key, as `cache ls` shows it")
             guard let resource = try await store.resource(key) else { throw CommandFailure("\(key) is not cached.") }
             Terminal.out(
                 JSONValue(data: resource.body)?.jsonString(pretty: true)
                     ?? String(decoding: resource.body, as: UTF8.self))
         case "clear":
-            try arguments.expectAtMost(2)
+            try arguments.expectAtMost(1)
             try await store.clearCache(everything: arguments.flag("everything"))
             Terminal.out(
                 arguments.flag("everything")
@@ -96,8 +115,7 @@ enum StoreCommands {
         return 0
     }
 
-    static func outbox(_ words: [String]) async throws -> Int32 {
-        let arguments = try Arguments(words, flags: ["replay", "https-only"], options: ["account"])
+    static func outbox(_ arguments: Arguments) async throws -> Int32 {
         try arguments.expectAtMost(1)
         let httpsOnly = arguments.flag("https-only")
         let address = try HTTPCommands.address(try arguments.positional(0, "the server address"), httpsOnly: httpsOnly)

@@ -2,64 +2,62 @@ import CompanionCore
 import CompanionHTTP
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// `companion`: CompanionKit's terminal client. Every flow of the kit runs here headless.
-let usage = """
-    usage: companion <command> [arguments] [--help]
-
-    Commands:
-      probe <address>          what a server answers: version, manifest
-      get <address> <path>     GET a path and print the reply (JSON pretty-printed)
-      journal                  the previous run's events, redacted
-      login <address>          sign in (password, second factor, forced change); the credential goes to the secret store
-      whoami                   who is signed in, where
-      sessions [end <id>]      the account's sessions; end one (ending this device's signs out)
-      logout                   sign out and revoke the credential
-      cache ls|show|clear      the offline cache of a server
-      outbox                   writes waiting to be sent
-      link <url>               how a deep link would be handled (navigate, switch, or ask consent)
-      managed-config validate <file>   check a managed app configuration (codes 100-103)
-      omnigent sessions|show|watch|send|rename|archive   the Omnigent app, headless
-      vault pull|ls|cat|log    read an encrypted sgit vault (PrompTugal's reader vault)
-      help                     this text
-
-    Run `companion <command> --help` for a command's options.
-    Exit codes: 0 success, 1 the operation failed (one line says why), 2 usage error.
-    """
-
-let commands: [String: (help: String, run: @Sendable ([String]) async throws -> Int32)] = [
-    "probe": (HTTPCommands.probeHelp, HTTPCommands.probe),
-    "get": (HTTPCommands.getHelp, HTTPCommands.get),
-    "journal": (JournalCommand.help, { try JournalCommand.run($0) }),
-    "login": (AuthCommands.loginHelp, AuthCommands.login),
-    "whoami": (AuthCommands.whoamiHelp, AuthCommands.whoami),
-    "sessions": (AuthCommands.sessionsHelp, AuthCommands.sessions),
-    "logout": (AuthCommands.logoutHelp, AuthCommands.logout),
-    "cache": (StoreCommands.cacheHelp, StoreCommands.cache),
-    "outbox": (StoreCommands.outboxHelp, StoreCommands.outbox),
-    "link": (LinkCommand.help, LinkCommand.run),
-    "managed-config": (ManagedConfigCommand.help, ManagedConfigCommand.run),
-    "omnigent": (OmnigentCommands.help, OmnigentCommands.run),
-    "vault": (VaultCommand.usage, { await VaultCommand.run($0) }),
+///
+/// Every command family, one per file. An app adds its commands by adding one file
+/// (`<App>Commands.swift` with a `static let family`) and one line here.
+let families: [CommandFamily] = [
+    HTTPCommands.family,
+    JournalCommands.family,
+    AuthCommands.family,
+    StoreCommands.family,
+    LinkCommands.family,
+    OmnigentCommands.family,
+    VaultCommands.family,
 ]
 
+/// The whole client as one group: `companion <command> ...`.
+let root = Command.group(
+    "companion", summary: "CompanionKit's terminal client: every flow of the kit, headless",
+    families.flatMap(\.commands))
+
+/// The top-level help: the commands by family.
+func topUsage() -> String {
+    var text = "usage: companion <command> [arguments] [--help]\n"
+    for family in families {
+        text += "\n\(family.title):\n" + Command.table(family.commands.map { ($0.name, $0.summary) }) + "\n"
+    }
+    text += """
+
+        Run `companion <command> --help` for a command's options.
+        State: $COMPANION_HOME, else $HOME/.companion (folders 0700, files 0600).
+        Exit codes: 0 success, 1 the operation failed (one line says why), 2 usage error.
+        """
+    return text
+}
+
 func runMain() async -> Int32 {
+    // State files are private: whatever this process creates is 0600 (folders 0700).
+    umask(0o077)
+    Terminal.confineFoundationFolders()
     let words = Array(CommandLine.arguments.dropFirst())
     guard let name = words.first, !["help", "--help", "-h"].contains(name) else {
-        Terminal.out(usage)
+        Terminal.out(topUsage())
         return words.isEmpty ? 2 : 0
     }
-    guard let command = commands[name] else {
+    guard let command = root.subcommands.first(where: { $0.name == name }) else {
         Terminal.err("companion: unknown command \(name); run `companion help`")
         return 2
     }
-    let rest = Array(words.dropFirst())
-    if rest.contains("--help") || rest.contains("-h") {
-        Terminal.out(command.help)
-        return 0
-    }
     let code: Int32
     do {
-        code = try await command.run(rest)
+        code = try await command.main(Array(words.dropFirst()), path: "companion")
     } catch let error as UsageError {
         Terminal.err("companion \(name): \(error.description)")
         Terminal.err("run `companion \(name) --help` for usage")
@@ -68,6 +66,9 @@ func runMain() async -> Int32 {
         Terminal.err("companion: \(Terminal.journal.scrub(error.description))")
         code = 1
     } catch let error as HTTPError {
+        Terminal.err("companion: \(Terminal.journal.scrub(error.description))")
+        code = 1
+    } catch let error as any CustomStringConvertible & Error {
         Terminal.err("companion: \(Terminal.journal.scrub(error.description))")
         code = 1
     } catch {

@@ -1,3 +1,4 @@
+import CompanionCore
 import Foundation
 
 /// Decodes a hex string (whitespace ignored). Test-only: a malformed literal is a bug in the test itself.
@@ -12,11 +13,6 @@ func hex(_ string: String) -> Data {
         bytes.append(byte)
     }
     return bytes
-}
-
-extension Data {
-    /// Lowercase hex, for comparing against published vectors and for searching error text.
-    var hexString: String { map { String(format: "%02x", $0) }.joined() }
 }
 
 /// Bytes as ASCII, for readable vectors.

@@ -7,10 +7,8 @@ import Testing
 @Suite("Server-Sent Events against the fault server")
 struct EventSourceTests {
     private func client(_ journal: Journal = Journal()) throws -> Client {
-        Client(
-            baseURL: try TestServers.fault(),
-            configuration: Client.Configuration(
-                transportPolicy: .allowingInsecureLoopback, journal: journal, sleeper: RecordingSleeper()))
+        TestClients.loopback(
+            try TestServers.fault(), retry: RetryPolicy(), journal: journal, sleeper: RecordingSleeper())
     }
 
     private struct Tick: Decodable {

@@ -7,19 +7,7 @@ import Testing
 /// The HTTP layer against the real Omnigent 0.19.1 server (header mode, single user).
 @Suite("HTTP against a real Omnigent server", .serialized)
 struct OmnigentHTTPTests {
-    struct Page<Item: Decodable & Sendable>: Decodable, Sendable {
-        var data: [Item]
-        var firstID: String?
-        var lastID: String?
-        var hasMore: Bool
-
-        enum CodingKeys: String, CodingKey {
-            case data
-            case firstID = "first_id"
-            case lastID = "last_id"
-            case hasMore = "has_more"
-        }
-    }
+    typealias Page = TestListPage
 
     struct Session: Decodable, Sendable {
         var id: String
@@ -39,9 +27,7 @@ struct OmnigentHTTPTests {
     }
 
     private func client(_ journal: Journal = Journal()) throws -> Client {
-        Client(
-            baseURL: try TestServers.omnigent(),
-            configuration: Client.Configuration(transportPolicy: .allowingInsecureLoopback, journal: journal))
+        TestClients.loopback(try TestServers.omnigent(), retry: RetryPolicy(), journal: journal)
     }
 
     private func agentID(_ client: Client) async throws -> String {
@@ -163,14 +149,16 @@ struct OmnigentHTTPTests {
     @Test func groupFetchIsAllOrNothingWithOneTimestamp() async throws {
         let client = try client()
         let group = try await client.fetchGroup([
-            "version": .raw(.get, "/api/version"), "sessions": .raw(.get, "/v1/sessions?limit=1"),
-            "me": .raw(.get, "/v1/me"),
+            "version": Request<JSONValue>.get("/api/version"),
+            "sessions": Request<JSONValue>.get("/v1/sessions", query: ["limit": "1"]),
+            "me": Request<JSONValue>.get("/v1/me"),
         ])
         #expect(group.members.count == 3)
         #expect(try group.decode(JSONValue.self, "version")["version"]?.stringValue == "0.19.1")
         await #expect {
             _ = try await client.fetchGroup([
-                "version": .raw(.get, "/api/version"), "missing": .raw(.get, "/v1/sessions/nope"),
+                "version": Request<JSONValue>.get("/api/version"),
+                "missing": Request<JSONValue>.get("/v1/sessions/nope"),
             ])
         } throws: { error in
             (error as? HTTPError)?.statusCode == 404

@@ -1,5 +1,6 @@
 import CompanionCore
 import CompanionStore
+import CompanionTestSupport
 import Foundation
 import Testing
 

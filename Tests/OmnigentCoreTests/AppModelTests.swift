@@ -43,7 +43,7 @@ struct AppModelTests {
 
     @Test("O-AUTH-1/2: header mode on loopback connects with no sign-in step")
     func headerModeConnects() async throws {
-        let model = ServerSetupModel(allowsInsecureLoopback: true, journal: journal)
+        let model = ServerSetupModel(policy: .allowingInsecureLoopback, journal: journal)
         model.addressText = try TestServers.omnigent().absoluteString
         await model.connect()
         guard case .connected(let connection) = model.phase else {
@@ -58,7 +58,7 @@ struct AppModelTests {
 
     @Test("O-AUTH-3: accounts mode asks for sign-in")
     func accountsModeNeedsSignIn() async throws {
-        let model = ServerSetupModel(allowsInsecureLoopback: true, journal: journal)
+        let model = ServerSetupModel(policy: .allowingInsecureLoopback, journal: journal)
         model.addressText = try TestServers.url("OMNIGENT_ACCOUNTS_URL").absoluteString
         await model.connect()
         guard case .needsSignIn(let connection) = model.phase else {
@@ -70,7 +70,7 @@ struct AppModelTests {
 
     @Test("a server that is not Omnigent, and a bad address, fail with a sentence")
     func notOmnigent() async throws {
-        let model = ServerSetupModel(allowsInsecureLoopback: true, journal: journal)
+        let model = ServerSetupModel(policy: .allowingInsecureLoopback, journal: journal)
         model.addressText = try TestServers.fault().absoluteString
         await model.connect()
         guard case .failed(let sentence) = model.phase else {
@@ -87,7 +87,7 @@ struct AppModelTests {
     func unknownServerLinkMakesNoRequestBeforeConsent() async throws {
         // A port nothing else uses: any connection to it comes from this test's model.
         let unknown = try ListeningSocket()
-        let model = ServerSetupModel(allowsInsecureLoopback: true, journal: journal)
+        let model = ServerSetupModel(policy: .allowingInsecureLoopback, journal: journal)
         guard
             case .success(.askConsent(let request)) = model.handle(
                 link: "omnigent://127.0.0.1:\(unknown.port)/c/conv_1")
@@ -124,7 +124,8 @@ struct AppModelTests {
     func pickerSwitchesOnlyToOfferedServers() async throws {
         let url = try TestServers.omnigent()
         let address = try ServerAddress(parsing: url.absoluteString, policy: .allowingInsecureLoopback)
-        let model = ServerSetupModel(recents: RecentServers([address]), allowsInsecureLoopback: true, journal: journal)
+        let model = ServerSetupModel(
+            recents: RecentServers([address]), policy: .allowingInsecureLoopback, journal: journal)
         #expect(
             await model.switchServer(to: "https://not-offered.example")
                 == "That server is no longer available. Choose another one, or set it up again.")
@@ -158,9 +159,7 @@ struct AppModelTests {
         let again = SessionsListModel(server: server, pageSize: 2)
         again.search = tag
         var seen: [String] = []
-        let stream = server.fetcher.load(
-            OmnigentAPI.sessions(limit: 2, search: tag).raw(), policy: .staleWhileRevalidate
-        ) { data in try OmnigentServer.decoder().decode(ListPage<Session>.self, from: data) }
+        let stream = server.fetcher.load(OmnigentAPI.sessions(limit: 2, search: tag), policy: .staleWhileRevalidate)
         for try await loaded in stream { seen.append(loaded.origin.rawValue) }
         #expect(seen.first == "cache")
         #expect(seen.count == 2)

@@ -51,7 +51,7 @@ struct ContractTests {
         let agent = try properties("AgentObject", in: document)
         #expect(agent.isSuperset(of: ["id", "name"]))
         let list = try properties("PaginatedList", in: document)
-        for field in ListPage<Agent>.CodingKeys.allCases.map(\.rawValue) { #expect(list.contains(field)) }
+        for field in OmnigentListPage<Agent>.CodingKeys.allCases.map(\.rawValue) { #expect(list.contains(field)) }
     }
 
     @Test func theRoutesTheAppCallsExist() async throws {

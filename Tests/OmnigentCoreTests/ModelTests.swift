@@ -20,7 +20,7 @@ struct ModelTests {
     }
 
     @Test func sessionsList() throws {
-        let page = try Self.decode(ListPage<Session>.self, "sessions-list")
+        let page = try Self.decode(OmnigentListPage<Session>.self, "sessions-list")
         #expect(!page.data.isEmpty)
         let first = try #require(page.data.first)
         #expect(first.id.count == 32)
@@ -44,7 +44,7 @@ struct ModelTests {
     }
 
     @Test func flatItems() throws {
-        let page = try Self.decode(ListPage<SessionItem>.self, "session-items")
+        let page = try Self.decode(OmnigentListPage<SessionItem>.self, "session-items")
         #expect(page.data.map(\.text) == ["Hello from Swift", "Echo: Hello from Swift"])
         #expect(page.data.allSatisfy { $0.isChatMessage })
     }
@@ -62,7 +62,7 @@ struct ModelTests {
     }
 
     @Test func agentsAckAndIdentity() throws {
-        #expect(try Self.decode(ListPage<Agent>.self, "agents-list").data.contains { $0.name == "debby" })
+        #expect(try Self.decode(OmnigentListPage<Agent>.self, "agents-list").data.contains { $0.name == "debby" })
         #expect(try Self.decode(EventAck.self, "event-ack-external-item").itemID?.isEmpty == false)
         #expect(try Self.decode(Identity.self, "v1-me").userID == "local")
     }
@@ -73,7 +73,8 @@ struct ModelTests {
         let response = HTTPResponse(
             status: 200, headers: ["Content-Type": "application/json"], url: URL(string: "http://h/v1/sessions"))
         #expect {
-            _ = try JSONDecoding.decode(ListPage<Session>.self, from: body, response: response, decoder: JSONDecoder())
+            _ = try JSONDecoding.decode(
+                OmnigentListPage<Session>.self, from: body, response: response, decoder: JSONDecoder())
         } throws: { error in
             guard case .undecodable(let failure) = error as? HTTPError else { return false }
             return failure.path == "data[1].id"

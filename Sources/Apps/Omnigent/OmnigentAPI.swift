@@ -9,8 +9,8 @@ public enum OmnigentAPI {
     /// The sessions list (O-WATCH-1 uses `order=desc&sort_by=updated_at&limit=20`).
     public static func sessions(
         limit: Int = 20, after: String? = nil, search: String? = nil, includeArchived: Bool = false
-    ) -> Request<ListPage<Session>> {
-        Request<ListPage<Session>>.get(
+    ) -> Request<OmnigentListPage<Session>> {
+        Request<OmnigentListPage<Session>>.get(
             "/v1/sessions",
             query: [
                 "order": "desc", "sort_by": "updated_at", "limit": String(limit), "after": after,
@@ -29,7 +29,7 @@ public enum OmnigentAPI {
 
     /// A session's items, newest first by default (O-WATCH-3).
     public static func items(_ id: String, limit: Int = 100, after: String? = nil, order: String = "desc")
-        -> Request<ListPage<SessionItem>>
+        -> Request<OmnigentListPage<SessionItem>>
     {
         .get("/v1/sessions/\(escape(id))/items", query: ["order": order, "limit": String(limit), "after": after])
     }
@@ -107,7 +107,7 @@ public enum OmnigentAPI {
     }
 
     /// The agents installed on the server.
-    public static func agents() -> Request<ListPage<Agent>> { .get("/v1/agents") }
+    public static func agents() -> Request<OmnigentListPage<Agent>> { .get("/v1/agents") }
 
     /// The manifest (unauthenticated).
     public static func manifest() -> Request<Manifest> { .get("/.well-known/omnigent.json") }

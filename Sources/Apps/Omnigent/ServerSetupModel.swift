@@ -49,12 +49,13 @@ public final class ServerSetupModel {
     private let policy: TransportPolicy
     private let journal: Journal
 
-    /// Creates the model. `allowsInsecureLoopback` is true only in development builds.
+    /// Creates the model. `policy` is `.httpsOnly` in release builds; `.allowingInsecureLoopback` only in
+    /// development builds and tests against a local server.
     public init(
-        recents: RecentServers = RecentServers(), allowsInsecureLoopback: Bool = false, journal: Journal = Journal()
+        recents: RecentServers = RecentServers(), policy: TransportPolicy = .httpsOnly, journal: Journal = Journal()
     ) {
         self.recents = recents
-        self.policy = allowsInsecureLoopback ? .allowingInsecureLoopback : .httpsOnly
+        self.policy = policy
         self.journal = journal
     }
 

@@ -61,28 +61,20 @@ public final class SessionDetailModel {
     public func refresh(policy: FetchPolicy = .staleWhileRevalidate) async {
         if state.value == nil { state = .loading }
         let count = messageCount
-        let detailRequest = OmnigentAPI.session(sessionID).raw()
-        let itemsRequest = OmnigentAPI.items(sessionID, limit: 50).raw()
+        let detailRequest = OmnigentAPI.session(sessionID)
+        let itemsRequest = OmnigentAPI.items(sessionID, limit: 50)
         do {
-            for try await loaded in server.fetcher.load(itemsRequest, policy: policy, decode: Self.decodeItems) {
+            for try await loaded in server.fetcher.load(itemsRequest, policy: policy) {
                 let session = try await server.fetcher.loadLatest(
-                    detailRequest, policy: loaded.origin == .cache ? .offline : policy, decode: Self.decodeSession)
+                    detailRequest, policy: loaded.origin == .cache ? .offline : policy)
                 // Items come newest first; reversed they are in the order they were written.
-                let chronological = Array(loaded.value.reversed())
+                let chronological = Array(loaded.value.data.reversed())
                 let detail = SessionDetail(session: session.value, messages: chronological.lastChatMessages(count))
                 state = ScreenState(loaded).map { _ in detail }
             }
         } catch {
             state = state.failing(with: error)
         }
-    }
-
-    private nonisolated static func decodeItems(_ data: Data) throws -> [SessionItem] {
-        try OmnigentServer.decoder().decode(ListPage<SessionItem>.self, from: data).data
-    }
-
-    private nonisolated static func decodeSession(_ data: Data) throws -> Session {
-        try OmnigentServer.decoder().decode(Session.self, from: data)
     }
 
     /// Sends the draft as a new turn. On success the draft is cleared; on failure it stays and
@@ -179,11 +171,10 @@ public final class SessionDetailModel {
                     await onOpen?()
                 }
                 guard event.event == "response.output_item.done" else { continue }
-                guard let item = Self.item(from: event) else { continue }
+                guard let item = Self.item(from: event, client: server.client) else { continue }
                 apply(item)
                 // Store it with the cached items, so the message is there offline too.
-                _ = try? await server.fetcher.loadLatest(
-                    OmnigentAPI.items(sessionID, limit: 50).raw(), policy: .fresh, decode: Self.decodeItems)
+                _ = try? await server.fetcher.loadLatest(OmnigentAPI.items(sessionID, limit: 50), policy: .fresh)
                 applied += 1
                 if applied >= limit { break }
             }
@@ -192,12 +183,13 @@ public final class SessionDetailModel {
         }
     }
 
-    /// The item an `output_item.done` event carries, if it decodes.
-    nonisolated static func item(from event: ServerSentEvent) -> SessionItem? {
+    /// The item an `output_item.done` event carries, if it decodes (with the client's decoder, so its
+    /// dates follow the same rules as every reply).
+    nonisolated static func item(from event: ServerSentEvent, client: Client) -> SessionItem? {
         guard let object = JSONValue(data: Data(event.data.utf8))?["item"],
             let data = try? JSONEncoder().encode(object)
         else { return nil }
-        return try? OmnigentServer.decoder().decode(SessionItem.self, from: data)
+        return try? client.decode(Request<SessionItem>(path: ""), body: data, response: HTTPResponse(status: 200))
     }
 
     private func apply(_ item: SessionItem) {

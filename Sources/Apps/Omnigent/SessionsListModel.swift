@@ -17,7 +17,7 @@ public struct SessionsPage: Sendable, Equatable {
     public var lastID: String?
 
     /// Builds a page from a server list page.
-    public init(_ page: ListPage<Session>) {
+    public init(_ page: OmnigentListPage<Session>) {
         sessions = page.data
         groups = SessionGroup.group(page.data)
         hasMore = page.hasMore
@@ -25,9 +25,9 @@ public struct SessionsPage: Sendable, Equatable {
     }
 
     /// This page followed by `next`, de-duplicated by id (a session that moved keeps its first place).
-    public func appending(_ next: ListPage<Session>) -> SessionsPage {
+    public func appending(_ next: OmnigentListPage<Session>) -> SessionsPage {
         var seen = Set(sessions.map(\.id))
-        var merged = ListPage(data: sessions, lastID: next.lastID, hasMore: next.hasMore)
+        var merged = OmnigentListPage(data: sessions, lastID: next.lastID, hasMore: next.hasMore)
         for session in next.data where seen.insert(session.id).inserted { merged.data.append(session) }
         return SessionsPage(merged)
     }
@@ -57,19 +57,17 @@ public final class SessionsListModel {
         self.pageSize = pageSize
     }
 
-    private var request: Request<Data> {
-        OmnigentAPI.sessions(limit: pageSize, search: search, includeArchived: showArchived).raw()
+    private var request: Request<OmnigentListPage<Session>> {
+        OmnigentAPI.sessions(limit: pageSize, search: search, includeArchived: showArchived)
     }
 
     /// Shows the cached list at once (marked with its age), then the server's; keeps the cached
     /// list, marked offline, when the server cannot be reached.
     public func refresh(policy: FetchPolicy = .staleWhileRevalidate) async {
         if state.value == nil { state = .loading }
-        let stream = server.fetcher.load(request, policy: policy) { data in
-            SessionsPage(try OmnigentServer.decoder().decode(ListPage<Session>.self, from: data))
-        }
+        let stream = server.fetcher.load(request, policy: policy)
         do {
-            for try await loaded in stream { state = ScreenState(loaded) }
+            for try await loaded in stream { state = ScreenState(loaded.map(SessionsPage.init)) }
         } catch {
             state = state.failing(with: error)
         }

@@ -1,6 +1,7 @@
 import CompanionCore
 import CompanionStore
 import CompanionSync
+import CompanionTestSupport
 import Foundation
 import Synchronization
 import Testing

@@ -9,22 +9,10 @@ import Testing
 /// The store and sync layers against the real Omnigent 0.19.1 server.
 @Suite("Store against a real Omnigent server", .serialized)
 struct OmnigentStoreTests {
-    struct Page: Decodable, Sendable {
-        var data: [JSONValue]
-        var lastID: String?
-        var hasMore: Bool
-        enum CodingKeys: String, CodingKey {
-            case data
-            case lastID = "last_id"
-            case hasMore = "has_more"
-        }
-    }
+    typealias Page = TestListPage<JSONValue>
 
     static func client(_ url: URL, retry: RetryPolicy = .never) -> Client {
-        Client(
-            baseURL: url,
-            configuration: Client.Configuration(
-                timeout: .seconds(5), retryPolicy: retry, transportPolicy: .allowingInsecureLoopback))
+        TestClients.loopback(url, retry: retry, timeout: .seconds(5))
     }
 
     static func createSession(_ client: Client, title: String) async throws -> String {
@@ -118,20 +106,19 @@ struct OmnigentStoreTests {
         let folder = try TemporaryFolder()
         let scope = StoreScope(serverKey: "own-omnigent", accountID: "local")
         let store = try OfflineStore(scope: scope, location: .directory(folder.url))
-        let sessions = Request<Data>.raw(.get, "/v1/sessions?limit=20&order=desc")
-        let decode: @Sendable (Data) throws -> Page = { try JSONDecoder().decode(Page.self, from: $0) }
+        let sessions = Request<Page>.get("/v1/sessions", query: ["limit": "20", "order": "desc"])
 
         // Online: stale-while-revalidate publishes the network's list (nothing cached yet), then cached + fresh.
         var origins: [Loaded<Page>.Origin] = []
         for try await loaded in CachedFetcher(client: client, store: store).load(
-            sessions, policy: .staleWhileRevalidate, decode: decode)
+            sessions, policy: .staleWhileRevalidate)
         {
             origins.append(loaded.origin)
         }
         #expect(origins == [.network])
         origins = []
         for try await loaded in CachedFetcher(client: client, store: store).load(
-            sessions, policy: .staleWhileRevalidate, decode: decode)
+            sessions, policy: .staleWhileRevalidate)
         {
             origins.append(loaded.origin)
             #expect(loaded.value.data.contains { $0["id"]?.stringValue == session })
@@ -143,7 +130,7 @@ struct OmnigentStoreTests {
         var offlineValues: [Loaded<Page>] = []
         await #expect {
             for try await loaded in CachedFetcher(client: client, store: store).load(
-                sessions, policy: .staleWhileRevalidate, decode: decode)
+                sessions, policy: .staleWhileRevalidate)
             {
                 offlineValues.append(loaded)
             }
@@ -156,7 +143,7 @@ struct OmnigentStoreTests {
         #expect(offlineValues.first?.value.data.contains { $0["id"]?.stringValue == session } == true)
         let reopened = try OfflineStore(scope: scope, location: .directory(folder.url))
         let offline = try await CachedFetcher(client: client, store: reopened).loadLatest(
-            sessions, policy: .offline, decode: decode)
+            sessions, policy: .offline)
         #expect(offline.origin == .cache)
 
         // A title change while the server is down: applied locally and queued in one transaction.

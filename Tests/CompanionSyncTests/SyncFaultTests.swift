@@ -19,21 +19,10 @@ struct SyncFaultTests {
         var n: Int
     }
 
-    struct ItemsPage: Decodable, Sendable {
-        var data: [Item]
-        var lastID: String?
-        var hasMore: Bool
-        enum CodingKeys: String, CodingKey {
-            case data
-            case lastID = "last_id"
-            case hasMore = "has_more"
-        }
-    }
+    typealias ItemsPage = TestListPage<Item>
 
     func client(_ url: URL? = nil, retry: RetryPolicy = .never) throws -> Client {
-        Client(
-            baseURL: try url ?? TestServers.fault(),
-            configuration: Client.Configuration(retryPolicy: retry, transportPolicy: .allowingInsecureLoopback))
+        TestClients.loopback(try url ?? TestServers.fault(), retry: retry)
     }
 
     func stats(_ key: String) async throws -> Stats {
@@ -153,20 +142,20 @@ struct SyncFaultTests {
         let store = try OfflineStore(scope: testScope(), location: .directory(folder.url), clock: clock)
         let fetcher = CachedFetcher(client: try client(), store: store)
         let request = Request<Data>.raw(.get, "/ok")
-        let fresh = try await fetcher.loadLatest(request, policy: .networkElseCache) { $0 }
+        let fresh = try await fetcher.loadLatest(request, policy: .networkElseCache)
         #expect(fresh.origin == .network)
         clock.advance(by: 700)
         // After a relaunch with the server unreachable, the cached body is still readable.
         let relaunched = try OfflineStore(scope: testScope(), location: .directory(folder.url), clock: clock)
         let offline = CachedFetcher(
             client: try client(URL(string: "http://127.0.0.1:1")), store: relaunched)
-        let stale = try await offline.loadLatest(request, policy: .networkElseCache) { $0 }
+        let stale = try await offline.loadLatest(request, policy: .networkElseCache)
         #expect(stale.origin == .cache && stale.isStale)
         #expect(stale.age == 700)
         #expect(stale.failure?.isConnectivity == true)
         #expect(stale.value == fresh.value)
         await #expect {
-            _ = try await offline.loadLatest(Request<Data>.raw(.get, "/never-read"), policy: .networkElseCache) { $0 }
+            _ = try await offline.loadLatest(Request<Data>.raw(.get, "/never-read"), policy: .networkElseCache)
         } throws: { error in
             guard case .offlineWithoutCache = error as? SyncError else { return false }
             return true
@@ -179,9 +168,7 @@ struct SyncFaultTests {
         try await store.put(CachedResource(key: key, body: Data(#"{"ok":true}"#.utf8), fetchedAt: Date()))
         let fetcher = CachedFetcher(client: try client(), store: store)
         await #expect {
-            _ = try await fetcher.loadLatest(Request<Data>.raw(.get, "/not-json"), key: key, policy: .fresh) {
-                try JSONDecoder().decode(JSONValue.self, from: $0)
-            }
+            _ = try await fetcher.loadLatest(Request<JSONValue>.get("/not-json"), key: key, policy: .fresh)
         } throws: { error in
             guard case .undecodable = error as? SyncError else { return false }
             return true
@@ -192,7 +179,7 @@ struct SyncFaultTests {
     @Test func offlinePolicyWithNothingCachedIsAnErrorNotAnEmptySuccess_COFF3() async throws {
         let fetcher = CachedFetcher(client: try client(), store: try memoryStore())
         await #expect(throws: SyncError.notCached(key: "GET /ok")) {
-            _ = try await fetcher.loadLatest(Request<Data>.raw(.get, "/ok"), policy: .offline) { $0 }
+            _ = try await fetcher.loadLatest(Request<Data>.raw(.get, "/ok"), policy: .offline)
         }
     }
 
@@ -201,18 +188,18 @@ struct SyncFaultTests {
         let store = try OfflineStore(scope: testScope(), location: .memory, clock: clock)
         let fetcher = CachedFetcher(client: try client(), store: store)
         let request = Request<Data>.raw(.get, "/ok")
-        _ = try await fetcher.loadLatest(request, policy: .fresh) { $0 }
+        _ = try await fetcher.loadLatest(request, policy: .fresh)
         clock.advance(by: 42)
         var origins: [Loaded<Data>.Origin] = []
         var ages: [TimeInterval] = []
-        for try await loaded in fetcher.load(request, policy: .staleWhileRevalidate, decode: { $0 }) {
+        for try await loaded in fetcher.load(request, policy: .staleWhileRevalidate) {
             origins.append(loaded.origin)
             ages.append(loaded.age)
         }
         #expect(origins == [.cache, .network])
         #expect(ages == [42, 0])
         var cacheFirst: [Loaded<Data>.Origin] = []
-        for try await loaded in fetcher.load(request, policy: .cacheElseNetwork, decode: { $0 }) {
+        for try await loaded in fetcher.load(request, policy: .cacheElseNetwork) {
             cacheFirst.append(loaded.origin)
         }
         #expect(cacheFirst == [.cache])
@@ -237,9 +224,9 @@ struct SyncFaultTests {
             transport: transport)
         let fetcher = CachedFetcher(client: client, store: store)
         let request = Request<Data>.raw(.get, "/list")
-        _ = try await fetcher.loadLatest(request, policy: .staleWhileRevalidate) { $0 }
+        _ = try await fetcher.loadLatest(request, policy: .staleWhileRevalidate)
         clock.advance(by: 300)
-        let confirmed = try await fetcher.loadLatest(request, policy: .networkElseCache) { $0 }
+        let confirmed = try await fetcher.loadLatest(request, policy: .networkElseCache)
         #expect(confirmed.origin == .notModified)
         #expect(confirmed.value == Data("[1,2]".utf8))
         #expect(confirmed.age == 0)
@@ -248,7 +235,7 @@ struct SyncFaultTests {
         #expect(second.headers["If-Modified-Since"] == "Sun, 29 Nov 2026 10:00:00 GMT")
         #expect(try await store.resource("GET /list")?.fetchedAt == clock.now())
         let fresh = Request<Data>.raw(.get, "/list")
-        _ = try? await fetcher.loadLatest(fresh, policy: .fresh) { $0 }
+        _ = try? await fetcher.loadLatest(fresh, policy: .fresh)
         #expect(transport.requests.last?.headers["If-None-Match"] == nil)
     }
 

@@ -2,23 +2,32 @@ import CompanionCore
 import Foundation
 
 /// `companion journal`: the last run's events, already redacted when they were recorded.
-enum JournalCommand {
-    static let help = """
-        usage: companion journal [--limit N] [--kind KIND] [--json]
+enum JournalCommands {
+    /// `journal`.
+    static let family = CommandFamily(
+        title: "Diagnostics",
+        commands: [
+            Command(
+                name: "journal", summary: "the previous run's events, redacted",
+                options: [
+                    .option("limit", "N", "only the newest N events"),
+                    .option("kind", "KIND", "only one kind (request, response, error, vault, keys, auth, sync, ...)"),
+                    .flag("json", "the events as JSON Lines (docs/cli-json.md)"),
+                ],
+                details: """
+                    Prints the events of the previous companion run, oldest first: requests, responses,
+                    errors, retries, vault and key events. Secrets were masked before they were recorded.
+                    """,
+                exitCodes: "Exit codes: 0 printed, 1 no journal yet, 2 usage error.",
+                run: { try run($0) })
+        ])
 
-        Prints the events of the previous companion run, oldest first: requests, responses,
-        errors, retries, vault and key events. Secrets were masked before they were recorded.
-          --limit N    only the newest N events
-          --kind KIND  only one kind (request, response, error, vault, keys, auth, sync, ...)
-          --json       the events as JSON Lines
-        """
-
-    static func run(_ words: [String]) throws -> Int32 {
-        let arguments = try Arguments(words, flags: ["json"], options: ["limit", "kind"])
+    static func run(_ arguments: Arguments) throws -> Int32 {
         try arguments.expectAtMost(0)
-        guard let data = FileManager.default.contents(atPath: Terminal.journalFile.path) else {
+        let file = try Terminal.journalFile()
+        guard let data = FileManager.default.contents(atPath: file.path) else {
             throw CommandFailure(
-                "No journal yet: run another companion command first (it is kept in \(Terminal.journalFile.path)).")
+                "No journal yet: run another companion command first (it is kept in \(file.path)).")
         }
         var (events, skipped) = Journal.importJSONLines(data)
         if let kind = arguments.option("kind") {

@@ -1,0 +1,20 @@
+import Foundation
+
+/// A fresh temporary folder per test, removed when the value goes away.
+public final class TemporaryFolder: Sendable {
+    /// The folder.
+    public let url: URL
+
+    /// Creates the folder under the system's temporary directory; `prefix` names it for a person
+    /// looking at leftovers.
+    public init(prefix: String = "companion-tests") throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// The package's root folder (for scripts and executables).
+public let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
