@@ -18,7 +18,8 @@ struct JournalPageTests {
         journal.register(secret: secret)
         let client = Client(
             baseURL: try TestServers.fault(),
-            configuration: Client.Configuration(transportPolicy: .allowingInsecureLoopback, journal: journal))
+            configuration: Client.Configuration(
+                retryPolicy: .never, transportPolicy: .allowingInsecureLoopback, journal: journal))
         _ = try await client.send(Request<JSONValue>.get("/echo", query: ["note": "first"]))
         _ = try? await client.send(Request<JSONValue>.get("/status/404"))
         var authorized = Request<JSONValue>.get("/auth/required", query: ["token": secret])
