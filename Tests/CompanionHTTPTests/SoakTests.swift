@@ -83,12 +83,13 @@ struct SoakTests {
             sessions.append(try #require(session["id"]?.stringValue))
         }
 
+        let sessionIDs = sessions
         let faultCount = seconds * 10
         let runID = UUID().uuidString.prefix(8)
         let readers = Task {
             await withTaskGroup(of: Void.self) { group in
                 for stream in 0..<40 {
-                    let session = sessions[stream % 10]
+                    let session = sessionIDs[stream % 10]
                     group.addTask {
                         let events = omnigent.events(.empty(.get, "/v1/sessions/\(session)/stream"))
                         do {
