@@ -9,6 +9,9 @@ import Testing
     import FoundationNetworking
 #endif
 
+/// How long the soak runs, from `scripts/soak`; nil turns the suite off.
+let soakSeconds: Int? = ProcessInfo.processInfo.environment["COMPANION_SOAK_SECONDS"].flatMap(Int.init)
+
 /// The soak: 50 Server-Sent Events streams held open for minutes, events posted at a steady rate, the memory
 /// of the process sampled. Run by `scripts/soak [minutes]`, which sets `COMPANION_SOAK_SECONDS`; without it the
 /// suite is off, because minutes of streaming do not belong in every test run (it is opt-in, not skipped
@@ -23,9 +26,8 @@ import Testing
 ///   the median of the last 10 samples may exceed the median of the first 10 by less than 5 %.
 @Suite(
     "Soak: 50 streams against Omnigent and the fault server",
-    .enabled(if: SoakTests.seconds != nil, "scripts/soak sets COMPANION_SOAK_SECONDS"), .serialized)
+    .enabled(if: soakSeconds != nil, "scripts/soak sets COMPANION_SOAK_SECONDS"), .serialized)
 struct SoakTests {
-    static let seconds: Int? = ProcessInfo.processInfo.environment["COMPANION_SOAK_SECONDS"].flatMap(Int.init)
 
     /// What every stream saw, by stream.
     final class Tally: Sendable {
@@ -69,7 +71,7 @@ struct SoakTests {
 
     @Test("50 streams for the run: no event lost or duplicated, RSS grows < 5 % after the warm-up")
     func fiftyStreams() async throws {
-        let seconds = try #require(Self.seconds)
+        let seconds = try #require(soakSeconds)
         let omnigent = Self.client(try TestServers.omnigent())
         let fault = Self.client(try TestServers.fault())
         let tally = Tally()
