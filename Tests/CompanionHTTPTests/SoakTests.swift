@@ -20,8 +20,9 @@ let soakSeconds: Int? = ProcessInfo.processInfo.environment["COMPANION_SOAK_SECO
 /// - 40 streams read the real Omnigent server's session streams (4 on each of 10 sessions) while a poster
 ///   appends one assistant message every 100 ms, round robin over the sessions; each stream must see every
 ///   message of its session exactly once, counted by item id.
-/// - 10 streams read the fault server's numbered streams (one event every 100 ms); half of them are cut by the
-///   server after every 25 events and resume with `Last-Event-ID`; each must see ids 1…N exactly once.
+/// - 10 streams read the fault server's numbered streams (one event every 100 ms); the server cuts half of them
+///   after their 25th event (the fault server cuts a stream's first connection only) and they resume with
+///   `Last-Event-ID`; each must see ids 1…N exactly once.
 /// - RSS (`/proc/self/statm`) is sampled every second; after the warm-up (a quarter of the run, at most 60 s)
 ///   the median of the last 10 samples may exceed the median of the first 10 by less than 5 %.
 @Suite(
