@@ -19,7 +19,7 @@ let soakSeconds: Int? = ProcessInfo.processInfo.environment["COMPANION_SOAK_SECO
 ///
 /// - 40 streams read the real Omnigent server's session streams (4 on each of 10 sessions) while a poster
 ///   appends one assistant message every 100 ms, round robin over the sessions; each stream must see every
-///   message of its session exactly once, counted by item id.
+///   message of its session exactly once, counted by the message's number (its text, `soak message N`).
 /// - 10 streams read the fault server's numbered streams (one event every 100 ms); the server cuts half of them
 ///   after their 25th event (the fault server cuts a stream's first connection only) and they resume with
 ///   `Last-Event-ID`; each must see ids 1…N exactly once.
@@ -30,20 +30,42 @@ let soakSeconds: Int? = ProcessInfo.processInfo.environment["COMPANION_SOAK_SECO
     .enabled(if: soakSeconds != nil, "scripts/soak sets COMPANION_SOAK_SECONDS"), .serialized)
 struct SoakTests {
 
-    /// What every stream saw, by stream.
+    /// How often every stream saw each message number, in arrays allocated once at the start: the bookkeeping
+    /// must not grow during the run, or it would be measured as the kit's memory growth.
     final class Tally: Sendable {
-        struct Seen {
-            var ids: [String: Int] = [:]
-            var connected = false
+        private struct Streams {
+            var counts: [[UInt8]]
+            var connected: [Bool]
         }
-        private let streams = Mutex([Int: Seen]())
+        private let streams: Mutex<Streams>
+        let capacity: Int
 
-        func connected(_ stream: Int) { streams.withLock { $0[stream, default: Seen()].connected = true } }
-        func saw(_ id: String, on stream: Int) {
-            streams.withLock { $0[stream, default: Seen()].ids[id, default: 0] += 1 }
+        init(streams count: Int, messages capacity: Int) {
+            self.capacity = capacity
+            streams = Mutex(
+                Streams(
+                    counts: Array(repeating: Array(repeating: 0, count: capacity), count: count),
+                    connected: Array(repeating: false, count: count)))
         }
-        func connectedCount() -> Int { streams.withLock { $0.values.filter(\.connected).count } }
-        func ids(_ stream: Int) -> [String: Int] { streams.withLock { $0[stream]?.ids ?? [:] } }
+
+        func connected(_ stream: Int) { streams.withLock { $0.connected[stream] = true } }
+        /// Counts message `number` on `stream`; a number outside the run counts as a duplicate at index 0.
+        func saw(_ number: Int, on stream: Int) {
+            streams.withLock { state in
+                let index = (0..<capacity).contains(number) ? number : 0
+                state.counts[stream][index] = state.counts[stream][index] &+ 1
+            }
+        }
+        func connectedCount() -> Int { streams.withLock { $0.connected.filter { $0 }.count } }
+        /// How many of `expected` the stream never saw, and how many it saw more than once.
+        func check(_ stream: Int, expected: some Sequence<Int>) -> (lost: Int, duplicated: Int) {
+            streams.withLock { state in
+                let counts = state.counts[stream]
+                var lost = 0
+                for number in expected where counts[number] == 0 { lost += 1 }
+                return (lost, counts.filter { $0 > 1 }.count)
+            }
+        }
     }
 
     /// The resident set in bytes, from `/proc/self/statm` (pages).
@@ -75,7 +97,8 @@ struct SoakTests {
         let seconds = try #require(soakSeconds)
         let omnigent = Self.client(try TestServers.omnigent())
         let fault = Self.client(try TestServers.fault())
-        let tally = Tally()
+        let faultCount = seconds * 10
+        let tally = Tally(streams: 50, messages: faultCount + 64)
 
         let agents = try await omnigent.send(Request<JSONValue>.get("/v1/agents"))
         let agent = try #require(agents["data"]?[0]?["id"]?.stringValue)
@@ -87,7 +110,6 @@ struct SoakTests {
         }
 
         let sessionIDs = sessions
-        let faultCount = seconds * 10
         let runID = UUID().uuidString.prefix(8)
         let readers = Task {
             await withTaskGroup(of: Void.self) { group in
@@ -98,10 +120,14 @@ struct SoakTests {
                         do {
                             for try await event in events {
                                 tally.connected(stream)
+                                // The message number is in its text, "soak message N".
                                 guard event.event == "response.output_item.done",
-                                    let item = JSONValue(data: Data(event.data.utf8))?["item"]?["id"]?.stringValue
+                                    let item = JSONValue(data: Data(event.data.utf8))?["item"],
+                                    item["id"]?.stringValue != nil,
+                                    let text = item["content"]?[0]?["text"]?.stringValue,
+                                    text.hasPrefix("soak message "), let number = Int(text.dropFirst(13))
                                 else { continue }
-                                tally.saw(item, on: stream)
+                                tally.saw(number, on: stream)
                             }
                         } catch {}
                     }
@@ -113,7 +139,7 @@ struct SoakTests {
                         do {
                             for try await event in fault.events(.empty(.get, path)) {
                                 tally.connected(40 + index)
-                                if let id = event.id { tally.saw(id, on: 40 + index) }
+                                if let number = event.id.flatMap({ Int($0) }) { tally.saw(number, on: 40 + index) }
                             }
                         } catch {}
                     }
@@ -130,11 +156,11 @@ struct SoakTests {
         #expect(tally.connectedCount() == 50, "only \(tally.connectedCount()) of 50 streams opened")
 
         // Post at a steady rate and sample RSS once a second.
-        var posted: [Int: [String]] = [:]
         var samples: [Int] = []
+        samples.reserveCapacity(seconds + 10)
         let start = ContinuousClock.now
         var tick = 0
-        while ContinuousClock.now - start < .seconds(seconds) {
+        while ContinuousClock.now - start < .seconds(seconds), tick < tally.capacity {
             let session = tick % 10
             let body: JSONValue = .object([
                 "type": "external_assistant_message",
@@ -142,32 +168,23 @@ struct SoakTests {
             ])
             let ack = try await omnigent.send(
                 Request<JSONValue>.post("/v1/sessions/\(sessions[session])/events", body: body))
-            posted[session, default: []].append(try #require(ack["item_id"]?.stringValue))
+            #expect(ack["item_id"]?.stringValue != nil, "message \(tick) got no item id")
             if tick % 10 == 0 { samples.append(Self.residentBytes()) }
             tick += 1
             try await Task.sleep(until: start + .milliseconds(100 * tick))
         }
 
         // Bounded wait for the last events to arrive everywhere.
-        func complete() -> Bool {
-            (0..<40).allSatisfy { Set(tally.ids($0).keys) == Set(posted[$0 % 10] ?? []) }
-                && (40..<50).allSatisfy { tally.ids($0).count == faultCount }
+        let posted = tick
+        func expected(_ stream: Int) -> [Int] {
+            stream < 40 ? Array(stride(from: stream % 10, to: posted, by: 10)) : Array(1...faultCount)
+        }
+        func missing() -> (lost: Int, duplicated: Int) {
+            (0..<50).map { tally.check($0, expected: expected($0)) }.reduce((0, 0)) { ($0.0 + $1.0, $0.1 + $1.1) }
         }
         let drainDeadline = ContinuousClock.now + .seconds(30)
-        while !complete(), ContinuousClock.now < drainDeadline { try await Task.sleep(for: .milliseconds(100)) }
-
-        var lost = 0
-        var duplicated = 0
-        for stream in 0..<40 {
-            let seen = tally.ids(stream)
-            lost += (posted[stream % 10] ?? []).filter { seen[$0] == nil }.count
-            duplicated += seen.values.filter { $0 > 1 }.count
-        }
-        for stream in 40..<50 {
-            let seen = tally.ids(stream)
-            lost += (1...faultCount).filter { seen[String($0)] == nil }.count
-            duplicated += seen.values.filter { $0 > 1 }.count
-        }
+        while missing().lost > 0, ContinuousClock.now < drainDeadline { try await Task.sleep(for: .milliseconds(100)) }
+        let (lost, duplicated) = missing()
         let warmUp = min(60, max(1, seconds / 4))
         let steady = Array(samples.dropFirst(warmUp))
         let baseline = Self.median(steady.prefix(10))
