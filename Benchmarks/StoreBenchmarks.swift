@@ -50,7 +50,7 @@ enum StoreBenchmarks {
         return url
     }
 
-    static let scope = StoreScope(serverKey: "bench", accountID: "local")
+    static let scope = AccountKey(serverKey: "bench", userID: "local")
 
     static func fill(_ url: URL, count: Int) async throws {
         let store = try OfflineStore(scope: scope, location: .directory(url))

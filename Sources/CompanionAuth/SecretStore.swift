@@ -1,3 +1,4 @@
+import CompanionCore
 import Foundation
 import Synchronization
 

@@ -3,7 +3,7 @@ import Foundation
 
 /// Where a store keeps its database.
 public enum StoreLocation: Sendable, Hashable {
-    /// A file in this folder, named after the scope (`StoreScope.fileName`).
+    /// A file in this folder, named after the scope (`AccountKey.fileName`).
     case directory(URL)
     /// In memory only: gone when the process ends (Mainworthy keeps drafts and recent lists this way,
     /// M-DRAFT-3).
@@ -13,12 +13,12 @@ public enum StoreLocation: Sendable, Hashable {
 /// The offline store of one server and account: cached replies, snapshot groups, paged and recent
 /// lists, drafts and the outbox, in one SQLite database.
 ///
-/// Rule: one database per server and account (`StoreScope`), so nothing leaks between accounts;
+/// Rule: one database per server and account (`AccountKey`), so nothing leaks between accounts;
 /// every change runs in a transaction (all or nothing) and is published on `changes()` after it
 /// commits. Time comes from the injected clock, so ages are testable.
 public final class OfflineStore: Sendable {
     /// Whose data this is.
-    public let scope: StoreScope
+    public let scope: AccountKey
     /// Where it lives.
     public let location: StoreLocation
     /// The database.
@@ -28,7 +28,7 @@ public final class OfflineStore: Sendable {
     private let feed = ChangeFeed()
 
     /// Opens (creating if needed) the store for `scope` at `location`, applying migrations.
-    public init(scope: StoreScope, location: StoreLocation, clock: any WallClock = SystemWallClock())
+    public init(scope: AccountKey, location: StoreLocation, clock: any WallClock = SystemWallClock())
         throws(StoreError)
     {
         self.scope = scope
@@ -45,7 +45,7 @@ public final class OfflineStore: Sendable {
             } catch {
                 throw .openFailed(path: folder.path, code: 0, message: "the folder could not be created")
             }
-            path = folder.appendingPathComponent(scope.fileName).path
+            path = folder.appendingPathComponent(scope.storageName + ".sqlite").path
         }
         self.database = try Database(path: path, migrations: Schema.migrations)
     }
@@ -53,7 +53,7 @@ public final class OfflineStore: Sendable {
     /// The database file, for a file store.
     public var fileURL: URL? {
         guard case .directory(let folder) = location else { return nil }
-        return folder.appendingPathComponent(scope.fileName)
+        return folder.appendingPathComponent(scope.storageName + ".sqlite")
     }
 
     /// Runs `body` in one write transaction and publishes its changes after the commit.
@@ -166,9 +166,9 @@ public final class OfflineStore: Sendable {
     }
 
     /// Deletes the store's files (for a sign-out that wipes, C-OFF-5). The store must not be used after.
-    public static func deleteFiles(scope: StoreScope, in folder: URL) throws(StoreError) {
+    public static func deleteFiles(scope: AccountKey, in folder: URL) throws(StoreError) {
         for suffix in ["", "-wal", "-shm"] {
-            let url = folder.appendingPathComponent(scope.fileName + suffix)
+            let url = folder.appendingPathComponent(scope.storageName + ".sqlite" + suffix)
             if FileManager.default.fileExists(atPath: url.path) {
                 do { try FileManager.default.removeItem(at: url) } catch {
                     throw .invalidArgument("\(url.lastPathComponent) could not be deleted")

@@ -1,3 +1,4 @@
+import CompanionCore
 import Foundation
 
 /// What a store holds, for a debug panel: its files and sizes, row counts and how old each
@@ -26,7 +27,7 @@ public struct StorageReport: Sendable, Hashable {
     }
 
     /// Whose store this is.
-    public var scope: StoreScope
+    public var scope: AccountKey
     /// The database files (the database, its WAL and shared-memory files); empty in memory.
     public var files: [File]
     /// Rows per table.

@@ -9,7 +9,7 @@ import Foundation
 public actor StoreRegistry {
     private let location: StoreLocation
     private let clock: any WallClock
-    private var stores: [StoreScope: OfflineStore] = [:]
+    private var stores: [AccountKey: OfflineStore] = [:]
 
     /// Creates a registry whose stores live at `location`.
     public init(location: StoreLocation, clock: any WallClock = SystemWallClock()) {
@@ -18,7 +18,7 @@ public actor StoreRegistry {
     }
 
     /// The store for `scope`, opened on first use.
-    public func store(for scope: StoreScope) throws(StoreError) -> OfflineStore {
+    public func store(for scope: AccountKey) throws(StoreError) -> OfflineStore {
         if let store = stores[scope] { return store }
         let store = try OfflineStore(scope: scope, location: location, clock: clock)
         stores[scope] = store
@@ -26,7 +26,7 @@ public actor StoreRegistry {
     }
 
     /// Forgets (and for a file store deletes) the data of `scope`: the wipe-on-revocation policy (C-OFF-5).
-    public func wipe(_ scope: StoreScope) throws(StoreError) {
+    public func wipe(_ scope: AccountKey) throws(StoreError) {
         stores[scope] = nil
         if case .directory(let folder) = location { try OfflineStore.deleteFiles(scope: scope, in: folder) }
     }

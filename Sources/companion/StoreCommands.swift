@@ -52,7 +52,7 @@ enum StoreCommands {
         let folder = try Terminal.stateFolder("store")
         do {
             return try OfflineStore(
-                scope: StoreScope(serverKey: address.serverKey, accountID: account),
+                scope: AccountKey(serverKey: address.serverKey, userID: account),
                 location: .directory(folder))
         } catch {
             throw CommandFailure(error.description)

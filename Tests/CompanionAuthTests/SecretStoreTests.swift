@@ -84,6 +84,6 @@ import Testing
         #expect(AccountKey(address: a, userID: "1") != AccountKey(address: a, userID: "2"))
         let other = try ServerAddress(parsing: "https://b.example.com")
         #expect(AccountKey(address: a, userID: "1").storageName != AccountKey(address: other, userID: "1").storageName)
-        #expect(AccountKey(address: a, userID: "1").storageName.count == 64)
+        #expect(AccountKey(address: a, userID: "1").storageName.count == 32)
     }
 }

@@ -52,7 +52,7 @@ struct CrashTests {
             #expect(process.terminationReason == .uncaughtSignal || process.terminationStatus == 0)
 
             let store = try OfflineStore(
-                scope: StoreScope(serverKey: "crash-test", accountID: "worker"), location: .directory(folder.url))
+                scope: AccountKey(serverKey: "crash-test", userID: "worker"), location: .directory(folder.url))
             #expect(try await store.integrityCheck() == "ok", "round \(round)")
             let problems = try await store.read { transaction throws(StoreError) in
                 var problems: [String] = []

@@ -8,7 +8,7 @@ import Testing
 struct StoreTests {
     let clock = ManualWallClock(Date(timeIntervalSince1970: 1_800_000_000))
 
-    func store(_ folder: TemporaryFolder, _ scope: StoreScope = testScope()) throws -> OfflineStore {
+    func store(_ folder: TemporaryFolder, _ scope: AccountKey = testScope()) throws -> OfflineStore {
         try OfflineStore(scope: scope, location: .directory(folder.url), clock: clock)
     }
 
@@ -199,7 +199,7 @@ struct StoreTests {
         try await store.saveDraft("d", body: Data("x".utf8))
         clock.advance(by: 30)
         let report = try await store.report()
-        #expect(report.files.map(\.name).contains(store.scope.fileName))
+        #expect(report.files.map(\.name).contains(store.scope.storageName + ".sqlite"))
         #expect(report.totalBytes > 0)
         #expect(report.rowCounts["resources"] == 1 && report.rowCounts["drafts"] == 1)
         #expect(report.entries.first?.bytes == 100 && report.entries.first?.age == 30)

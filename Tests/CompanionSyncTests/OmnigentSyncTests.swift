@@ -104,7 +104,7 @@ struct OmnigentStoreTests {
         var client = Self.client(url)
         let session = try await Self.createSession(client, title: "before")
         let folder = try TemporaryFolder()
-        let scope = StoreScope(serverKey: "own-omnigent", accountID: "local")
+        let scope = AccountKey(serverKey: "own-omnigent", userID: "local")
         let store = try OfflineStore(scope: scope, location: .directory(folder.url))
         let sessions = Request<Page>.get("/v1/sessions", query: ["limit": "20", "order": "desc"])
 

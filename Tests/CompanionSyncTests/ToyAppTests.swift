@@ -55,7 +55,7 @@ struct ToyServer: Sendable {
         let client = Client(
             baseURL: address.url, configuration: Client.Configuration(retryPolicy: .never, transportPolicy: policy))
         let store = try OfflineStore(
-            scope: StoreScope(serverKey: address.serverKey, accountID: account), location: location)
+            scope: AccountKey(serverKey: address.serverKey, userID: account), location: location)
         return ToyServer(client: client, store: store, fetcher: CachedFetcher(client: client, store: store))
     }
 }

@@ -3,8 +3,8 @@ import CompanionStore
 import Foundation
 
 /// A store scope for tests.
-public func testScope(_ account: String = "local", server: String = "http://127.0.0.1:1") -> StoreScope {
-    StoreScope(serverKey: server, accountID: account)
+public func testScope(_ account: String = "local", server: String = "http://127.0.0.1:1") -> AccountKey {
+    AccountKey(serverKey: server, userID: account)
 }
 
 /// Waits for `condition` to hold, checking it now and after every change the store commits: an

@@ -15,7 +15,7 @@ guard arguments.count == 3, let seed = UInt64(arguments[2]) else {
 }
 let random = SeededRandomSource(seed: seed)
 let folder = URL(fileURLWithPath: arguments[1], isDirectory: true)
-let scope = StoreScope(serverKey: "crash-test", accountID: "worker")
+let scope = AccountKey(serverKey: "crash-test", userID: "worker")
 
 do {
     let store = try OfflineStore(scope: scope, location: .directory(folder))

@@ -49,7 +49,7 @@ public struct OmnigentServer: Sendable {
         _ connection: ServerConnection, account: AccountKey, client: Client, location: StoreLocation,
         clock: any WallClock = SystemWallClock()
     ) throws(StoreError) -> OmnigentServer {
-        let scope = StoreScope(serverKey: account.serverKey, accountID: account.userID)
+        let scope = account
         let store = try OfflineStore(scope: scope, location: location, clock: clock)
         return OmnigentServer(connection: connection, account: account, client: client, store: store)
     }
