@@ -109,6 +109,7 @@ let package = Package(
             dependencies: [
                 "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
                 "CompanionLinks", "CompanionBridge", "CompanionVault", "OmnigentCore", "CertainCore", "AllauthAdapter",
+                "CompanionScreen", "MainworthyCore",
             ],
             swiftSettings: strict),
         .executableTarget(
@@ -167,7 +168,10 @@ let package = Package(
             dependencies: ["CertainCore", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "MainworthyCoreTests", dependencies: ["MainworthyCore", "CompanionCore", "CompanionTestSupport"],
+            name: "MainworthyCoreTests",
+            dependencies: [
+                "MainworthyCore", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionTestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "PrompTugalCoreTests",

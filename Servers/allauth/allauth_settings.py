@@ -1,4 +1,4 @@
-"""django-allauth headless test project (settings; URLs in allauth_urls.py). Recipe: research/real-backends.md, Appendix B."""
+"""django-allauth headless test project (settings; URLs in allauth_urls.py): the app client of allauth's headless API, sessions by X-Session-Token."""
 
 import os
 

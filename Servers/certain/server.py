@@ -4,9 +4,11 @@ Run: python server.py --port PORT --db PATH   (binds 127.0.0.1 only; prints READ
 """
 
 import argparse
+import asyncio
 import base64
 import hashlib
 import json
+import os
 import secrets
 import time
 from datetime import datetime, timedelta, timezone
@@ -18,11 +20,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from store import PASSWORDS, Store, check_password, hash_password, token_hash
+import finance
+from store import FIXTURES, PASSWORDS, Store, check_password, hash_password, token_hash
 
 COOKIE = "certain_session"
 TOKEN_HEADER = "x-certain-token"
 COOKIE_MAX_AGE = 30 * 24 * 3600
+SETUP_URL = "/einstellungen/sicherheit"
+CONTROL = os.environ.get("CERTAIN_REF_CONTROL") == "1"
 
 MESSAGES = {
     "not_authenticated": ("Nicht angemeldet.", "Not signed in."),
@@ -54,6 +59,8 @@ class State:
         self.tickets: dict[str, dict] = {}
         self.refresh_fails = 0
         self.drops: dict[str, int] = {}
+        self.faults: dict[str, dict] = {}
+        self.hold: dict | None = None
 
     def now(self) -> float:
         return time.time() + self.clock_offset
@@ -65,10 +72,13 @@ class State:
 S: State
 
 
-def error(request: Request, status: int, code: str) -> JSONResponse:
+def error(request: Request, status: int, code: str, **extra) -> JSONResponse:
+    """The FastAPI-style envelope, in German unless Accept-Language starts with `en`."""
     german, english = MESSAGES[code]
-    lang = request.headers.get("accept-language", "")
-    return JSONResponse({"detail": english if lang.startswith("en") else german, "code": code}, status_code=status)
+    lang = request.headers.get("accept-language", "").strip().lower()
+    body = {"detail": english if lang.startswith("en") else german, "code": code}
+    body.update(extra)
+    return JSONResponse(body, status_code=status)
 
 
 async def body(request: Request) -> dict:
@@ -123,6 +133,8 @@ def full_user(request: Request):
         return None, None, None, error(request, 401, kind)
     if kind == "cookie" and detail["stage"] == "password_change":
         return None, None, None, error(request, 403, "password_change_required")
+    if kind == "cookie" and detail["stage"] == "mfa_setup_required":
+        return None, None, None, error(request, 403, "mfa_setup_required", setup_url=SETUP_URL)
     if kind == "cookie" and detail["stage"] != "full":
         return None, None, None, error(request, 401, "not_authenticated")
     return user, kind, detail, None
@@ -151,7 +163,7 @@ def stage_reply(stage: str, user) -> dict:
         return {"status": "ok", "user": user_json(user)}
     reply = {"status": stage, "user": None}
     if stage == "mfa_setup_required":
-        reply["setup_url"] = "/einstellungen/sicherheit"
+        reply["setup_url"] = SETUP_URL
     return reply
 
 
@@ -438,11 +450,37 @@ async def cli_poll(request: Request):
 
 
 async def control_reset(request: Request):
-    S.store.reset(str((await body(request)).get("fixture", "default")))
+    fixture = str((await body(request)).get("fixture", "default"))
+    if fixture not in FIXTURES:
+        return finance.invalid(["body", "fixture"], f"Input should be one of {sorted(FIXTURES)}", "enum", fixture)
+    S.store.reset(fixture)
     S.requests.clear(); S.idempotent.clear(); S.oauth_codes.clear(); S.access_tokens.clear()
     S.refresh_tokens.clear(); S.tickets.clear(); S.clock_offset = 0.0; S.refresh_fails = 0; S.drops.clear()
+    S.faults.clear(); S.hold = None
     for k in S.counters:
         S.counters[k] = 0
+    return JSONResponse({"ok": True, "fixture": fixture})
+
+
+async def control_fail(request: Request):
+    """The next `times` requests to `path` wait `delay_ms`, then fail with `status` (or only wait when 0)."""
+    data = await body(request)
+    S.faults[str(data.get("path", ""))] = {
+        "status": int(data.get("status", 500)), "times": int(data.get("times", 1)),
+        "delay_ms": int(data.get("delay_ms", 0))}
+    return JSONResponse({"ok": True})
+
+
+async def control_hold(request: Request):
+    """POST {"count": N, "timeout_ms": T}: hold every /api reply until N requests are waiting (or T passed);
+    GET: whether the count was reached, i.e. the client had N requests in flight at once."""
+    if request.method == "GET":
+        hold = S.hold or {}
+        return JSONResponse({"count": hold.get("count"), "waiting": hold.get("waiting", 0),
+                             "reached": hold.get("reached", False)})
+    data = await body(request)
+    S.hold = {"count": int(data.get("count", 1)), "timeout": int(data.get("timeout_ms", 5000)) / 1000,
+              "waiting": 0, "reached": False, "event": asyncio.Event()}
     return JSONResponse({"ok": True})
 
 
@@ -514,12 +552,23 @@ routes = [
     Route("/api/inbox/tokens", mint, methods=["POST"]),
     Route("/api/inbox/tokens", list_tokens, methods=["GET"]),
     Route("/api/inbox/tokens/{id:int}", revoke_token, methods=["DELETE"]),
+    Route("/api/accounts", finance.accounts),
+    Route("/api/categories", finance.categories),
+    Route("/api/tags", finance.tags),
+    Route("/api/reports/month", finance.report_month),
+    Route("/api/budget", finance.budget),
+    Route("/api/transactions", finance.transactions),
+    Route("/api/contracts", finance.contracts),
     Route("/oauth/authorize", authorize),
     Route("/oauth/token", token_endpoint, methods=["POST"]),
     Route("/oauth/revoke", revoke_endpoint, methods=["POST"]),
     Route("/auth/cli-login", cli_login, methods=["POST"]),
     Route("/auth/cli-approve", cli_approve),
     Route("/auth/cli-poll", cli_poll),
+]
+
+# Served only when CERTAIN_REF_CONTROL=1, and only to 127.0.0.1.
+control_routes = [
     Route("/_control/reset", control_reset, methods=["POST"]),
     Route("/_control/fixture", control_fixture),
     Route("/_control/requests", control_requests, methods=["GET", "DELETE"]),
@@ -529,35 +578,104 @@ routes = [
     Route("/_control/oauth", control_oauth, methods=["POST"]),
     Route("/_control/ticket", control_ticket, methods=["POST"]),
     Route("/_control/drop-reply", control_drop_reply, methods=["POST"]),
+    Route("/_control/fail", control_fail, methods=["POST"]),
+    Route("/_control/hold", control_hold, methods=["GET", "POST"]),
     Route("/_control/tokens", control_tokens),
 ]
 
 
+async def not_found(request: Request, exc):
+    return error(request, 404, "not_found")
+
+
+async def method_not_allowed(request: Request, exc):
+    return JSONResponse({"detail": "Method Not Allowed"}, status_code=405)
+
+
 class RequestLog:
-    """Records method, path and whether a cookie or token came along (C-TOK-3), never their values."""
+    """Records method, path, query and whether a cookie or token came along (C-TOK-3), never their values;
+    applies the control endpoints' faults, holds and dropped replies."""
 
     def __init__(self, app):
         self.app = app
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] == "http" and not scope["path"].startswith("/_control"):
-            headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
-            S.requests.append({
-                "method": scope["method"], "path": scope["path"], "query": scope.get("query_string", b"").decode(),
-                "cookie": "cookie" in headers, "token": TOKEN_HEADER in headers,
-                "bearer": headers.get("authorization", "").startswith("Bearer "), "at": S.stamp()})
-            if S.drops.get(scope["path"], 0) > 0:
-                S.drops[scope["path"]] -= 1
-
-                async def drop(message):
-                    # The request is committed; the head goes out, the body never does: a lost reply.
-                    if message["type"] == "http.response.body":
-                        raise ConnectionAbortedError("reply dropped on purpose (/_control/drop-reply)")
-                    await send(message)
-
-                await self.app(scope, receive, drop)
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if scope["path"].startswith("/_control"):
+            client = (scope.get("client") or ("", 0))[0]
+            if not CONTROL or client != "127.0.0.1":
+                await self.app(dict(scope, path="/_control/off"), receive, send)
                 return
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
+        path = scope["path"]
+        S.requests.append({
+            "method": scope["method"], "path": path, "query": scope.get("query_string", b"").decode(),
+            "cookie": "cookie" in headers, "token": TOKEN_HEADER in headers,
+            "bearer": headers.get("authorization", "").startswith("Bearer "), "at": S.stamp()})
+        if S.hold is not None and path.startswith("/api/") and not S.hold["reached"]:
+            hold = S.hold
+            hold["waiting"] += 1
+            if hold["waiting"] >= hold["count"]:
+                hold["reached"] = True
+                hold["event"].set()
+            else:
+                try:
+                    await asyncio.wait_for(hold["event"].wait(), hold["timeout"])
+                except asyncio.TimeoutError:
+                    hold["event"].set()
+                    S.hold = None  # the client never had them all in flight: release, and report not reached
+        fault = S.faults.get(path)
+        if fault and fault["times"] > 0:
+            fault["times"] -= 1
+            if fault["delay_ms"]:
+                await asyncio.sleep(fault["delay_ms"] / 1000)
+            if fault["status"]:
+                reply = JSONResponse({"detail": "Vom Test ausgelöster Fehler.", "code": "control_fault"},
+                                     status_code=fault["status"])
+                await reply(scope, receive, send)
+                return
+        if S.drops.get(path, 0) > 0:
+            S.drops[path] -= 1
+            await self.app(scope, receive, dropping(send))
+            return
+        if any(S.drops.values()):
+            # While a drop is armed, every other reply closes its connection, so the dropped request
+            # arrives on a fresh one: a client library that silently resends on a reused connection
+            # that died (libcurl does) would otherwise hide the lost reply from the app.
+            await self.app(scope, receive, closing(send))
+            return
         await self.app(scope, receive, send)
+
+
+def closing(send):
+    """A `send` that adds `Connection: close` to the reply's head."""
+
+    async def close_after(message):
+        if message["type"] == "http.response.start":
+            headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"connection"]
+            message = dict(message, headers=headers + [(b"connection", b"close")])
+        await send(message)
+
+    return close_after
+
+
+def dropping(send):
+    """A `send` that lets the handler commit, then closes the connection before the status line: the
+    client receives nothing at all. uvicorn's `send` is a bound method of the request cycle, whose
+    transport we close; marking the cycle disconnected stops uvicorn from writing a 500 afterwards."""
+    cycle = getattr(send, "__self__", None)
+
+    async def drop(message):
+        if message["type"] == "http.response.start" and cycle is not None:
+            cycle.disconnected = True
+            cycle.transport.close()
+        # every message of the reply is swallowed
+
+    return drop
 
 
 def main() -> None:
@@ -567,7 +685,12 @@ def main() -> None:
     parser.add_argument("--db", required=True)
     args = parser.parse_args()
     S = State(args.db)
-    app = RequestLog(Starlette(routes=routes))
+    finance.API.store = S.store
+    finance.API.full_user = full_user
+    finance.API.error = error
+    finance.API.now = S.now
+    app = RequestLog(Starlette(routes=routes + control_routes,
+                               exception_handlers={404: not_found, 405: method_not_allowed}))
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning", access_log=False)
 
 

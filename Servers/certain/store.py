@@ -1,9 +1,10 @@
 """SQLite storage and fixtures for the Certain reference server (a stand-in, see README.md).
 
-Extension point: a later issue adds the data endpoints. Add their tables to SCHEMA and their rows
-to a function in FIXTURES; `reset()` runs every fixture function of the chosen fixture in order.
+The users are filled here; the finance tables and rows come from fixtures.py. `reset()` runs every
+fill function of the chosen fixture in order.
 """
 
+import copy
 import hashlib
 import hmac
 import secrets
@@ -11,6 +12,8 @@ import sqlite3
 import threading
 
 import pyotp
+
+import fixtures
 
 SCHEMA = """
 CREATE TABLE users (
@@ -25,7 +28,7 @@ CREATE TABLE sessions (
 CREATE TABLE tokens (
     id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL, name TEXT NOT NULL, scope TEXT NOT NULL,
     token_hash TEXT UNIQUE NOT NULL, created_at TEXT NOT NULL, last_used_at TEXT, revoked INTEGER NOT NULL DEFAULT 0);
-"""
+""" + fixtures.FINANCE_SCHEMA
 
 # The fixture passwords are public test data: the tests read them from the control endpoint
 # GET /_control/fixture, never from the app's side.
@@ -77,7 +80,7 @@ def fixture_users(db: sqlite3.Connection, state: dict) -> None:
                 db.execute("INSERT INTO recovery_codes (user_id, code_hash) VALUES (?,?)", (cur.lastrowid, token_hash(code)))
 
 
-FIXTURES = {"default": [fixture_users]}
+FIXTURES = {name: [fixture_users, fill] for name, fill in fixtures.FIXTURES.items()}
 
 
 class Store:
@@ -88,17 +91,31 @@ class Store:
         self.lock = threading.RLock()
         self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA synchronous = OFF")  # test data: speed over durability
         self.fixture_state: dict = {}
+        self.snapshots: dict = {}
         self.reset("default")
 
     def reset(self, fixture: str) -> None:
+        """Loads `fixture`. The first load of each fixture is kept in memory and copied back on later
+        resets (scrypt hashes and two years of rows take a second to build)."""
         with self.lock:
+            if fixture in self.snapshots:
+                saved, state = self.snapshots[fixture]
+                saved.backup(self.db)
+                self.fixture_state = copy.deepcopy(state)
+                return
             for (name,) in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall():
                 self.db.execute(f"DROP TABLE {name}")
             self.db.executescript(SCHEMA)
             self.fixture_state = {}
+            self.db.execute("BEGIN")
             for fill in FIXTURES[fixture]:
                 fill(self.db, self.fixture_state)
+            self.db.execute("COMMIT")
+            saved = sqlite3.connect(":memory:", check_same_thread=False)
+            self.db.backup(saved)
+            self.snapshots[fixture] = (saved, copy.deepcopy(self.fixture_state))
 
     def one(self, sql: str, *args):
         with self.lock:

@@ -15,7 +15,21 @@ import Foundation
 /// - `Retry-After` (RFC 9110 §10.2.3), in seconds or as an HTTP date, replaces the computed delay;
 ///   a `Retry-After` longer than `maxRetryAfter` ends the retries and surfaces the error instead.
 /// - At most `maxAttempts` sends in all, so the wait is bounded.
+///
+/// An app whose rules differ says so per request (`Request.retrying(_:)`): which failures count
+/// (`retryableFailures`, for example only a reply lost after the request left, never a refused
+/// connection) and a fixed schedule without jitter (`jitter: false`: exactly 1, 2, 4 s).
 public struct RetryPolicy: Sendable, Hashable {
+    /// A transport failure a policy may retry.
+    public enum Failure: Sendable, Hashable, CaseIterable {
+        /// The connection broke after the request was sent (reset, cut-off body): the reply was lost.
+        case connectionLost
+        /// The server stopped answering for longer than the timeout: the reply may have been lost.
+        case timedOut
+        /// The server could not be reached at all: the request never left.
+        case unreachable
+    }
+
     /// Total sends, the first included.
     public var maxAttempts: Int
     /// The backoff before the second send, before jitter.
@@ -26,17 +40,25 @@ public struct RetryPolicy: Sendable, Hashable {
     public var maxRetryAfter: Duration
     /// Statuses worth another try.
     public var retryableStatuses: Set<Int>
+    /// Transport failures worth another try.
+    public var retryableFailures: Set<Failure>
+    /// Whether the backoff is randomised ("full jitter"); without it the waits are exactly the capped
+    /// exponential: `baseDelay`, twice that, four times that.
+    public var jitter: Bool
 
     /// Creates a policy; the defaults are described on the type.
     public init(
         maxAttempts: Int = 3, baseDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(30),
-        maxRetryAfter: Duration = .seconds(60), retryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
+        maxRetryAfter: Duration = .seconds(60), retryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504],
+        retryableFailures: Set<Failure> = Set(Failure.allCases), jitter: Bool = true
     ) {
         self.maxAttempts = max(1, maxAttempts)
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
         self.maxRetryAfter = maxRetryAfter
         self.retryableStatuses = retryableStatuses
+        self.retryableFailures = retryableFailures
+        self.jitter = jitter
     }
 
     /// A policy that never retries.
@@ -45,17 +67,21 @@ public struct RetryPolicy: Sendable, Hashable {
     /// Whether a failure of this kind is worth another try.
     public func isRetryable(_ error: HTTPError) -> Bool {
         switch error {
-        case .connectionLost, .timedOut, .unreachable: return true
+        case .connectionLost: return retryableFailures.contains(.connectionLost)
+        case .timedOut: return retryableFailures.contains(.timedOut)
+        case .unreachable: return retryableFailures.contains(.unreachable)
         case .status(let failure): return retryableStatuses.contains(failure.status)
         default: return false
         }
     }
 
-    /// The backoff before send number `attempt + 1` (attempt counts from 1), with full jitter.
+    /// The backoff before send number `attempt + 1` (attempt counts from 1), with full jitter unless
+    /// `jitter` is off.
     public func backoff(afterAttempt attempt: Int, random: any RandomSource) -> Duration {
         let exponent = Double(max(0, attempt - 1))
         let capped = min(maxDelay.seconds, baseDelay.seconds * pow(2, exponent))
-        return .milliseconds(Int64((capped * random.unitInterval() * 1000).rounded()))
+        let factor = jitter ? random.unitInterval() : 1
+        return .milliseconds(Int64((capped * factor * 1000).rounded()))
     }
 
     /// Parses `Retry-After`: delta-seconds or an HTTP date (relative to `now`); `nil` when absent or invalid.

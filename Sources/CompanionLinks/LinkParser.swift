@@ -152,7 +152,5 @@ public enum LinkParser {
         }
     }
 
-    private static func clipped(_ text: Substring) -> String {
-        text.count > 32 ? String(text.prefix(32)) + "…" : String(text)
-    }
+    private static func clipped(_ text: Substring) -> String { text.clipped(to: 32) }
 }

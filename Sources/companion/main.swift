@@ -19,6 +19,11 @@ let families: [CommandFamily] = [
     StoreCommands.family,
     LinkCommands.family,
     OmnigentCommands.family,
+<<<<<<< HEAD
+    CertainCommands.family,
+=======
+    MainworthyCommands.family,
+>>>>>>> mainworthy
     VaultCommands.family,
 ]
 
@@ -30,8 +35,12 @@ let root = Command.group(
 /// The top-level help: the commands by family.
 func topUsage() -> String {
     var text = "usage: companion <command> [arguments] [--help]\n"
-    for family in families {
-        text += "\n\(family.title):\n" + Command.table(family.commands.map { ($0.name, $0.summary) }) + "\n"
+    // Families with the same title (every app's is "Apps") share one heading, in list order.
+    var titles: [String] = []
+    for family in families where !titles.contains(family.title) { titles.append(family.title) }
+    for title in titles {
+        let commands = families.filter { $0.title == title }.flatMap(\.commands)
+        text += "\n\(title):\n" + Command.table(commands.map { ($0.name, $0.summary) }) + "\n"
     }
     text += """
 

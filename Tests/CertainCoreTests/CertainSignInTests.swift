@@ -197,7 +197,7 @@ extension CertainServer {
             }
         }
 
-        @Test("C-ADDR-1") @MainActor func plainHTTPIsRefusedByDefaultBeforeAnyRequest() async throws {
+        @Test("C-ADDR-1 C-ADDR-2") @MainActor func plainHTTPIsRefusedByDefaultBeforeAnyRequest() async throws {
             let model = SignInModel(store: InMemorySecretStore()) { address in
                 CertainSignIn(
                     address: address,

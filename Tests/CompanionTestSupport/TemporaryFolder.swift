@@ -13,6 +13,13 @@ public final class TemporaryFolder: Sendable {
     }
 
     deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// A fresh folder the caller removes itself (with `defer`), for tests that hand the path on.
+    public static func make(prefix: String = "companion-tests") throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
 }
 
 /// The package's root folder (for scripts and executables).

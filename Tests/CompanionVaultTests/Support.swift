@@ -1,4 +1,5 @@
 import CompanionCore
+import CompanionTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -11,7 +12,7 @@ enum VaultTestSupport {
         let description: String
     }
 
-    /// The real vault fixture (a copy of shared/fixtures/sgit-vault, bundled with the tests), or
+    /// The real vault fixture (written by the sgit CLI and bundled with the tests, see its README), or
     /// `$SGIT_FIXTURE_DIR` when set.
     static func fixtureFolder() throws -> URL {
         if let explicit = ProcessInfo.processInfo.environment["SGIT_FIXTURE_DIR"], !explicit.isEmpty {
@@ -40,10 +41,7 @@ enum VaultTestSupport {
 
     /// A fresh folder under the temporary directory, removed by the caller's `defer`.
     static func scratch(_ name: String = "vault") throws -> URL {
-        let folder = FileManager.default.temporaryDirectory
-            .appendingPathComponent("companionvault-tests-\(name)-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
+        try TemporaryFolder.make(prefix: "companionvault-tests-\(name)")
     }
 
     /// A copy of the fixture's objects folder, for tests that tamper with it.

@@ -91,7 +91,15 @@ public actor CertainSignIn: SignInServer {
         let me = try await client.call(.get, "/api/auth/me", headers: cookieHeaders())
         guard me.status == 200, let id = me.json?["id"] else { throw .unexpected(me, "GET /api/auth/me") }
         let userID = id.intValue.map(String.init) ?? id.stringValue ?? ""
-        let minted = try await Self.mint(client: client, name: tokenName, headers: cookieHeaders())
+        let minted: (id: String, token: String)
+        do {
+            minted = try await Self.mint(client: client, name: tokenName, headers: cookieHeaders())
+        } catch {
+            // C-TOK-9: no token, no carrying on with the cookie: end its session and go back to sign-in.
+            _ = try? await client.call(.post, "/api/auth/logout", headers: cookieHeaders())
+            throw error
+        }
+        // C-TOK-3: the cookie's one last use ends its own session; from here on only the token travels.
         _ = try? await client.call(.post, "/api/auth/logout", headers: cookieHeaders())
         journal.record(.keys, "minted an app device token; the sign-in cookie is dropped")
         return StoredCredential(

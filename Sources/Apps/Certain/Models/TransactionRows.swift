@@ -1,0 +1,129 @@
+import Foundation
+
+/// A transfer as one row: from one account to another, with the amount's magnitude and no sign.
+public struct TransferRow: Sendable, Hashable {
+    /// The account money leaves (from the link, never from a sign, C-XFER-4).
+    public let fromAccountID: Int
+    /// The account money arrives in.
+    public let toAccountID: Int
+    /// The from-leg's magnitude in the from-leg's currency (C-XFER-8); a lone to-leg shows its own.
+    public let amount: Money
+    /// The booking day of the first listed leg.
+    public let bookedOn: CalendarDate
+    /// The transactions behind the row: one (one-piece transfer or a lone leg) or two (a pair).
+    public let legs: [Transaction]
+    /// `false` for a lone leg whose other side is not in the list (C-XFER-3).
+    public let isComplete: Bool
+}
+
+/// One row of the transactions list.
+public enum TransactionRow: Sendable, Hashable, Identifiable, Encodable {
+    /// An ordinary transaction.
+    case booking(Transaction)
+    /// A transfer: a one-piece transaction, a pair of linked legs, or a lone leg.
+    case transfer(TransferRow)
+
+    /// Stable across reloads: `t<id>` for a booking or a single-transaction transfer, `link<id>` for a pair.
+    public var id: String {
+        switch self {
+        case .booking(let transaction): "t\(transaction.id)"
+        case .transfer(let row):
+            row.legs.count == 2 ? "link\(row.legs[0].transferLink?.id ?? row.legs[0].id)" : "t\(row.legs[0].id)"
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, kind, complete, amount, currency
+        case transactionIDs = "transaction_ids"
+        case bookedOn = "booked_on"
+        case fromAccountID = "from_account_id"
+        case toAccountID = "to_account_id"
+    }
+
+    /// `{"kind": "booking"|"transfer", "id", "transaction_ids", "booked_on", …}`; a transfer adds its accounts,
+    /// its unsigned amount and currency and whether both legs are listed.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(transactionIDs, forKey: .transactionIDs)
+        switch self {
+        case .booking(let transaction):
+            try container.encode("booking", forKey: .kind)
+            try container.encode(transaction.bookedOn, forKey: .bookedOn)
+        case .transfer(let row):
+            try container.encode("transfer", forKey: .kind)
+            try container.encode(row.bookedOn, forKey: .bookedOn)
+            try container.encode(row.fromAccountID, forKey: .fromAccountID)
+            try container.encode(row.toAccountID, forKey: .toAccountID)
+            try container.encode(row.amount.amount, forKey: .amount)
+            try container.encode(row.amount.currency, forKey: .currency)
+            try container.encode(row.isComplete, forKey: .complete)
+        }
+    }
+
+    /// The ids of the transactions behind the row.
+    public var transactionIDs: [Int] {
+        switch self {
+        case .booking(let transaction): [transaction.id]
+        case .transfer(let row): row.legs.map(\.id)
+        }
+    }
+}
+
+/// Turns a loaded list of transactions into rows: the client's half of transfers (the server leaves it to us).
+///
+/// Rules, with their reasons:
+/// - A transaction with `to_account_id` is one transfer row from its account to that one (C-XFER-1).
+/// - Two legs sharing a `transfer_link.id`, both in the list, are one row (C-XFER-2): two rows would show the
+///   same money twice. The row sits where the first leg was; other order is kept (C-XFER-6).
+/// - A leg whose partner is not in the list keeps its own row, marked as a transfer (C-XFER-3): otherwise an
+///   account filter, a search or a page boundary would make money that does belong here vanish.
+/// - The direction comes from the link's `from_id`/`to_id`, never from a sign: some banks send both legs
+///   positive (C-XFER-4). Only the link pairs; equal and opposite amounts on a day stay two rows (C-XFER-5).
+/// - Pairing runs over the whole loaded list, so a later page's second leg merges with the first (C-XFER-7).
+public enum TransactionRows {
+    /// The rows for `transactions`, in their order. Every transaction yields a row or joins one.
+    public static func rows(_ transactions: [Transaction]) -> [TransactionRow] {
+        var byLink: [Int: [Transaction]] = [:]
+        for transaction in transactions {
+            if let link = transaction.transferLink { byLink[link.id, default: []].append(transaction) }
+        }
+        var placed = Set<Int>()
+        var rows: [TransactionRow] = []
+        rows.reserveCapacity(transactions.count)
+        for transaction in transactions {
+            if let link = transaction.transferLink {
+                guard !placed.contains(link.id) else { continue }
+                let legs = byLink[link.id] ?? [transaction]
+                let from = legs.first { $0.id == link.fromID }
+                let to = legs.first { $0.id == link.toID }
+                if let from, let to, from.id != to.id {
+                    placed.insert(link.id)
+                    rows.append(
+                        .transfer(
+                            TransferRow(
+                                fromAccountID: link.fromAccountID, toAccountID: link.toAccountID,
+                                amount: from.money.magnitude, bookedOn: transaction.bookedOn,
+                                legs: transaction.id == from.id ? [from, to] : [to, from], isComplete: true)))
+                } else {
+                    rows.append(
+                        .transfer(
+                            TransferRow(
+                                fromAccountID: link.fromAccountID, toAccountID: link.toAccountID,
+                                amount: transaction.money.magnitude, bookedOn: transaction.bookedOn,
+                                legs: [transaction], isComplete: false)))
+                }
+            } else if let target = transaction.toAccountID {
+                rows.append(
+                    .transfer(
+                        TransferRow(
+                            fromAccountID: transaction.accountID, toAccountID: target,
+                            amount: transaction.money.magnitude, bookedOn: transaction.bookedOn,
+                            legs: [transaction], isComplete: true)))
+            } else {
+                rows.append(.booking(transaction))
+            }
+        }
+        return rows
+    }
+}

@@ -1,0 +1,105 @@
+import CompanionAuth
+import CompanionHTTP
+import Foundation
+
+/// What went wrong with a Mainworthy call, as the screens tell it.
+///
+/// Rules (M-NET-1, M-NET-4, O-7, O-21): a request that never left is `notConnected` and nothing is
+/// queued; a reply lost after the request left is `unconfirmed` (the write may have happened); a
+/// server's refusal carries its `message` word for word; a 401 anywhere is `signedOut`. No case holds
+/// a secret.
+public enum MainworthyError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+    /// The request never left: no connection, or the server refused the connection.
+    case notConnected(HTTPError)
+    /// The request left, but no reply came back (reset, timeout, cut-off body), after any resends.
+    case unconfirmed(HTTPError)
+    /// The server refused: its status, code and sentence, and for 409 `decision_changed` the decision
+    /// standing now.
+    case refused(ServerRefusal)
+    /// The session is gone (401): signed out, drafts kept.
+    case signedOut(serverSentence: String?)
+    /// The input was refused before anything was sent.
+    case input(InputProblem)
+    /// Any other failure (a reply that did not decode, a secret store that failed).
+    case other(String)
+
+    /// Classifies a failure of a call.
+    public init(_ error: HTTPError) {
+        switch error {
+        case .offline, .unreachable:
+            self = .notConnected(error)
+        case .connectionLost, .timedOut:
+            self = .unconfirmed(error)
+        case .status(let failure) where failure.status == 401:
+            self = .signedOut(serverSentence: failure.envelope?.message)
+        case .status(let failure):
+            self = .refused(ServerRefusal(failure))
+        default:
+            self = .other(error.description)
+        }
+    }
+
+    /// The refusal's code (`decision_changed`, `capability_missing`, …), if this is one.
+    public var code: String? {
+        if case .refused(let refusal) = self { return refusal.code }
+        return nil
+    }
+
+    /// A sentence a person can act on; a server's sentence is given as it came.
+    public var description: String {
+        switch self {
+        case .notConnected:
+            return "There is no connection to the server, so nothing was sent. Connect and try again."
+        case .unconfirmed:
+            return
+                "The server did not confirm this. It may or may not have been recorded; press Retry to send it again."
+        case .refused(let refusal):
+            return refusal.message
+        case .signedOut(let sentence):
+            return sentence ?? "You were signed out. Sign in again."
+        case .input(let problem):
+            return problem.description
+        case .other(let detail):
+            return detail
+        }
+    }
+
+    /// The same sentence, for `LocalizedError` users (SwiftUI alerts).
+    public var errorDescription: String? { description }
+}
+
+/// A refusal by the server: status, code, its own sentence, and what else it said.
+public struct ServerRefusal: Sendable, Hashable {
+    /// The status.
+    public var status: Int
+    /// The code, such as `decision_changed`.
+    public var code: String?
+    /// The server's sentence, word for word; a generic one when it sent none.
+    public var message: String
+    /// For 409 `decision_changed`: the decision standing now (`nil` when the question is open again).
+    public var current: Decision?
+    /// For 403 `capability_missing`: the capability.
+    public var capability: String?
+    /// For 422 `invalid`: field → problem.
+    public var fields: [String: String]
+
+    /// Reads a status failure's envelope.
+    public init(_ failure: HTTPError.StatusFailure) {
+        status = failure.status
+        code = failure.envelope?.code
+        message = failure.envelope?.message ?? HTTPError.status(failure).description
+        capability = failure.envelope?.details?["capability"]?.stringValue
+        var fields: [String: String] = [:]
+        for problem in failure.envelope?.fieldProblems ?? [] { fields[problem.field] = problem.message }
+        self.fields = fields
+        if let current = failure.envelope?.details?["current"], !current.isNull,
+            let data = current.jsonString().data(using: .utf8)
+        {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .custom(Client.defaultDateDecoding)
+            self.current = try? decoder.decode(Decision.self, from: data)
+        } else {
+            self.current = nil
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import CertainCore
+import Foundation
+import Testing
+
+@Suite struct MoneyAndDateTests {
+    func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
+        try JSONDecoder().decode(type, from: Data(json.utf8))
+    }
+
+    @Test("C-MONEY-1: \"0.10\" + \"0.20\" is exactly \"0.30\", never through binary floating point")
+    func decimalStringsAddExactly() throws {
+        let a = try #require(Amount(exactly: "0.10"))
+        let b = try #require(Amount(exactly: "0.20"))
+        #expect(a + b == Amount(exactly: "0.30"))
+        #expect((a + b).description == "0.30")
+        // The Double route would not be exact: 0.1 + 0.2 != 0.3 in binary.
+        #expect(0.1 + 0.2 != 0.3)
+        let decoded = try decode([Amount].self, #"["0.10", "-12.3456", "250", "1000000.01"]"#)
+        #expect(decoded.map(\.description) == ["0.10", "-12.3456", "250.00", "1000000.01"])
+    }
+
+    @Test("C-MONEY-1 C-ERR-3: a number or a localised amount is a decode error naming its path")
+    func amountsMustBePlainDecimalStrings() {
+        #expect(throws: DecodingError.self) { try decode([Amount].self, "[0.1]") }
+        for text in ["1,50", "1e3", "", "-", "1.", ".5", "1.2.3", " 1"] {
+            #expect(Amount(exactly: text) == nil, "\(text)")
+        }
+        do {
+            _ = try decode([String: Amount].self, #"{"balance": "12,30"}"#)
+            Issue.record("a comma amount decoded")
+        } catch let DecodingError.dataCorrupted(context) {
+            #expect(context.codingPath.map(\.stringValue) == ["balance"])
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test("C-MONEY-1 C-ACC-1: German and English formats, every decimal the server sent")
+    func moneyFormatsForGermanAndEnglish() throws {
+        let rent = Money(try #require(Amount(exactly: "-1234.5")), "EUR")
+        #expect(rent.formatted(.german) == "-1.234,50\u{00A0}€")
+        #expect(rent.formatted(.english) == "-€1,234.50")
+        #expect(rent.formatted(.german, signed: false) == "1.234,50\u{00A0}€")
+        let share = Money(try #require(Amount(exactly: "-12.3456")), "USD")
+        #expect(share.formatted(.german) == "-12,3456\u{00A0}$")
+        #expect(share.formatted(.english) == "-$12.3456")
+        let franc = Money(try #require(Amount(exactly: "1000000")), "CHF")
+        #expect(franc.formatted(.german) == "1.000.000,00\u{00A0}CHF")
+        #expect(franc.formatted(.english) == "CHF\u{00A0}1,000,000.00")
+    }
+
+    @Test("C-TIME-3: booked_on 2026-10-14 shows 14 October in every device time zone")
+    func calendarDatesNeverShift() throws {
+        let date = try decode([CalendarDate].self, #"["2026-10-14"]"#)[0]
+        let zones = ["Pacific/Kiritimati", "Pacific/Pago_Pago", "America/Los_Angeles", "Europe/Berlin", "Asia/Tokyo"]
+        for zone in zones {
+            // Nothing in a day's path reads the zone; run with it set anyway.
+            setenv("TZ", zone, 1)
+            tzset()
+            #expect(date.formatted(.german) == "14.10.2026")
+            #expect(date.formatted(.english) == "14 Oct 2026")
+            #expect(date.description == "2026-10-14")
+        }
+        unsetenv("TZ")
+        tzset()
+        #expect(CalendarDate("2026-02-29") == nil)
+        #expect(CalendarDate("2028-02-29") != nil)
+        #expect(CalendarDate("2026-10-14T00:00:00") == nil)
+        #expect(throws: DecodingError.self) { try decode([CalendarDate].self, #"["14.10.2026"]"#) }
+    }
+
+    @Test("C-TIME-3: today is taken once from the device's zone; the same instant is another day elsewhere")
+    func todayUsesTheGivenZone() throws {
+        let instant = Date(timeIntervalSince1970: 1_791_936_000)  // 2026-10-14T00:00:00Z
+        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let losAngeles = try #require(TimeZone(identifier: "America/Los_Angeles"))
+        #expect(CalendarDate.today(instant, in: berlin).description == "2026-10-14")
+        #expect(CalendarDate.today(instant, in: losAngeles).description == "2026-10-13")
+    }
+
+    @Test("C-BUD-2: a month is read and written as YYYY-MM, and named in both languages")
+    func budgetMonths() throws {
+        let month = try #require(BudgetMonth("2026-10"))
+        #expect(month.formatted(.german) == "Oktober 2026")
+        #expect(month.formatted(.english) == "October 2026")
+        #expect(BudgetMonth("2026-13") == nil)
+        #expect(try #require(BudgetMonth("2026-08")) < month)
+    }
+}

@@ -1,6 +1,0 @@
-import MainworthyCore
-import Testing
-
-@Test func moduleLinks() {
-    #expect(MainworthyCoreModule.name == "MainworthyCore")
-}

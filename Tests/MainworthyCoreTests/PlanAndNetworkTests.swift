@@ -1,0 +1,276 @@
+import CompanionCore
+import CompanionHTTP
+import CompanionTestSupport
+import Foundation
+import MainworthyCore
+import Testing
+
+extension AgainstReferenceServer {
+    @Suite struct Planning {
+        @MainActor @Test func aPlanSaysHowManySlotsItMadeAndOpensTheRun() async throws {  // M-PLAN-1, M-PLAN-5
+            let server = try ReferenceServer()
+            try await server.reset()
+            let runs = try #require(try await server.workspace("ada").runs)
+            await runs.plan(name: "Release 4.3", selection: .folder(id: "f_3"), commit: "a1b2c3d")
+            guard case .planned(let runID, 10) = runs.planOutcome else {
+                Issue.record("expected 10 slots planned, got \(String(describing: runs.planOutcome))")
+                return
+            }
+            #expect(runs.planOutcome?.sentence == "Planned 10 slots.")
+            #expect(runs.plannedRun?.id == runID)
+            #expect(runs.plannedRun?.state.value?.accepts == RunAccepts(manual: true, commit: "a1b2c3d"))
+            await runs.plan(name: "Smoke", selection: .tag("smoke"))
+            #expect(runs.plannedRun?.state.value?.accepts == RunAccepts(manual: true, commit: nil))
+            await runs.plan(name: "Cards", selection: .search("c-12"))
+            #expect(runs.planOutcome?.sentence == "Planned 1 slot.")
+            await runs.plan(name: "All", selection: .all)
+            #expect(runs.planOutcome?.sentence == "Planned 120 slots.")
+        }
+
+        @MainActor @Test func aPlannedRunThatCannotBeReadIsReadAgainWithoutPlanningAnother() async throws {  // M-PLAN-2
+            let server = try ReferenceServer()
+            try await server.reset()
+            let runs = try #require(try await server.workspace("ada").runs)
+            try await server.fail("/api/projects/shop/runs/r_3", status: 500, times: 3)
+            await runs.plan(name: "Release 4.3", selection: .tag("smoke"))
+            guard case .plannedButUnread("r_3", 40, _) = runs.planOutcome else {
+                Issue.record("expected planned but unread, got \(String(describing: runs.planOutcome))")
+                return
+            }
+            try await server.clearLog()
+            await runs.readPlannedRunAgain()
+            #expect(runs.planOutcome == .planned(runID: "r_3", slotCount: 40))
+            let log = try await server.log()
+            #expect(log.map { "\($0.method) \($0.path)" } == ["GET /api/projects/shop/runs/r_3"])
+            await runs.refresh()
+            #expect(runs.state.value?.count == 3)
+        }
+
+        @MainActor @Test func aLostPlanReplyIsRetriedWithTheSameKeyAndMakesOneRun() async throws {  // M-PLAN-3, M-NET-3
+            let server = try ReferenceServer()
+            try await server.reset()
+            let sleeper = RecordingSleeper()
+            let runs = try #require(try await server.workspace("ada", sleeper: sleeper).runs)
+            try await server.dropReply("/api/projects/shop/runs")
+            await runs.plan(name: "Release 4.3", selection: .all)
+            #expect(runs.pendingPlan != nil && sleeper.delays.isEmpty)  // plans get Retry only
+            await runs.retryPlan()
+            #expect(runs.planOutcome == .planned(runID: "r_3", slotCount: 120))
+            let posts = try await server.log().posts(endingWith: "/runs")
+            #expect(posts.count == 2 && posts[0].idempotencyKey == posts[1].idempotencyKey && posts[1].replayed)
+            await runs.refresh()
+            #expect(runs.state.value?.count == 3)
+        }
+
+        // M-PLAN-4, M-NET-4
+        @MainActor @Test func anEmptySelectionShowsTheServersSentenceAndMakesNoRun() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let runs = try #require(try await server.workspace("ada").runs)
+            await runs.plan(name: "Nightly", selection: .tag("nightly"))
+            #expect(runs.planOutcome == .failed("The tag “nightly” has no cases."))
+            await runs.refresh()
+            #expect(runs.state.value?.count == 2)
+        }
+    }
+
+    @Suite struct Network {
+        @MainActor @Test func anAnswerThatNeverLeftFailsAtOnceAndNothingIsKept() async throws {  // M-NET-1
+            let server = try ReferenceServer()
+            try await server.reset()
+            let sleeper = RecordingSleeper()
+            let workspace = try await server.workspace("ada", sleeper: sleeper)
+            let page = try #require(workspace.queue?.question("q_2"))
+            await page.refresh()
+            // The same session, to a port where nothing listens: the connection is refused.
+            let closed = try #require(URL(string: "http://127.0.0.1:\(try unusedPort())"))
+            let offline = try server.connection(sleeper: sleeper, server: closed)
+            let command = offline.command(
+                MainworthyAPI.answer(
+                    "shop", question: "q_2",
+                    AnswerBody(answer: "test_wrong", reason: nil, tracker: nil, expectedDecisionID: nil)),
+                resendsLostReply: true)
+            do {
+                _ = try await offline.perform(command)
+                Issue.record("a refused connection succeeded")
+            } catch {
+                guard case .notConnected = error else { throw error }
+            }
+            #expect(sleeper.delays.isEmpty)
+            #expect(try await server.log().posts(endingWith: "/decisions").isEmpty)
+        }
+
+        @MainActor @Test func aLostAnswerReplyIsResentWithTheSameKeyAndRecordedOnce() async throws {  // M-NET-2, O-8
+            let server = try ReferenceServer()
+            try await server.reset()
+            let sleeper = RecordingSleeper()
+            let queue = try #require(try await server.workspace("ada", sleeper: sleeper).queue)
+            let page = queue.question("q_2")
+            await page.refresh()
+            try await server.dropReply("/api/projects/shop/questions/q_2/decisions", times: 2)
+            await page.answer("flaky", reason: "Runner timeout")
+            #expect(page.recorded != nil && page.problem == nil)
+            #expect(sleeper.delays == [.seconds(1), .seconds(2)])
+            let posts = try await server.log().posts(endingWith: "/decisions")
+            #expect(posts.count == 3 && Set(posts.map(\.idempotencyKey)).count == 1)
+            await page.refresh()
+            #expect(page.state.value?.ledger.count == 1)
+        }
+
+        @MainActor @Test func afterThreeResendsTheAnswerIsUnconfirmedWithRetry() async throws {  // M-NET-2
+            let server = try ReferenceServer()
+            try await server.reset()
+            let sleeper = RecordingSleeper()
+            let page = try #require(try await server.workspace("ada", sleeper: sleeper).queue?.question("q_2"))
+            await page.refresh()
+            try await server.dropReply("/api/projects/shop/questions/q_2/decisions", times: 4)
+            await page.answer("test_wrong")
+            #expect(sleeper.delays == [.seconds(1), .seconds(2), .seconds(4)])
+            #expect(page.pendingAnswer != nil && page.recorded == nil)
+            await page.retryAnswer()
+            #expect(page.recorded != nil && page.pendingAnswer == nil)
+            await page.refresh()
+            #expect(page.state.value?.ledger.count == 1)
+        }
+
+        // M-NET-2 (timeout)
+        @MainActor @Test func aSlowReplyTimesOutIsResentAndTheServerKeepsOneDecision() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let sleeper = RecordingSleeper()
+            let page = try #require(
+                try await server.workspace("ada", sleeper: sleeper, timeout: .seconds(1)).queue?.question("q_2"))
+            await page.refresh()
+            try await server.fail("/api/projects/shop/questions/q_2/decisions", status: nil, times: 1, delayMs: 2500)
+            await page.answer("test_wrong")
+            #expect(page.recorded != nil)
+            #expect(sleeper.delays.first == .seconds(1))
+            // The slow first send finishes on the server after the resend; it replays, it does not decide twice.
+            try await waitForLog(server) { $0.posts(endingWith: "/decisions").allSatisfy { $0.status != nil } }
+            await page.refresh()
+            #expect(page.state.value?.ledger.count == 1)
+        }
+
+        @MainActor @Test func resultsAreNotResentByThemselves() async throws {  // M-NET-2 (results get Retry only)
+            let server = try ReferenceServer()
+            try await server.reset()
+            let sleeper = RecordingSleeper()
+            let run = try #require(try await server.workspace("ada", sleeper: sleeper).runs?.run("r_1"))
+            await run.refresh()
+            await run.open("s_2")
+            try await server.dropReply("/api/projects/shop/runs/r_1/slots/s_2/results")
+            await run.record(.pass)
+            #expect(sleeper.delays.isEmpty && run.pendingResult != nil)
+            #expect(try await server.log().posts(endingWith: "/results").count == 1)
+            await run.retry()
+            #expect(run.pendingResult == nil && run.openSlot?.slot.id == "s_4")
+            #expect(try await server.log().posts(endingWith: "/results").last?.replayed == true)
+        }
+
+        @Test func everyPostNeedsAKeyAndAKeyReusedForAnotherBodyIsRefused() async throws {  // M-NET-3
+            let server = try ReferenceServer()
+            try await server.reset()
+            let connection = try await server.signedIn("ada")
+            let path = "/api/projects/shop/runs/r_1/slots/s_2/results"
+            let noKey = Request<JSONValue>.post(path, body: ["outcome": "pass"] as JSONValue)
+            do {
+                _ = try await connection.read(noKey)
+                Issue.record("a POST without a key was accepted")
+            } catch {
+                #expect(error.code == "idempotency_key_required")
+            }
+            let first = try await connection.read(noKey.idempotencyKey("k-1"))
+            let again = try await connection.read(noKey.idempotencyKey("k-1"))
+            #expect(first == again)
+            let other = Request<JSONValue>.post(path, body: ["outcome": "skip"] as JSONValue).idempotencyKey("k-1")
+            do {
+                _ = try await connection.read(other)
+                Issue.record("a reused key was accepted")
+            } catch {
+                #expect(error.code == "idempotency_key_reused")
+            }
+            // Replies are kept 24 hours; after that the key is free again.
+            try await server.advanceClock(hours: 25)
+            let later = try await connection.read(other)
+            #expect(later["result"]?["outcome"] == "skip")
+            // Two commands for the same request carry two keys.
+            let body = ResultBody(outcome: .pass, note: nil, failedStep: nil)
+            let one = connection.command(MainworthyAPI.record("shop", run: "r_1", slot: "s_2", body))
+            let two = connection.command(MainworthyAPI.record("shop", run: "r_1", slot: "s_2", body))
+            #expect(one.key != two.key && !one.key.isEmpty)
+        }
+    }
+}
+
+/// A port on 127.0.0.1 where nothing listens.
+func unusedPort() throws -> Int {
+    // The socket closes when it is released, at the end of this expression.
+    try ListeningSocket().port
+}
+
+/// Polls the server's log every 20 ms for at most 5 s until `condition` holds.
+func waitForLog(
+    _ server: ReferenceServer, _ condition: @Sendable ([ReferenceServer.LoggedRequest]) -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + .seconds(5)
+    while !condition(try await server.log()) {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("the server's log did not reach the expected state within 5 s")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}
+
+extension AgainstReferenceServer {
+    @Suite struct PipelineResults {
+        /// Posts a pipeline report for `commit` failing C-12, with the fixture's pipeline token.
+        static func report(_ server: ReferenceServer, commit: String, branch: String?) async throws -> JSONValue {
+            var request = Request<JSONValue>.post(
+                "/api/projects/shop/reports",
+                body: [
+                    "commit": .string(commit), "base": "0f0e0d0", "branch": branch.map { .string($0) } ?? .null,
+                    "pull_request": .null, "state": "open", "job": "e2e",
+                    "results": [
+                        ["test": "checkout › pays with card", "outcome": "fail", "message": "500", "cases": ["C-12"]]
+                    ],
+                    "touches": ["C-12"],
+                ] as JSONValue
+            ).idempotencyKey("report-\(commit)-\(branch ?? "none")")
+            request.headers["Authorization"] = "Bearer \(try await server.pipelineToken())"
+            return try await server.control.send(request)
+        }
+
+        @MainActor @Test func aRunAcceptsPipelineResultsOnlyForItsCommit() async throws {  // M-PLAN-5
+            let server = try ReferenceServer()
+            try await server.reset()
+            let runs = try #require(try await server.workspace("ada").runs)
+            await runs.plan(name: "With commit", selection: .search("C-12"), commit: "d4e5f6a")
+            let withCommit = try #require(runs.plannedRun)
+            await runs.plan(name: "Manual only", selection: .search("C-12"))
+            let manualOnly = try #require(runs.plannedRun)
+            let open = runs.run("r_1")  // accepts a1b2c3d
+            await open.refresh()
+            let before = open.state.value?.slots.first?.result?.id
+            _ = try await Self.report(server, commit: "d4e5f6a", branch: "feat/cart")
+            await withCommit.refresh()
+            await manualOnly.refresh()
+            await open.refresh()
+            #expect(withCommit.state.value?.slots.first?.result?.outcome == .fail)
+            #expect(withCommit.state.value?.slots.first?.result?.by?.name == "pipeline")
+            #expect(manualOnly.state.value?.slots.first?.result == nil)
+            #expect(open.state.value?.slots.first?.result?.id == before)
+            // Manual results still go to the run planned with a commit.
+            await withCommit.open(try #require(withCommit.state.value?.slots.first?.id))
+            await withCommit.record(.pass)
+            #expect(withCommit.problem == nil)
+        }
+
+        @Test func aReportNamingNoBranchOrPullRequestMakesNoChange() async throws {  // M-CHG-1 (this part's share)
+            let server = try ReferenceServer()
+            try await server.reset()
+            #expect(try await Self.report(server, commit: "e5f6a7b", branch: nil) == ["change": .null])
+            #expect(try await Self.report(server, commit: "e5f6a7b", branch: "feat/cart") == ["change": "ch_1"])
+        }
+    }
+}

@@ -1,0 +1,263 @@
+import CompanionCore
+import CompanionHTTP
+import Foundation
+import MainworthyCore
+import Testing
+
+extension AgainstReferenceServer {
+    @Suite struct Projects {
+        @MainActor @Test func oneProjectIsOpenAndSwitchingReadsEverythingForTheOther() async throws {  // M-PROJ-1
+            let server = try ReferenceServer()
+            try await server.reset()
+            let workspace = try await server.workspace("ada")
+            #expect(workspace.current?.name == "Shop")
+            let shopQueue = try #require(workspace.queue)
+            await shopQueue.refresh()
+            #expect(shopQueue.state.value?.items.count == 6)
+            let ops = try #require(workspace.projects.value?.first { $0.key == "ops" })
+            workspace.open(ops)
+            #expect(workspace.current?.name == "Operations")
+            let opsQueue = try #require(workspace.queue)
+            #expect(opsQueue !== shopQueue && opsQueue.state == .loading)
+            await opsQueue.refresh()
+            #expect(opsQueue.state.value?.items.map(\.title) == ["Runbook step 2 needs a rollback"])
+            #expect(workspace.runs?.project == "ops" && workspace.decided?.project == "ops")
+        }
+
+        @MainActor @Test func capabilitiesComePerProjectAndASwitchReplacesThem() async throws {  // M-CAP-1
+            let server = try ReferenceServer()
+            try await server.reset()
+            let workspace = try await server.workspace("ada")
+            #expect(workspace.capabilities == [.read, .decide, .produce, .plan])
+            workspace.open(try #require(workspace.projects.value?.first { $0.key == "ops" }))
+            #expect(workspace.capabilities == [.read])
+            #expect(workspace.runs?.canPlan == false)
+        }
+
+        // M-CAP-2, M-NET-4
+        @MainActor @Test func withoutProduceNoOutcomeIsOfferedAndAForcedOneIsRefused() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let workspace = try await server.workspace("bo")
+            let run = try #require(workspace.runs?.run("r_1"))
+            await run.refresh()
+            await run.open("s_2")
+            #expect(!run.canRecord)
+            try await server.clearLog()
+            await run.record(.pass)
+            #expect(try await server.log().posts(endingWith: "/results").isEmpty)
+            let reads = workspace.capabilityReads
+            let forced = workspace.connection.command(
+                MainworthyAPI.record(
+                    "shop", run: "r_1", slot: "s_2", ResultBody(outcome: .pass, note: nil, failedStep: nil)))
+            do {
+                _ = try await workspace.connection.perform(forced)
+                Issue.record("a forced result was accepted")
+            } catch {
+                #expect(error.code == "capability_missing")
+                workspace.report(error)
+            }
+            try await waitUntil { workspace.capabilityReads > reads }
+            #expect(!workspace.signedOut)
+        }
+
+        @MainActor @Test func withoutPlanThereIsNoPlusAndAForcedPlanIsRefused() async throws {  // M-CAP-3
+            let server = try ReferenceServer()
+            try await server.reset()
+            let workspace = try await server.workspace("bo")
+            let runs = try #require(workspace.runs)
+            #expect(!runs.canPlan)
+            try await server.clearLog()
+            await runs.plan(name: "Nope", selection: .all)
+            #expect(try await server.log().posts(endingWith: "/runs").isEmpty)
+            let forced = workspace.connection.command(
+                MainworthyAPI.plan("shop", PlanBody(name: "Nope", selection: .all, acceptsCommit: nil)))
+            await #expect(throws: MainworthyError.self) { try await workspace.connection.perform(forced) }
+            #expect(try await server.log().posts(endingWith: "/runs").first?.status == 403)
+        }
+
+        @MainActor @Test func withoutDecideTheAnswersAreOffAndAForcedAnswerIsRefused() async throws {  // M-CAP-4
+            let server = try ReferenceServer()
+            try await server.reset()
+            let workspace = try await server.workspace("bo")
+            let page = try #require(workspace.queue?.question("q_2"))
+            await page.refresh()
+            #expect(page.availability.blocker == .missingCapability)
+            try await server.clearLog()
+            await page.answer("test_wrong")
+            #expect(try await server.log().posts(endingWith: "/decisions").isEmpty)
+            let forced = workspace.connection.command(
+                MainworthyAPI.answer(
+                    "shop", question: "q_2",
+                    AnswerBody(answer: "test_wrong", reason: nil, tracker: nil, expectedDecisionID: nil)))
+            do {
+                _ = try await workspace.connection.perform(forced)
+                Issue.record("a forced answer was accepted")
+            } catch {
+                guard case .refused(let refusal) = error else { throw error }
+                #expect(refusal.status == 403 && refusal.capability == "decide")
+            }
+        }
+    }
+
+    @Suite struct Queue {
+        @MainActor @Test func failuresComeFirstAndTheRestKeepsTheServersOrder() async throws {  // M-QUEUE-1
+            let server = try ReferenceServer()
+            try await server.reset()
+            let queue = try #require(try await server.workspace("ada").queue)
+            await queue.refresh()
+            // The server sends the review first (it waits longest); the failure goes to the top.
+            #expect(queue.state.value?.items.map(\.id) == ["q_2", "q_1", "q_3", "q_4", "q_5", "q_6"])
+        }
+
+        // M-QUEUE-2, M-QUEUE-4
+        @MainActor @Test func theSummaryLineIsTheServersTotalsWhateverThePageOrChip() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let workspace = try await server.workspace("ada")
+            let queue = QueueScreen(workspace: workspace, project: "shop", pageSize: 2)
+            await queue.refresh()
+            #expect(queue.state.value?.summaryLine == "1 failure to explain \u{00B7} 5 can wait")
+            #expect(queue.state.value?.items.count == 2)
+            await queue.choose(.link)
+            #expect(queue.state.value?.summaryLine == "1 failure to explain \u{00B7} 5 can wait")
+        }
+
+        @MainActor @Test func aChipListsOneKindFromTheServer() async throws {  // M-QUEUE-5
+            let server = try ReferenceServer()
+            try await server.reset()
+            let queue = try #require(try await server.workspace("ada").queue)
+            try await server.clearLog()
+            await queue.choose(.proposal)
+            #expect(queue.state.value?.items.map(\.kind) == [.proposal, .proposal])
+            #expect(
+                try await server.log().contains { $0.path == "/api/projects/shop/queue" && $0.query == "kind=proposal" }
+            )
+            #expect(queue.state.value?.summary == QueueSummary(failures: 1, canWait: 5))
+        }
+
+        @MainActor @Test func pagingAppendsTheNextPageWithNoIdTwice() async throws {  // M-QUEUE-4 (paging)
+            let server = try ReferenceServer()
+            try await server.reset()
+            let queue = QueueScreen(workspace: try await server.workspace("ada"), project: "shop", pageSize: 4)
+            await queue.refresh()
+            #expect(queue.state.value?.nextCursor != nil)
+            await queue.loadMore()
+            #expect(queue.state.value?.items.count == 6 && queue.state.value?.nextCursor == nil)
+            #expect(Set(queue.state.value?.items.map(\.id) ?? []).count == 6)
+        }
+
+        @MainActor @Test func answersExistOnlyOnTheQuestionsPageOnceItsEvidenceLoaded() async throws {  // M-QUEUE-6
+            let server = try ReferenceServer()
+            try await server.reset()
+            let page = try #require(try await server.workspace("ada").queue?.question("q_2"))
+            try await server.clearLog()
+            await page.answer("test_wrong")  // the evidence has not been read yet
+            #expect(try await server.log().posts(endingWith: "/decisions").isEmpty)
+            #expect(page.problem != nil)
+        }
+
+        @MainActor @Test func thePageShowsTheEvidenceOfItsKind() async throws {  // M-QUEUE-7
+            let server = try ReferenceServer()
+            try await server.reset()
+            let queue = try #require(try await server.workspace("ada").queue)
+            let failure = queue.question("q_2")
+            await failure.refresh()
+            let evidence = try #require(failure.state.value?.evidence.failure)
+            #expect(evidence.test == "checkout.spec.ts › pays with card" && evidence.message == "expected 200, got 500")
+            #expect(evidence.job == "e2e" && evidence.commit == "a1b2c3d" && evidence.location == "checkout.spec.ts:42")
+            let proposal = queue.question("q_3")
+            await proposal.refresh()
+            let edits = try #require(proposal.state.value?.evidence.proposal)
+            #expect(
+                edits.editCount == 21 && edits.edits.last?.op == "edit_case" && edits.edits.last?.caseNumber == "C-12")
+            let review = queue.question("q_1")
+            await review.refresh()
+            #expect(review.state.value?.evidence.review?.finding == "Step 3 has no expected result.")
+        }
+
+        @MainActor @Test func everyAnswerComesWithTheServersSentence() async throws {  // M-QUEUE-8
+            let server = try ReferenceServer()
+            try await server.reset()
+            let page = try #require(try await server.workspace("ada").queue?.question("q_2"))
+            await page.refresh()
+            let answers = try #require(page.state.value?.answers)
+            #expect(answers.map(\.key) == ["defect", "flaky", "test_wrong"])
+            #expect(answers[0].sentence == "Keeps the failure on the gate and records where it is tracked.")
+            #expect(answers.allSatisfy { !$0.sentence.isEmpty })
+        }
+
+        @MainActor @Test func aRequiredReasonIsAskedForAndTheServerRefusesItsAbsence() async throws {  // M-QUEUE-9
+            let server = try ReferenceServer()
+            try await server.reset()
+            let workspace = try await server.workspace("ada")
+            let page = try #require(workspace.queue?.question("q_2"))
+            await page.refresh()
+            try await server.clearLog()
+            await page.answer("flaky", reason: "   ")
+            #expect(page.problem == "“Flaky test” needs a reason. Type one, then answer again.")
+            #expect(try await server.log().posts(endingWith: "/decisions").isEmpty)
+            let forced = workspace.connection.command(
+                MainworthyAPI.answer(
+                    "shop", question: "q_2",
+                    AnswerBody(answer: "flaky", reason: nil, tracker: nil, expectedDecisionID: nil)))
+            await #expect(throws: MainworthyError.self) { try await workspace.connection.perform(forced) }
+            #expect(try await server.log().posts(endingWith: "/decisions").first?.status == 422)
+        }
+
+        @MainActor @Test func aDefectWithAnEmptyTrackerIsAccepted() async throws {  // M-QUEUE-10
+            let server = try ReferenceServer()
+            try await server.reset()
+            let page = try #require(try await server.workspace("ada").queue?.question("q_2"))
+            await page.refresh()
+            await page.answer("defect", tracker: "")
+            #expect(page.problem == nil)
+            #expect(page.recorded?.decision.answer == "defect" && page.recorded?.decision.tracker == nil)
+        }
+
+        @MainActor @Test func aConfirmedAnswerShowsTheRecordedBarAndLeavesTheList() async throws {  // M-QUEUE-11
+            let server = try ReferenceServer()
+            try await server.reset()
+            let queue = try #require(try await server.workspace("ada").queue)
+            await queue.refresh()
+            let page = queue.question("q_2")
+            await page.refresh()
+            await page.answer("flaky", reason: "Runner timeout")
+            #expect(queue.bar?.sentence == "Flaky test recorded for checkout › pays with card.")
+            #expect(queue.state.value?.items.contains { $0.id == "q_2" } == false)
+            #expect(queue.state.value?.summaryLine == "5 can wait")
+        }
+
+        // M-QUEUE-12
+        @MainActor @Test func answeringAQuestionDecidedMeanwhileIsRefusedWithWhoDecidedWhat() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            try await server.grant("bo", ["read", "decide"])
+            let page = try #require(try await server.workspace("ada").queue?.question("q_2"))
+            await page.refresh()
+            // bo decides while ada's page is open.
+            let bo = try await server.workspace("bo")
+            let bosPage = try #require(bo.queue?.question("q_2"))
+            await bosPage.refresh()
+            await bosPage.answer("test_wrong")
+            await page.answer("flaky", reason: "Runner timeout")
+            #expect(page.changedMeanwhile?.by?.name == "bo" && page.changedMeanwhile?.answer == "test_wrong")
+            #expect(page.problem == "This question was decided meanwhile. Now: The test is wrong by bo.")
+            await page.refresh()
+            #expect(page.state.value?.ledger.map(\.by?.name) == ["bo"])
+        }
+    }
+}
+
+/// Polls `condition` every 20 ms for at most 5 s; fails the test when it never holds.
+@MainActor
+func waitUntil(_ condition: @MainActor () -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(5)
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("the condition did not hold within 5 s")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}

@@ -1,0 +1,153 @@
+import CompanionCore
+import CompanionHTTP
+import Foundation
+import MainworthyCore
+import Testing
+
+extension AgainstReferenceServer {
+    @Suite struct Runs {
+        @MainActor static func openRun(_ server: ReferenceServer, user: String = "ada") async throws -> RunScreen {
+            let run = try #require(try await server.workspace(user).runs?.run("r_1"))
+            await run.refresh()
+            return run
+        }
+
+        @MainActor @Test func theRunPageShowsVerdictAcceptedResultsAndSlotsInOrder() async throws {  // M-RUN-1
+            let server = try ReferenceServer()
+            try await server.reset()
+            let run = try await Self.openRun(server)
+            let value = try #require(run.state.value)
+            #expect(value.verdict == RunVerdict(value: "failing", sentence: "1 failure; 3 slots without a result."))
+            #expect(value.accepts == RunAccepts(manual: true, commit: "a1b2c3d"))
+            #expect(value.slots.map(\.position) == [1, 2, 3, 4, 5])
+            #expect(value.slots.map(\.case.number) == ["C-12", "C-1", "C-2", "C-3", "C-4"])
+        }
+
+        @MainActor @Test func theRunPageOffersNoSlotAssignmentRequiredJobsOrClosing() async throws {  // M-RUN-12
+            let server = try ReferenceServer()
+            try await server.reset()
+            let run = try await Self.openRun(server)
+            await run.open("s_2")
+            #expect(run.actions == [.start, .openSlot, .markStep, .note, .record, .refresh])
+            let names = RunScreen.Action.allCases.map(\.rawValue)
+            #expect(!names.contains { $0.contains("assign") || $0.contains("job") || $0.contains("close") })
+        }
+
+        @MainActor @Test func startOpensTheFirstSlotWithNoResult() async throws {  // M-RUN-2
+            let server = try ReferenceServer()
+            try await server.reset()
+            let run = try await Self.openRun(server)
+            #expect(run.canStart)
+            await run.start()
+            #expect(run.openSlot?.slot.id == "s_2")
+        }
+
+        @MainActor @Test func anySlotOpensWithOrWithoutAResultAtItsPinnedVersion() async throws {  // M-RUN-3, M-RUN-4
+            let server = try ReferenceServer()
+            try await server.reset()
+            let run = try await Self.openRun(server)
+            await run.open("s_1")
+            let detail = try #require(run.openSlot)
+            #expect(detail.slot.result?.outcome == .fail)
+            // C-12 is at version 3 now; the run pinned version 2, its old title and first step.
+            #expect(detail.case.version == 2 && detail.case.title == "Pay by card (version 2)")
+            #expect(detail.case.steps.first?.action == "Open the old card form")
+        }
+
+        @MainActor @Test func stepsAreMarkedOneAtATimeAndFailSendsTheMarkedStep() async throws {  // M-RUN-5, M-RUN-6
+            let server = try ReferenceServer()
+            try await server.reset()
+            let run = try await Self.openRun(server)
+            await run.open("s_2")
+            run.pressStep(1)
+            run.pressStep(2)
+            #expect(run.draft.markedStep == 2)
+            run.pressStep(2)
+            #expect(run.draft.markedStep == nil)
+            run.pressStep(3)
+            await run.record(.fail)
+            await run.open("s_2")
+            let result = try #require(run.openSlot?.results.first)
+            #expect(result.outcome == .fail && result.failedStep == 3 && result.note == nil)
+            // The server refuses a step with any other outcome.
+            let connection = try await server.signedIn("ada")
+            let bad = Request<JSONValue>.post(
+                "/api/projects/shop/runs/r_1/slots/s_2/results",
+                body: ["outcome": "pass", "note": .null, "failed_step": 2] as JSONValue
+            ).idempotencyKey("forced-step")
+            try await server.clearLog()
+            await #expect(throws: MainworthyError.self) { try await connection.read(bad) }
+            #expect(try await server.log().posts(endingWith: "/results").first?.status == 422)
+        }
+
+        @MainActor @Test func afterAResultTheNextEmptySlotOpensSkippingOnesFilledMeanwhile() async throws {  // M-RUN-7
+            let server = try ReferenceServer()
+            try await server.reset()
+            try await server.grant("bo", ["read", "produce"])
+            let run = try await Self.openRun(server)
+            await run.open("s_2")
+            // bo fills s_4 while ada is on s_2; s_3 already has a result.
+            let bosRun = try await Self.openRun(server, user: "bo")
+            await bosRun.open("s_4")
+            await bosRun.record(.pass)
+            await run.record(.pass)
+            #expect(run.openSlot?.slot.id == "s_5")
+            await run.record(.pass)
+            #expect(run.openSlot == nil)  // every slot has a result: back to the run page
+            #expect(!run.canStart)
+        }
+
+        // M-RUN-8, M-RUN-9
+        @MainActor @Test func undoRecordsYourEarlierResultAgainOrSkipAndKeepsTheHistory() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let run = try await Self.openRun(server)
+            await run.open("s_2")
+            await run.record(.pass)
+            #expect(run.undoable["s_2"] == .some(nil))
+            await run.undo("s_2")
+            await run.open("s_2")
+            #expect(run.openSlot?.slot.result?.outcome == .skip)
+            run.setNote("500 on submit")
+            run.pressStep(2)
+            await run.record(.fail)
+            await run.open("s_2")
+            await run.record(.pass)
+            await run.undo("s_2")
+            await run.open("s_2")
+            let history = try #require(run.openSlot?.results)
+            #expect(
+                history.first?.outcome == .fail && history.first?.note == "500 on submit"
+                    && history.first?.failedStep == 2)
+            #expect(history.map(\.outcome) == [.fail, .pass, .fail, .skip, .pass])
+        }
+
+        @MainActor @Test func notesAndMarksNotRecordedStayWithTheirSlotAcrossMovesAndUndo() async throws {  // M-RUN-10
+            let server = try ReferenceServer()
+            try await server.reset()
+            let run = try await Self.openRun(server)
+            await run.open("s_4")
+            run.setNote("half done")
+            run.pressStep(2)
+            await run.open("s_2")
+            await run.record(.pass)
+            await run.undo("s_2")
+            await run.open("s_4")
+            #expect(run.draft == SlotDraft(note: "half done", markedStep: 2))
+        }
+
+        @MainActor @Test func leavingTheRunDropsWhatWasNotRecorded() async throws {  // M-RUN-10
+            let server = try ReferenceServer()
+            try await server.reset()
+            let workspace = try await server.workspace("ada")
+            let run = try #require(workspace.runs?.run("r_1"))
+            await run.refresh()
+            await run.open("s_4")
+            run.setNote("half done")
+            let reopened = try #require(workspace.runs?.run("r_1"))
+            await reopened.refresh()
+            await reopened.open("s_4")
+            #expect(reopened.drafts.isEmpty && reopened.draft == SlotDraft())
+        }
+    }
+}

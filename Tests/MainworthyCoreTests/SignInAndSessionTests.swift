@@ -1,0 +1,267 @@
+import CompanionAuth
+import CompanionCore
+import CompanionHTTP
+import Foundation
+import MainworthyCore
+import Testing
+
+/// Every test against the reference server runs in this one serialized suite: they share the server
+/// and reset its fixture.
+@Suite(.serialized) struct AgainstReferenceServer {}
+
+extension AgainstReferenceServer {
+    @Suite struct SignIn {
+        @Test func signingInStoresTheCookieSessionAndNeverThePassword() async throws {  // M-AUTH-2
+            let server = try ReferenceServer()
+            try await server.reset()
+            let secrets = InMemorySecretStore()
+            let journal = Journal()
+            let password = try await server.password("ada")
+            let connection = try server.connection(secrets: secrets, journal: journal)
+            let opened = try await connection.signIn(name: "ada", password: password)
+            #expect(opened.user.name == "ada")
+            let stored = try #require(secrets.accounts().first.flatMap { secrets.load($0) })
+            guard case .sessionCookie(let name, let value) = stored.credential else {
+                Issue.record("expected a session cookie, got \(stored.credential)")
+                return
+            }
+            #expect(name == "mw_session" && !value.isEmpty)
+            #expect(stored.serverID == opened.session.id)
+            let encoded = String(decoding: try JSONEncoder().encode(stored), as: UTF8.self)
+            #expect(!encoded.contains(password))
+            let logged = journal.events.map { "\($0.message) \($0.fields)" }.joined(separator: "\n")
+            #expect(!logged.contains(password) && !logged.contains(value))
+            let posted = try await server.log().posts(endingWith: "/api/sessions")
+            #expect(posted.count == 1 && posted[0].status == 201 && posted[0].idempotencyKey != nil)
+        }
+
+        @Test func theNewSessionIsListedAsMainworthyForIPhoneOpenedByPassword() async throws {  // M-AUTH-3
+            let server = try ReferenceServer()
+            try await server.reset()
+            let connection = try await server.signedIn("ada")
+            let sessions = try await connection.read(MainworthyAPI.sessions()).items
+            let own = try #require(sessions.first { $0.current })
+            #expect(own.client == "Mainworthy for iPhone" && own.openedBy == "password")
+        }
+
+        @MainActor @Test func aPipelineTokenAsThePasswordIsRefusedLikeAnyWrongPassword() async throws {  // M-AUTH-4
+            let server = try ReferenceServer()
+            try await server.reset()
+            let secrets = InMemorySecretStore()
+            let screen = SignInScreen(connection: try server.connection(secrets: secrets))
+            screen.name = "ada"
+            screen.password = try await server.pipelineToken()
+            await screen.submit()
+            #expect(screen.phase == .refused("Wrong name or password."))
+            #expect(secrets.accounts().isEmpty)
+        }
+
+        @MainActor @Test func aWrongPasswordShowsTheServersSentenceAndStoresNothing() async throws {  // M-AUTH-5
+            let server = try ReferenceServer()
+            try await server.reset()
+            let secrets = InMemorySecretStore()
+            let screen = SignInScreen(connection: try server.connection(secrets: secrets))
+            screen.name = "ada"
+            screen.password = "not-the-password"
+            await screen.submit()
+            #expect(screen.phase == .refused("Wrong name or password."))
+            #expect(screen.password.isEmpty)
+            #expect(secrets.accounts().isEmpty)
+        }
+
+        @MainActor @Test func aPasskeyOnlyAccountIsToldWhereToSetAPassword() async throws {  // M-AUTH-6
+            let server = try ReferenceServer()
+            try await server.reset()
+            let secrets = InMemorySecretStore()
+            let screen = SignInScreen(connection: try server.connection(secrets: secrets))
+            screen.name = "cy"
+            screen.password = "anything"
+            await screen.submit()
+            #expect(screen.phase == .passwordNotSet("Set a password in the web app under Settings, Your sign-in."))
+            #expect(SignInScreen.passkeyNote.contains("passkey does not work"))
+            #expect(secrets.accounts().isEmpty)
+        }
+
+        @Test func signingInAsAnotherUserReplacesTheStoredSessionForThatServer() async throws {  // M-AUTH-7
+            let server = try ReferenceServer()
+            try await server.reset()
+            let secrets = InMemorySecretStore()
+            _ = try await server.signedIn("ada", secrets: secrets)
+            _ = try await server.signedIn("bo", secrets: secrets)
+            #expect(secrets.accounts().map(\.userID) == ["u_2"])
+            let relaunched = try server.connection(secrets: secrets)
+            #expect(
+                try await relaunched.read(MainworthyAPI.sessions()).items.allSatisfy { $0.client != "Firefox on macOS" }
+            )
+        }
+
+        @MainActor @Test func aStoredSessionIsUsedAtTheNextLaunchWithoutSigningIn() async throws {  // M-AUTH-7
+            let server = try ReferenceServer()
+            try await server.reset()
+            let secrets = InMemorySecretStore()
+            _ = try await server.signedIn("ada", secrets: secrets)
+            try await server.clearLog()
+            let relaunched = try server.connection(secrets: secrets)
+            #expect(await relaunched.isSignedIn)
+            let workspace = MainworthyWorkspace(connection: relaunched)
+            await workspace.load()
+            #expect(workspace.current?.key == "shop")
+            #expect(try await server.log().posts(endingWith: "/api/sessions").isEmpty)
+        }
+
+        @MainActor @Test func aSessionEndedElsewhereSignsOutAndKeepsTheAccount() async throws {  // M-AUTH-8, M-NET-4
+            let server = try ReferenceServer()
+            try await server.reset()
+            let secrets = InMemorySecretStore()
+            let phone = try await server.signedIn("ada", secrets: secrets)
+            let phoneSession = try #require(await phone.credentials.credential?.serverID)
+            let web = try await server.signedIn("ada")
+            try await web.read(MainworthyAPI.endSession(phoneSession))
+            let workspace = MainworthyWorkspace(connection: phone)
+            await workspace.load()
+            #expect(workspace.signedOut)
+            guard case .failed(let reason, let signInRequired) = workspace.projects else {
+                Issue.record("expected failed, got \(workspace.projects)")
+                return
+            }
+            #expect(signInRequired && reason == "This session was ended. Sign in again.")
+            #expect(secrets.accounts().isEmpty)
+            #expect(await phone.credentials.lastAccount != nil)
+        }
+
+        @Test func appleAppSiteAssociationListsExactlyTheConfiguredApps() async throws {  // M-AUTH-9
+            let server = try ReferenceServer()
+            try await server.reset()
+            let path = "/.well-known/apple-app-site-association"
+            try await server.configure(appleApps: nil)
+            #expect(try await server.control.send(Request<JSONValue>.get(path)) == ["webcredentials": ["apps": []]])
+            try await server.configure(
+                appleApps: "ABCDE12345.com.mainworthy.app.ABCDE12345, FGHIJ67890.com.example.tester")
+            #expect(
+                try await server.control.send(Request<JSONValue>.get(path)) == [
+                    "webcredentials": [
+                        "apps": ["ABCDE12345.com.mainworthy.app.ABCDE12345", "FGHIJ67890.com.example.tester"]
+                    ]
+                ])
+            try await server.reset()
+        }
+    }
+
+    @Suite struct Sessions {
+        @MainActor @Test func theListShowsEverySessionOfTheAccountWithItsDetails() async throws {  // M-SESS-1, M-SESS-6
+            let server = try ReferenceServer()
+            try await server.reset()
+            let workspace = try await server.workspace("ada")
+            let screen = SessionsScreen(workspace: workspace)
+            await screen.refresh()
+            let sessions = try #require(screen.state.value)
+            #expect(Set(sessions.map(\.client)) == ["Mainworthy for iPhone", "Firefox on macOS"])
+            let firefox = try #require(sessions.first { $0.client == "Firefox on macOS" })
+            #expect(firefox.openedBy == "passkey" && firefox.openedFrom == "Lisbon, PT")
+            #expect(firefox.openedAt != nil && firefox.lastUsedAt != nil && firefox.lastUsedFrom == "Lisbon, PT")
+            // bo's sessions (Safari, Chrome) never appear; a pull reads the list again.
+            #expect(!sessions.contains { $0.client == "Safari on iPadOS" || $0.client == "Chrome on Linux" })
+            try await server.clearLog()
+            await screen.refresh()
+            #expect(try await server.log().filter { $0.path == "/api/sessions" && $0.method == "GET" }.count == 1)
+        }
+
+        @MainActor @Test func exactlyOneEntryIsThisDevice() async throws {  // M-SESS-2
+            let server = try ReferenceServer()
+            try await server.reset()
+            let workspace = try await server.workspace("ada")
+            let screen = SessionsScreen(workspace: workspace)
+            await screen.refresh()
+            let sessions = try #require(screen.state.value)
+            #expect(sessions.filter(\.current).count == 1)
+            #expect(
+                sessions.first { $0.current }?.id == (await workspace.connection.credentials.credential?.serverID))
+        }
+
+        @MainActor @Test func endSessionSendsNothingUntilConfirmed() async throws {  // M-SESS-3
+            let server = try ReferenceServer()
+            try await server.reset()
+            let workspace = try await server.workspace("ada")
+            let screen = SessionsScreen(workspace: workspace)
+            await screen.refresh()
+            let other = try #require(screen.state.value?.first { !$0.current })
+            try await server.clearLog()
+            screen.requestEnd(other)
+            screen.cancelEnd()
+            screen.requestEnd(other)
+            #expect(try await server.log().filter { $0.method == "DELETE" }.isEmpty)
+            await screen.confirmEnd()
+            #expect(try await server.log().filter { $0.method == "DELETE" }.count == 1)
+        }
+
+        @MainActor @Test func endingThisDevicesSessionSignsOut() async throws {  // M-SESS-4
+            let server = try ReferenceServer()
+            try await server.reset()
+            let secrets = InMemorySecretStore()
+            let workspace = MainworthyWorkspace(connection: try await server.signedIn("ada", secrets: secrets))
+            let screen = SessionsScreen(workspace: workspace)
+            await screen.refresh()
+            let own = try #require(screen.state.value?.first { $0.current })
+            screen.requestEnd(own)
+            await screen.confirmEnd()
+            #expect(workspace.signedOut)
+            #expect(secrets.accounts().isEmpty)
+            #expect(!(await workspace.connection.isSignedIn))
+        }
+
+        @MainActor @Test func endingAnotherSessionKeepsThisDeviceSignedIn() async throws {  // M-SESS-5
+            let server = try ReferenceServer()
+            try await server.reset()
+            let laptop = try await server.signedIn("ada")
+            let workspace = try await server.workspace("ada")
+            let screen = SessionsScreen(workspace: workspace)
+            await screen.refresh()
+            let laptopID = try #require(await laptop.credentials.credential?.serverID)
+            let laptopSession = try #require(screen.state.value?.first { $0.id == laptopID })
+            screen.requestEnd(laptopSession)
+            await screen.confirmEnd()
+            #expect(!workspace.signedOut)
+            #expect(screen.state.value?.contains { $0.id == laptopID } == false)
+            await #expect(throws: MainworthyError.signedOut(serverSentence: "This session was ended. Sign in again.")) {
+                try await laptop.read(MainworthyAPI.projects())
+            }
+        }
+
+        @MainActor @Test func aboutShowsBothVersionsTheLicenceAndTheLicencesLink() async throws {  // M-ABOUT-1
+            let server = try ReferenceServer()
+            try await server.reset()
+            let screen = AboutScreen(connection: try server.connection())
+            await screen.refresh()
+            #expect(screen.about.appVersion == "9.9.0" && screen.about.serverVersion == "1.31.0")
+            #expect(screen.about.licencesURL == server.url.appendingPathComponent("licence"))
+            let page = try await server.control.send(Request<Data>(path: "/licence") { data, _, _ in data })
+            #expect(String(decoding: page, as: UTF8.self).contains(About.licence))
+        }
+    }
+}
+
+extension AgainstReferenceServer {
+    @Suite struct KitSignInFlow {
+        @Test func theKitsSignInFlowGetsTheSameCookieSession() async throws {  // M-AUTH-2, M-AUTH-6
+            let server = try ReferenceServer()
+            try await server.reset()
+            let connection = try server.connection()
+            let flow = MainworthySignIn(connection: connection)
+            try await flow.probe()
+            let refused = try await flow.signIn(username: "cy", password: "x")
+            #expect(
+                refused
+                    == .refused(
+                        .wrongCredentials(serverSentence: "Set a password in the web app under Settings, Your sign-in.")
+                    ))
+            #expect(
+                try await flow.signIn(username: "ada", password: try await server.password("ada")) == .authenticated)
+            let stored = try await flow.issueCredential()
+            guard case .sessionCookie(let name, _) = stored.credential else {
+                Issue.record("expected a session cookie")
+                return
+            }
+            #expect(name == "mw_session")
+        }
+    }
+}

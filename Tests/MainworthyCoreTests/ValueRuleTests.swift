@@ -1,0 +1,268 @@
+import CompanionCore
+import Foundation
+import MainworthyCore
+import Testing
+
+// The value rules of the Mainworthy core: no server involved.
+
+@Suite struct QueueSummaryLine {
+    @Test func oneFailureAndThreeThatCanWaitReadAsTheGuideSays() {  // M-QUEUE-2
+        #expect(QueueSummary(failures: 1, canWait: 3).line == "1 failure to explain \u{00B7} 3 can wait")
+    }
+
+    @Test func pluralsAndZerosFollowTheProposedChoice() {  // M-QUEUE-3
+        #expect(QueueSummary(failures: 2, canWait: 0).line == "2 failures to explain")
+        #expect(QueueSummary(failures: 0, canWait: 3).line == "3 can wait")
+        #expect(QueueSummary(failures: 1, canWait: 0).line == "1 failure to explain")
+        #expect(QueueSummary(failures: 0, canWait: 0).line == "Nothing needs an answer today")
+        #expect(QueueSummary(failures: 2, canWait: 1).line == "2 failures to explain \u{00B7} 1 can wait")
+    }
+
+    @Test func theSummaryDecodesTheServersTotals() throws {  // M-QUEUE-4
+        let summary = try JSONDecoder().decode(QueueSummary.self, from: Data(#"{"failures":1,"can_wait":3}"#.utf8))
+        #expect(summary == QueueSummary(failures: 1, canWait: 3))
+    }
+}
+
+@Suite struct QueueOrdering {
+    @Test func failuresComeFirstAndEachGroupKeepsTheServersOrder() {  // M-QUEUE-1
+        let items = [
+            QueueItem(id: "q_1", kind: .review, title: "a"), QueueItem(id: "q_2", kind: .failure, title: "b"),
+            QueueItem(id: "q_3", kind: .proposal, title: "c"), QueueItem(id: "q_4", kind: .failure, title: "d"),
+        ]
+        #expect(QueueOrder.failuresFirst(items).map(\.id) == ["q_2", "q_4", "q_1", "q_3"])
+    }
+}
+
+@Suite struct AnswerRules {
+    static let options = [
+        AnswerOption(key: "defect", label: "Defect in the product", sentence: "s", asksTracker: true),
+        AnswerOption(key: "flaky", label: "Flaky test", sentence: "s", reasonRequired: true),
+    ]
+
+    @Test func aRequiredReasonThatIsBlankSendsNothing() {  // M-QUEUE-9
+        for blank in ["", "   ", "\n\t"] {
+            let made = AnswerBody.make(Self.options[1], reason: blank, tracker: "", expectedDecisionID: nil)
+            #expect(made == .failure(.reasonRequired(answer: "Flaky test")))
+        }
+        let made = AnswerBody.make(Self.options[1], reason: " Runner timeout ", tracker: "", expectedDecisionID: nil)
+        #expect(
+            made
+                == .success(
+                    AnswerBody(answer: "flaky", reason: "Runner timeout", tracker: nil, expectedDecisionID: nil)))
+    }
+
+    @Test func anEmptyTrackerIsSentAsNull() throws {  // M-QUEUE-10
+        let body = try AnswerBody.make(Self.options[0], reason: "", tracker: "  ", expectedDecisionID: nil).get()
+        #expect(body.tracker == nil)
+        let json = String(decoding: try JSONEncoder.sorted.encode(body), as: UTF8.self)
+        #expect(json == #"{"answer":"defect","expected_decision_id":null,"reason":null,"tracker":null}"#)
+        let tracked = try AnswerBody.make(Self.options[0], reason: "", tracker: "JIRA-7", expectedDecisionID: "d_1")
+            .get()
+        #expect(tracked.tracker == "JIRA-7" && tracked.expectedDecisionID == "d_1")
+    }
+
+    @Test func aTrackerIsNotSentForAnAnswerThatDoesNotAskForOne() throws {  // M-QUEUE-10
+        let body = try AnswerBody.make(Self.options[1], reason: "r", tracker: "JIRA-7", expectedDecisionID: nil).get()
+        #expect(body.tracker == nil)
+    }
+
+    @Test func aWithdrawalNeedsItsReasonWhereThePolicyAsks() {  // M-UNDO-1
+        #expect(WithdrawalBody.make(reason: " ", required: true) == .failure(.withdrawalReasonRequired))
+        #expect(WithdrawalBody.make(reason: "", required: false) == .success(WithdrawalBody(reason: nil)))
+        #expect(
+            WithdrawalBody.make(reason: "Wrong call", required: true) == .success(WithdrawalBody(reason: "Wrong call")))
+    }
+}
+
+@Suite struct WebHandoffRules {
+    static let url = URL(string: "https://mainworthy.com/shop/q/5")
+
+    static func proposal(_ ops: [String], count: Int? = nil) -> Question {
+        Question(
+            id: "q_3", kind: .proposal, title: "p", webURL: url,
+            evidence: Evidence(
+                proposal: ProposalEvidence(editCount: count ?? ops.count, edits: ops.map { ProposalEdit(op: $0) })),
+            answers: [AnswerOption(key: "adopt", label: "Adopt", sentence: "s")])
+    }
+
+    static let all: Set<Capability> = [.read, .decide, .produce, .plan]
+
+    @Test func linkAndOverlapQuestionsAreAnsweredInTheWebApp() throws {  // M-WEB-1
+        for kind in [QuestionKind.link, .overlap] {
+            let question = Question(id: "q_5", kind: kind, title: "t", webURL: Self.url)
+            let availability = AnswerAvailability.evaluate(question, capabilities: Self.all, lastEditShown: true)
+            #expect(!availability.isEnabled)
+            #expect(availability.blocker == .web(.kind(kind)))
+            #expect(try #require(availability.webLink).url == Self.url)
+        }
+    }
+
+    @Test func aProposalWithAnEditOtherThanCreateOrEditGoesToTheWebApp() {  // M-WEB-2
+        for op in ["restore_version", "move", "tag", "archive", "make_folder", "change_policy"] {
+            let availability = AnswerAvailability.evaluate(
+                Self.proposal(["create_case", op]), capabilities: Self.all, lastEditShown: true)
+            #expect(availability.blocker == .web(.unsupportedEdit(op)))
+            #expect(availability.webLink?.url == Self.url)
+        }
+    }
+
+    @Test func twentyEditsAreShownAndTwentyOneAreNot() {  // M-WEB-3
+        let twenty = AnswerAvailability.evaluate(
+            Self.proposal(Array(repeating: "edit_case", count: 20)), capabilities: Self.all, lastEditShown: true)
+        #expect(twenty.isEnabled)
+        let twentyOne = AnswerAvailability.evaluate(
+            Self.proposal(Array(repeating: "edit_case", count: 21)), capabilities: Self.all, lastEditShown: true)
+        #expect(twentyOne.blocker == .web(.tooManyEdits(21)))
+    }
+
+    @Test func answersStayOffUntilEveryEditLoadedAndTheLastWasShown() {  // M-WEB-4
+        let partial = AnswerAvailability.evaluate(
+            Self.proposal(["create_case", "edit_case"], count: 3), capabilities: Self.all, lastEditShown: true)
+        #expect(partial.blocker == .editsLoading(loaded: 2, total: 3))
+        let unseen = AnswerAvailability.evaluate(
+            Self.proposal(["create_case", "edit_case"]), capabilities: Self.all, lastEditShown: false)
+        #expect(unseen.blocker == .lastEditNotShown)
+        let seen = AnswerAvailability.evaluate(
+            Self.proposal(["create_case", "edit_case"]), capabilities: Self.all, lastEditShown: true)
+        #expect(seen.isEnabled)
+    }
+
+    @Test func withoutDecideTheAnswersAreOff() {  // M-CAP-4
+        let question = Question(id: "q_2", kind: .failure, title: "t")
+        let availability = AnswerAvailability.evaluate(question, capabilities: [.read], lastEditShown: true)
+        #expect(availability.blocker == .missingCapability)
+    }
+}
+
+@Suite struct RunRules {
+    static func slot(_ id: String, _ position: Int, _ outcome: Outcome?) -> Slot {
+        Slot(
+            id: id, position: position, case: PinnedCase(number: "C-\(position)", title: "t", version: 1),
+            result: outcome.map { SlotResult(id: "res_\(id)", outcome: $0) })
+    }
+
+    @Test func startOpensTheFirstSlotWithoutAResultAndIsOffWhenAllHaveOne() {  // M-RUN-2
+        let slots = [Self.slot("s_1", 1, .fail), Self.slot("s_2", 2, nil), Self.slot("s_3", 3, nil)]
+        #expect(RunNavigation.start(slots)?.id == "s_2")
+        #expect(RunNavigation.start([Self.slot("s_1", 1, .pass), Self.slot("s_2", 2, .skip)]) == nil)
+    }
+
+    @Test func nextIsTheFirstEmptySlotAfterTheCurrentThenFromTheTopThenTheRunPage() {  // M-RUN-7, O-10
+        let slots = [
+            Self.slot("s_1", 1, nil), Self.slot("s_2", 2, .pass), Self.slot("s_3", 3, .pass),
+            Self.slot("s_4", 4, nil), Self.slot("s_5", 5, .pass),
+        ]
+        #expect(RunNavigation.next(after: "s_2", in: slots)?.id == "s_4")
+        #expect(
+            RunNavigation.next(after: "s_4", in: slots.map { $0.id == "s_4" ? Self.slot("s_4", 4, .fail) : $0 })?.id
+                == "s_1")
+        #expect(RunNavigation.next(after: "s_5", in: slots)?.id == "s_1")
+        let full = slots.map { Self.slot($0.id, $0.position, .pass) }
+        #expect(RunNavigation.next(after: "s_3", in: full) == nil)
+    }
+
+    @Test func aSlotFilledMeanwhileIsSkipped() {  // M-RUN-7
+        // s_3 was empty when the tester opened s_2; the slots read after recording show it filled.
+        let reread = [
+            Self.slot("s_1", 1, .pass), Self.slot("s_2", 2, .pass), Self.slot("s_3", 3, .pass),
+            Self.slot("s_4", 4, nil),
+        ]
+        #expect(RunNavigation.next(after: "s_2", in: reread)?.id == "s_4")
+    }
+
+    @Test func onePressMarksAStepAnotherClearsItAndAnotherStepMovesTheMark() {  // M-RUN-5, O-9
+        var draft = SlotDraft()
+        draft.press(step: 2)
+        #expect(draft.markedStep == 2)
+        draft.press(step: 2)
+        #expect(draft.markedStep == nil)
+        draft.press(step: 1)
+        draft.press(step: 3)
+        #expect(draft.markedStep == 3)
+    }
+
+    @Test func failSendsTheMarkedStepOthersSendNoneAndAnEmptyNoteIsNull() throws {  // M-RUN-6
+        var draft = SlotDraft(note: "")
+        draft.press(step: 2)
+        let fail = String(
+            decoding: try JSONEncoder.sorted.encode(ResultBody(outcome: .fail, draft: draft)), as: UTF8.self)
+        #expect(fail == #"{"failed_step":2,"note":null,"outcome":"fail"}"#)
+        let pass = String(
+            decoding: try JSONEncoder.sorted.encode(ResultBody(outcome: .pass, draft: draft)), as: UTF8.self)
+        #expect(pass == #"{"note":null,"outcome":"pass"}"#)
+        let unmarked = ResultBody(outcome: .fail, draft: SlotDraft(note: "500 on submit"))
+        #expect(unmarked.failedStep == nil && unmarked.note == "500 on submit")
+        #expect(Outcome.manual.map(\.rawValue) == ["pass", "fail", "blocked", "skip"])
+    }
+
+    @Test func undoSendsYourEarlierResultOrSkip() {  // M-RUN-8
+        let earlier = PreviousResult(outcome: .fail, note: "500 on submit", failedStep: 2)
+        #expect(ResultBody.undo(to: earlier) == ResultBody(outcome: .fail, note: "500 on submit", failedStep: 2))
+        #expect(ResultBody.undo(to: nil) == ResultBody(outcome: .skip, note: nil, failedStep: nil))
+    }
+
+    @Test func theRunPageKeepsSlotsInOrderAndSaysWhatItAccepts() {  // M-RUN-1
+        let run = Run(
+            id: "r_1", name: "Release 4.2", state: "open",
+            verdict: RunVerdict(value: "failing", sentence: "1 failure."),
+            accepts: RunAccepts(manual: true, commit: "a1b2c3d"),
+            slots: [Self.slot("s_2", 2, nil), Self.slot("s_1", 1, nil)])
+        #expect(run.slots.map(\.id) == ["s_1", "s_2"])
+        #expect(run.accepts.sentence == "Manual results, and pipeline results for a1b2c3d")
+        #expect(RunAccepts(manual: true, commit: nil).sentence == "Manual results")
+    }
+}
+
+@Suite struct PlanRules {
+    @Test func aPlanBodyCarriesOneSelectionAndAnOptionalCommit() throws {  // M-PLAN-1
+        let folder = try PlanBody.make(name: " Release 4.3 ", selection: .folder(id: "f_3"), commit: "a1b2c3d").get()
+        let json = String(decoding: try JSONEncoder.sorted.encode(folder), as: UTF8.self)
+        #expect(
+            json
+                == #"{"accepts_commit":"a1b2c3d","name":"Release 4.3","selection":{"folder_id":"f_3","kind":"folder"}}"#
+        )
+        let all = String(
+            decoding: try JSONEncoder.sorted.encode(try PlanBody.make(name: "A", selection: .all, commit: "").get()),
+            as: UTF8.self)
+        #expect(all == #"{"accepts_commit":null,"name":"A","selection":{"kind":"all"}}"#)
+        #expect(PlanBody.make(name: "  ", selection: .all, commit: "") == .failure(.nameRequired))
+        #expect(PlanBody.make(name: "A", selection: .search(" "), commit: "") == .failure(.searchTextRequired))
+    }
+}
+
+@Suite struct BuildAndAbout {
+    @Test func theServerIsABuildSettingNotAnAddressStep() {  // M-AUTH-1
+        #expect(MainworthyBuild(version: "1.0").server.absoluteString == "https://mainworthy.com")
+        let injected = URL(string: "http://127.0.0.1:8765")
+        #expect(MainworthyBuild(server: injected, version: "1.0").server == injected)
+    }
+
+    @Test func worksUntilShowsTheBuildsExpiryOrNothing() {  // M-AUTH-10
+        let expiry = Date(timeIntervalSince1970: 1_796_601_600)  // 7 Dec 2026, 00:00 UTC
+        let utc = TimeZone(identifier: "UTC") ?? .current
+        #expect(MainworthyBuild(version: "1.0", expiry: expiry).worksUntil(timeZone: utc) == "Works until 7 Dec 2026")
+        #expect(MainworthyBuild(version: "1.0").worksUntil(timeZone: utc) == nil)
+    }
+
+    @Test func aboutNamesTheLicenceAndLinksToTheInstancesLicencePage() {  // M-ABOUT-1
+        let about = About(build: MainworthyBuild(version: "2.0"), serverVersion: "1.31.0")
+        #expect(About.licence == "Apache License 2.0")
+        #expect(about.licencesURL.absoluteString == "https://mainworthy.com/licence")
+        #expect(about.appVersion == "2.0" && about.serverVersion == "1.31.0")
+        #expect(About.copyright.hasPrefix("Copyright"))
+    }
+
+    @Test func noCapabilityCoversAdminWork() {  // M-CAP-5
+        #expect(Capability.allCases.map(\.rawValue) == ["read", "decide", "produce", "plan"])
+    }
+}
+
+extension JSONEncoder {
+    /// An encoder with sorted keys, as the kit's client encodes bodies.
+    static var sorted: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The Mainworthy act of the demo: the reference server (a stand-in written from the app's guide),
+# driven by `companion mainworthy` as the app's core would drive it: sign in as ada, the queue's
+# summary line, answer the failure as flaky with a reason, undo it, record a result in the open run
+# and move to the next empty slot.
+#
+# Needs $COMPANION (the built companion binary). Starts the server with `scripts/servers start
+# mainworthy` unless $MAINWORTHY_URL is set already; stops only a server it started (not one it reused).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+: "${COMPANION:?set COMPANION to the built companion binary}"
+export COMPANION_STATE=${COMPANION_STATE:-$PWD/.servers}
+export COMPANION_HOME=${COMPANION_HOME:-$COMPANION_STATE/demo-home}
+
+started=""
+if [ -z "${MAINWORTHY_URL:-}" ]; then
+    status=$(scripts/servers status mainworthy 2>&1 || true)
+    case "$status" in *"mainworthy: running"*) ;; *) started=yes ;; esac
+    scripts/servers start mainworthy
+    set -a; source "$COMPANION_STATE/env"; set +a
+fi
+stop() { if [ -n "$started" ]; then scripts/servers stop mainworthy >/dev/null 2>&1 || true; fi; }
+trap stop EXIT INT TERM
+
+url=$MAINWORTHY_URL
+curl -sf -X POST "$url/_control/reset" -H 'Content-Type: application/json' -d '{"fixture":"default"}' >/dev/null
+password=$(curl -sf "$url/_control/fixture" | python3 -c 'import json,sys; print(json.load(sys.stdin)["passwords"]["ada"])')
+
+mw() { echo; echo "\$ companion mainworthy $*"; "$COMPANION" mainworthy "$@" --server "$url"; }
+
+echo "== Mainworthy (reference server at $url)"
+echo; echo "\$ companion mainworthy login --user ada --password-stdin"
+printf '%s\n' "$password" | "$COMPANION" mainworthy login --user ada --password-stdin --server "$url"
+mw queue
+failure=$("$COMPANION" mainworthy queue --kind failure --json --server "$url" \
+    | python3 -c 'import json,sys; print(json.load(sys.stdin)["items"][0]["id"])')
+mw question "$failure"
+decision=$("$COMPANION" mainworthy answer "$failure" flaky --reason "Runner timeout" --json --server "$url" \
+    | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["recorded"], file=sys.stderr); print(d["decision"]["id"])')
+echo "(answered $failure as flaky; decision $decision)"
+mw queue
+mw undo "$decision" --reason "Wrong call"
+mw queue
+mw run r_1
+mw result r_1 s_2 pass --note "Works on the staging shop"
+mw result r_1 s_4 fail --step 2 --note "The address form does not save"
+mw logout
