@@ -108,8 +108,8 @@ let package = Package(
             name: "companion",
             dependencies: [
                 "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
-                "CompanionLinks", "CompanionBridge", "CompanionVault", "OmnigentCore", "CertainCore", "AllauthAdapter",
-                "CompanionScreen", "MainworthyCore",
+                "CompanionLinks", "CompanionBridge", "CompanionVault", "CompanionScreen", "OmnigentCore", "CertainCore",
+                "AllauthAdapter", "MainworthyCore", "PrompTugalCore",
             ],
             swiftSettings: strict),
         .executableTarget(
@@ -175,7 +175,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "PrompTugalCoreTests",
-            dependencies: ["PrompTugalCore", "CompanionBridge", "CompanionCore", "CompanionTestSupport"],
+            dependencies: [
+                "PrompTugalCore", "CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionBridge",
+                "CompanionVault", "CompanionTestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "AllauthAdapterTests",

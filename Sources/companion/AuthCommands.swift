@@ -41,6 +41,7 @@ enum AuthCommands {
                 run: login),
             Command(
                 name: "whoami", summary: "who is signed in, where",
+                parameters: [.init(syntax: "[<address>]", help: "the server signed in to (checked when given)")],
                 details: "Prints the signed-in account and asks the server who the stored credential belongs to.",
                 exitCodes:
                     "Exit codes: 0 the server accepted it, 1 not signed in or refused (then you are signed out).",
@@ -171,9 +172,27 @@ enum AuthCommands {
         return (current, session, client)
     }
 
+    /// The stored sign-in for `address` when the signed-in account belongs to that server (same origin),
+    /// else `nil`. Its session refreshes the credential as the app would.
+    static func storedSession(for address: ServerAddress) throws -> (Current, CredentialSession)? {
+        guard let data = try? Data(contentsOf: try currentFile()),
+            let current = try? JSONDecoder().decode(Current.self, from: data),
+            current.address.origin == address.origin
+        else { return nil }
+        let (_, session, _) = try signedIn()
+        return (current, session)
+    }
+
     static func whoami(_ arguments: Arguments) async throws -> Int32 {
-        try arguments.expectAtMost(0)
+        try arguments.expectAtMost(1)
         let (current, session, client) = try signedIn()
+        if let text = arguments.positionals.first {
+            let asked = try HTTPCommands.address(text, httpsOnly: current.httpsOnly)
+            guard asked.origin == current.address.origin else {
+                throw CommandFailure(
+                    "You are not signed in to \(asked.serverKey) (signed in: \(current.address.serverKey)).")
+            }
+        }
         guard await session.credential != nil else {
             throw CommandFailure("You are signed out of \(current.address.serverKey). Run `companion login` again.")
         }

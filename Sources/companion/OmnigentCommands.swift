@@ -1,3 +1,4 @@
+import CompanionAuth
 import CompanionCore
 import CompanionHTTP
 import Foundation
@@ -13,7 +14,9 @@ enum OmnigentCommands {
                 "omnigent", summary: "the Omnigent app, headless",
                 details: """
                     The server is --server, else $OMNIGENT_SERVER, else the last one used (kept in
-                    $COMPANION_HOME/omnigent-server). Plain http only to loopback hosts.
+                    $COMPANION_HOME/omnigent-server). Plain http only to loopback hosts. When
+                    `companion login` signed in to that server (accounts mode), every command sends
+                    that credential and refreshes it when it expires.
                     """,
                 [
                     Command(
@@ -71,7 +74,16 @@ enum OmnigentCommands {
             let file = try Terminal.stateFolder().appendingPathComponent("omnigent-server")
             try? Terminal.writePrivateFile(Data(address.description.utf8), to: file)
         }
-        return HTTPCommands.client(for: address, httpsOnly: httpsOnly)
+        // One sign-in per server: what `companion login` stored for this server is used (and refreshed).
+        var middlewares: [any Middleware] = []
+        if let (current, session) = try AuthCommands.storedSession(for: address) {
+            middlewares = [AuthenticationMiddleware(session: session, rule: current.kind.revocationRule)]
+        }
+        return Client(
+            baseURL: address.url,
+            configuration: Client.Configuration(
+                middlewares: middlewares, transportPolicy: httpsOnly ? .httpsOnly : .allowingInsecureLoopback,
+                journal: Terminal.journal))
     }
 
     private static func sessions(_ client: Client, _ arguments: Arguments) async throws -> Int32 {

@@ -19,12 +19,10 @@ let families: [CommandFamily] = [
     StoreCommands.family,
     LinkCommands.family,
     OmnigentCommands.family,
-<<<<<<< HEAD
     CertainCommands.family,
-=======
     MainworthyCommands.family,
->>>>>>> mainworthy
     VaultCommands.family,
+    PrompTugalCommands.family,
 ]
 
 /// The whole client as one group: `companion <command> ...`.

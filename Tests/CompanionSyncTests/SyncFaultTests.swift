@@ -14,13 +14,6 @@ struct SyncFaultTests {
         var effects: Int
     }
 
-    struct Item: Decodable, Sendable {
-        var id: String
-        var n: Int
-    }
-
-    typealias ItemsPage = TestListPage<Item>
-
     func client(_ url: URL? = nil, retry: RetryPolicy = .never) throws -> Client {
         TestClients.loopback(try url ?? TestServers.fault(), retry: retry)
     }
@@ -237,56 +230,5 @@ struct SyncFaultTests {
         let fresh = Request<Data>.raw(.get, "/list")
         _ = try? await fetcher.loadLatest(fresh, policy: .fresh)
         #expect(transport.requests.last?.headers["If-None-Match"] == nil)
-    }
-
-    @Test func aCursorListIsPagedIntoTheStore() async throws {
-        let store = try memoryStore()
-        let client = try client()
-        let list = PagedList(store: store, key: "items") { cursor in
-            let page = try await client.send(
-                Request<ItemsPage>.get("/items", query: ["limit": "10", "total": "25", "after": cursor]))
-            return ListPage(
-                items: try page.data.map { ($0.id, try JSONEncoder().encode(["id": $0.id])) },
-                nextCursor: page.hasMore ? page.lastID : nil)
-        }
-        var state = try await list.refresh()
-        #expect(state.itemCount == 10 && !state.isComplete)
-        state = try await list.loadNextPage()
-        state = try await list.loadNextPage()
-        #expect(state.itemCount == 25 && state.isComplete && state.pageCount == 3)
-        #expect(try await list.loadNextPage() == state)
-        let ids = try #require(try await store.list("items")).1.map(\.id)
-        #expect(ids == (1...25).map { String(format: "item-%04d", $0) })
-    }
-
-    @Test(.timeLimit(.minutes(1))) func liveUpdatesResumeAfterADropWithoutApplyingTwice() async throws {
-        let store = try memoryStore()
-        let stream = "store-\(UUID().uuidString.prefix(8))"
-        let live = LiveUpdates(client: try client(retry: RetryPolicy()), store: store, name: stream)
-        let follower = Task {
-            try await live.run(
-                .empty(.get, "/sse?count=8&interval_ms=5&drop_after=3&retry=50&stream=\(stream)"),
-                configuration: EventSourceConfiguration(initialDelay: .milliseconds(50))
-            ) { event, transaction throws(StoreError) in
-                try transaction.appendItem(event.id ?? "?", to: "ticks", body: Data(event.data.utf8))
-            }
-        }
-        let complete = try await waitForStore(store) { try await store.list("ticks")?.0.itemCount == 8 }
-        follower.cancel()
-        #expect(complete)
-        let items = try #require(try await store.list("ticks")).1
-        #expect(items.map(\.id) == (1...8).map(String.init))
-        struct SSEStats: Decodable, Sendable {
-            var connections: Int
-            var lastEventIDs: [String?]
-            enum CodingKeys: String, CodingKey {
-                case connections
-                case lastEventIDs = "last_event_ids"
-            }
-        }
-        let seen = try await client().send(Request<SSEStats>.get("/_sse_stats", query: ["stream": stream]))
-        #expect(seen.connections >= 2)
-        #expect(seen.lastEventIDs.dropFirst().first == "3")
-        #expect(try await live.lastEventID() == "8")
     }
 }

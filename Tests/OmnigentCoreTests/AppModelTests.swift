@@ -25,8 +25,8 @@ struct AppModelTests {
         let connection = try await connection(url)
         let client = OmnigentServer.client(for: connection, policy: .allowingInsecureLoopback, journal: journal)
         let account = try await OmnigentConnector.account(of: connection, client: client)
-        let location = StoreLocation.directory(folder ?? Self.temporaryFolder())
-        return try OmnigentServer.open(connection, account: account, client: client, location: location)
+        let stores = StoreRegistry(location: .directory(folder ?? Self.temporaryFolder()))
+        return try await OmnigentServer.open(connection, account: account, client: client, stores: stores)
     }
 
     static func temporaryFolder() -> URL {
@@ -209,6 +209,42 @@ struct AppModelTests {
         #expect(model.state.value?.messages.last?.text == text)
     }
 
+    @Test("one store per server and account: a screen opened again through the registry sees the same draft")
+    func oneStorePerAccountThroughTheRegistry() async throws {
+        let url = try TestServers.omnigent()
+        let connection = try await connection(url)
+        let client = OmnigentServer.client(for: connection, policy: .allowingInsecureLoopback, journal: journal)
+        let account = try await OmnigentConnector.account(of: connection, client: client)
+        let stores = StoreRegistry(location: .memory)
+        let first = try await OmnigentServer.open(connection, account: account, client: client, stores: stores)
+        let typing = SessionDetailModel(server: first, sessionID: "registry-draft")
+        await typing.updateDraft("Half a sentence")
+        let second = try await OmnigentServer.open(connection, account: account, client: client, stores: stores)
+        let reopened = SessionDetailModel(server: second, sessionID: "registry-draft")
+        await reopened.restoreDraft()
+        #expect(reopened.draft == "Half a sentence", "the same account gets the same (in-memory) store")
+    }
+
+    @Test("O-OPEN-20: a message posted while the stream is down appears once it (re)connects, without a refresh")
+    func itemsAreReadAgainOnConnect_OOPEN20() async throws {
+        let server = try await server(try TestServers.omnigent())
+        let session = try await createSession(server, title: "reconnect")
+        let model = SessionDetailModel(server: server, sessionID: session.id)
+        await model.refresh()
+        #expect(model.state.value?.messages.isEmpty == true)
+        // Posted while no stream is open: the server will never send it as an event.
+        let text = "While down \(UUID().uuidString.prefix(6))"
+        _ = try await server.client.send(
+            try OmnigentAPI.appendAssistantMessage(session.id, agent: "debby", text: text))
+        let follower = Task { await model.followLive() }
+        defer { follower.cancel() }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while model.state.value?.messages.last?.text != text, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(model.state.value?.messages.last?.text == text)
+    }
+
     @Test("O-AUTH-3/5: accounts mode signs in with the kit and lists sessions")
     func accountsModeLists() async throws {
         let url = try TestServers.url("OMNIGENT_ACCOUNTS_URL")
@@ -236,8 +272,9 @@ struct AppModelTests {
         let session = CredentialSession(stored: stored, store: secrets, journal: journal)
         let client = OmnigentServer.client(
             for: connection, session: session, policy: .allowingInsecureLoopback, journal: journal)
-        let server = try OmnigentServer.open(
-            connection, account: account, client: client, location: .directory(Self.temporaryFolder()))
+        let server = try await OmnigentServer.open(
+            connection, account: account, client: client,
+            stores: StoreRegistry(location: .directory(Self.temporaryFolder())))
         let model = SessionsListModel(server: server)
         await model.refresh()
         guard case .content = model.state else {
@@ -246,6 +283,67 @@ struct AppModelTests {
         }
         let text = String(decoding: journal.exportJSONLines(), as: UTF8.self)
         #expect(!Redactor.text(text, contains: password))
+    }
+
+    @Test("O-ERR-2: a 401 keeps the screen's cached content and leads to sign-in by the auth mode")
+    func aRefusedCredentialKeepsTheContent_OERR2() async throws {
+        let url = try TestServers.url("OMNIGENT_ACCOUNTS_URL")
+        let password = try String(
+            contentsOfFile: TestServers.value("OMNIGENT_ACCOUNTS_PASSWORD_FILE"), encoding: .utf8
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        let journal = self.journal
+        let connection = try await connection(url)
+        let secrets = InMemorySecretStore()
+        func signIn(_ user: String, _ password: String) async throws -> (AccountKey, CredentialSession) {
+            let model = SignInModel(policy: .allowingInsecureLoopback, store: secrets, journal: journal) { address in
+                OmnigentAccountsSignIn(
+                    address: address,
+                    client: Client(
+                        baseURL: address.url,
+                        configuration: .init(transportPolicy: .allowingInsecureLoopback, journal: journal)))
+            }
+            await model.submitAddress(url.absoluteString)
+            await model.submitPassword(username: user, password: password)
+            guard case .signedIn(let account) = model.state, let stored = secrets.load(account) else {
+                throw AuthError.invalidStep("sign-in failed: \(model.state)")
+            }
+            return (account, CredentialSession(stored: stored, store: secrets, journal: journal))
+        }
+        let (_, adminSession) = try await signIn(try TestServers.value("OMNIGENT_ACCOUNTS_USER"), password)
+        let adminClient = OmnigentServer.client(
+            for: connection, session: adminSession, policy: .allowingInsecureLoopback, journal: journal)
+        let member = try await OmnigentAccountsTests.registerMember(adminClient: adminClient)
+        let (account, session) = try await signIn(member.name, member.password)
+        let client = OmnigentServer.client(
+            for: connection, session: session, policy: .allowingInsecureLoopback, journal: journal)
+        let server = try await OmnigentServer.open(
+            connection, account: account, client: client,
+            stores: StoreRegistry(location: .directory(Self.temporaryFolder())))
+        let created = try await createSession(server, title: "kept after a 401")
+        let list = SessionsListModel(server: server)
+        await list.refresh()
+        #expect(list.state.value?.sessions.map(\.id) == [created.id])
+        let detail = SessionDetailModel(server: server, sessionID: created.id)
+        await detail.refresh()
+        #expect(detail.state.value?.session.title == "kept after a 401")
+
+        // The administrator removes the account: the server now refuses the member's token with 401.
+        _ = try await adminClient.send(Request<Void>.empty(.delete, "/auth/users/\(member.name)"))
+        await list.refresh(policy: .fresh)
+        await detail.refresh(policy: .fresh)
+        guard case .stale(let page, _, let problem?) = list.state else {
+            Issue.record("expected the cached list kept with the server's sentence, got \(list.state)")
+            return
+        }
+        #expect(page.sessions.map(\.id) == [created.id])
+        #expect(!problem.isEmpty)
+        #expect(list.signInRequired == .accounts, "leads to sign-in by the server's auth mode (accounts)")
+        #expect(detail.state.value?.session.title == "kept after a 401")
+        #expect(detail.signInRequired == .accounts)
+        guard case .signedOut = await session.status else {
+            Issue.record("a 401 ends the credential: \(await session.status)")
+            return
+        }
     }
 }
 
@@ -264,8 +362,9 @@ struct OfflineTests {
         let client = OmnigentServer.client(
             for: connection, policy: .allowingInsecureLoopback, journal: journal, sleeper: RecordingSleeper())
         let account = try await OmnigentConnector.account(of: connection, client: client)
-        let server = try OmnigentServer.open(
-            connection, account: account, client: client, location: .directory(AppModelTests.temporaryFolder()))
+        let server = try await OmnigentServer.open(
+            connection, account: account, client: client,
+            stores: StoreRegistry(location: .directory(AppModelTests.temporaryFolder())))
         let agents = try await client.send(OmnigentAPI.agents())
         let agent = try #require(agents.data.first)
         let session = try await client.send(try OmnigentAPI.createSession(agentID: agent.id, title: "Offline reading"))

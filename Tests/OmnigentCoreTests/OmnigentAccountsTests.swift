@@ -106,6 +106,62 @@ import Testing
         #expect(error?.statusCode == 401)
     }
 
+    /// A second, non-admin account on the real server: the admin mints an invite and it is redeemed.
+    static func registerMember(adminClient client: Client) async throws -> (name: String, password: String) {
+        let invite = try await client.send(
+            Request<JSONValue>(method: .post, path: "/auth/invite", body: json(["is_admin": false])))
+        let name = "member\(UUID().uuidString.prefix(6).lowercased())"
+        let password = "Member-Passw0rd-\(UUID().uuidString.prefix(8))"
+        let body = json([
+            "invite": try #require(invite["token"]?.stringValue), "username": name, "password": password,
+        ])
+        _ = try await client.send(Request<JSONValue>(method: .post, path: "/auth/register", body: body))
+        return (name, password)
+    }
+
+    @Test func revocationRuleIsOnly401_OOPEN21() {
+        #expect(RevocationRule.omnigent.ends(status: 401, envelope: nil))
+        #expect(!RevocationRule.omnigent.ends(status: 403, envelope: nil))
+        #expect(!RevocationRule.omnigent.ends(status: 410, envelope: nil))
+    }
+
+    @Test @MainActor func a403OnOneActionKeepsTheUserSignedInWithTheServersSentence_OOPEN21() async throws {
+        let adminStore = InMemorySecretStore()
+        let admin = try await signIn(store: adminStore)
+        let adminSession = CredentialSession(stored: admin, store: adminStore, journal: journal)
+        let adminClient = SignInFixture.client(
+            url, journal: journal, middlewares: [AuthenticationMiddleware(session: adminSession, rule: .omnigent)])
+        let member = try await Self.registerMember(adminClient: adminClient)
+
+        // The member signs in through the app's own flow and tries an admin-only write.
+        let store = InMemorySecretStore()
+        let model = model(store: store)
+        await model.submitAddress(url.absoluteString)
+        await model.submitPassword(username: member.name, password: member.password)
+        guard case .signedIn(let account) = model.state else {
+            Issue.record("the member's sign-in failed: \(model.state)")
+            return
+        }
+        let stored = try #require(store.load(account))
+        let session = CredentialSession(stored: stored, store: store, journal: journal)
+        let client = SignInFixture.client(
+            url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .omnigent)])
+        let error = await #expect(throws: HTTPError.self) {
+            try await client.send(
+                Request<JSONValue>(method: .post, path: "/auth/invite", body: json(["is_admin": true])))
+        }
+        #expect(error?.statusCode == 403)
+        #expect(error?.description.contains("admin only") == true, "the server's own sentence is shown")
+        // Still signed in: the credential is kept and the next call works.
+        guard case .signedIn = await session.status else {
+            Issue.record("a 403 signed the user out: \(await session.status)")
+            return
+        }
+        #expect(store.load(account) != nil)
+        #expect(try await client.send(Request<JSONValue>.get("/auth/me"))["id"]?.stringValue == member.name)
+        expectNoSecrets([password, member.password] + stored.credential.secretValues, journal: journal)
+    }
+
     @Test @MainActor func aServerNotInAccountsModeIsNotRecognized() async throws {
         let model = model(store: InMemorySecretStore())
         await model.submitAddress(try TestServers.fault().absoluteString)

@@ -8,35 +8,6 @@ import Testing
 
 /// PrompTugal's injected scripts, run in a real JavaScript engine (Node.js) with a minimal browser global.
 struct PromptugalBootstrapScriptTests {
-    @Test("P-BRIDGE-4: window.ptApp = { version, ops } lists exactly the five ops; call posts {id, op, args}")
-    func ptAppBootstrap() throws {
-        let script = PromptugalBridge.bootstrapScript(version: "1.2 \"beta\"</script>")
-        let reply = PromptugalBridge.replyScript(BridgeReply(id: .string("pt-1"), outcome: .success(.integer(5))))
-        let output = try NodeRunner.run(
-            NodeRunner.prelude(handlers: ["pt"]) + script + """
-                const out = { version: window.ptApp.version, ops: window.ptApp.ops,
-                  frozen: Object.isFrozen(window.ptApp) };
-                window.ptApp.call("schedule.get").then((r) => { out.result = r; });
-                \(reply)
-                setImmediate(() => { out.posted = posted; console.log(JSON.stringify(out)); });
-                """)
-        let result = JSONValue(data: Data(output.utf8))
-        #expect(result?["version"] == .string("1.2 \"beta\"</script>"))
-        #expect(result?["ops"] == .array(PromptugalBridge.phaseOneOps.map(JSONValue.string)))
-        #expect(result?["frozen"] == .bool(true))
-        #expect(result?["result"] == .integer(5))
-        #expect(
-            result?["posted"]
-                == .array([
-                    .object([
-                        "id": .string("pt-1"), "op": .string("schedule.get"),
-                        "args": .null,
-                    ])
-                ]))
-        #expect(PromptugalBridge.handlerName == "pt")
-        #expect(PromptugalBridge.contentWorldName != "page")
-    }
-
     @Test("P-BRIDGE-9/10/12: the write script stores the document intact and dispatches nr:schedule")
     func scheduleWrite() throws {
         let nastyID = "a\"b'c\\d</script>\u{2028}\u{2029}e"

@@ -113,7 +113,9 @@ public actor OmnigentAccountsSignIn: SignInServer {
 }
 
 extension RevocationRule {
-    /// Omnigent's rule: 401, 403 and 410 each mean the token or session is gone; Omnigent sends no 403 that
-    /// leaves a credential working.
-    public static let omnigent = RevocationRule(statuses: [401, 403, 410])
+    /// Omnigent's rule (O-OPEN-21): only a 401 means the token or session is gone. A 403 refuses one
+    /// action (an admin-only call, a session the user may read but not change) and leaves the credential
+    /// working, so the user stays signed in and sees the server's sentence. Omnigent answers 410 only to
+    /// an expired sign-in ticket, never to an API call, so 410 is not a sign-out either.
+    public static let omnigent = RevocationRule(statuses: [401])
 }

@@ -44,13 +44,13 @@ public struct OmnigentServer: Sendable {
                 journal: journal, sleeper: sleeper))
     }
 
-    /// Opens the store for `account` under `location` and builds the server's shared parts.
+    /// Opens (or reuses) the store for `account` from `stores` and builds the server's shared parts.
+    /// The registry keeps one store per server and account for the life of the process, so a screen
+    /// opened again, or the same user signing in again, sees the same store and its drafts.
     public static func open(
-        _ connection: ServerConnection, account: AccountKey, client: Client, location: StoreLocation,
-        clock: any WallClock = SystemWallClock()
-    ) throws(StoreError) -> OmnigentServer {
-        let scope = account
-        let store = try OfflineStore(scope: scope, location: location, clock: clock)
+        _ connection: ServerConnection, account: AccountKey, client: Client, stores: StoreRegistry
+    ) async throws(StoreError) -> OmnigentServer {
+        let store = try await stores.store(for: account)
         return OmnigentServer(connection: connection, account: account, client: client, store: store)
     }
 }

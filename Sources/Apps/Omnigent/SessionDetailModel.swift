@@ -32,6 +32,10 @@ public final class SessionDetailModel {
     /// Whether a send is under way.
     public private(set) var isSending = false
 
+    /// Set when the server refused the credential (401): how to sign in again, by the server's auth
+    /// mode. What is on screen stays (O-ERR-2); a successful load clears it.
+    public private(set) var signInRequired: SignInRoute?
+
     private let server: OmnigentServer
     private let messageCount: Int
 
@@ -71,9 +75,11 @@ public final class SessionDetailModel {
                 let chronological = Array(loaded.value.data.reversed())
                 let detail = SessionDetail(session: session.value, messages: chronological.lastChatMessages(count))
                 state = ScreenState(loaded).map { _ in detail }
+                signInRequired = SignInRequired.route(after: loaded.failure, on: server.connection)
             }
         } catch {
-            state = state.failing(with: error)
+            state = state.keepingContent(failingWith: error)
+            if let route = SignInRequired.route(after: error, on: server.connection) { signInRequired = route }
         }
     }
 
@@ -159,7 +165,8 @@ public final class SessionDetailModel {
     /// Follows the session's live stream: every finished item is applied to the screen and stored
     /// with the cached items, so it is there offline too. Returns when the stream ends or the task
     /// is cancelled; `limit` stops after that many applied items (for tests and the terminal client).
-    /// `onOpen` runs once, when the server's first event shows the stream is open.
+    /// `onOpen` runs once, when the server's first event shows the stream is open. On every
+    /// (re)connection the items are read again, since the server cannot replay what was missed.
     public func followLive(limit: Int = .max, onOpen: (@Sendable () async -> Void)? = nil) async {
         var applied = 0
         var opened = false
@@ -169,6 +176,12 @@ public final class SessionDetailModel {
                 if !opened {
                     opened = true
                     await onOpen?()
+                }
+                if event.event == "session.presence" {
+                    // Sent on every (re)connection. Omnigent has no `Last-Event-ID`, so what was posted
+                    // while the stream was down is read again (O-OPEN-20).
+                    await refresh(policy: .fresh)
+                    continue
                 }
                 guard event.event == "response.output_item.done" else { continue }
                 guard let item = Self.item(from: event, client: server.client) else { continue }

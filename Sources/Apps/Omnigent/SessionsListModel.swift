@@ -48,6 +48,10 @@ public final class SessionsListModel {
     /// Why the last `loadMore()` failed, if it did (the list on screen stays).
     public private(set) var loadMoreProblem: String?
 
+    /// Set when the server refused the credential (401): how to sign in again, by the server's auth
+    /// mode. What is on screen stays (O-ERR-2); a successful load clears it.
+    public private(set) var signInRequired: SignInRoute?
+
     private let server: OmnigentServer
     private let pageSize: Int
 
@@ -67,9 +71,13 @@ public final class SessionsListModel {
         if state.value == nil { state = .loading }
         let stream = server.fetcher.load(request, policy: policy)
         do {
-            for try await loaded in stream { state = ScreenState(loaded.map(SessionsPage.init)) }
+            for try await loaded in stream {
+                state = ScreenState(loaded.map(SessionsPage.init))
+                signInRequired = SignInRequired.route(after: loaded.failure, on: server.connection)
+            }
         } catch {
-            state = state.failing(with: error)
+            state = state.keepingContent(failingWith: error)
+            if let route = SignInRequired.route(after: error, on: server.connection) { signInRequired = route }
         }
     }
 

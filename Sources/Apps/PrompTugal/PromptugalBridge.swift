@@ -28,7 +28,9 @@ public struct NotificationPlan: Codable, Sendable, Hashable {
     public let at: String
 }
 
-/// PrompTugal's `pt` bridge: handler name, content world, the five phase-1 ops and the bootstrap script.
+/// PrompTugal's `pt` bridge: handler name, content world, and the five phase-1 ops. The scripts a web view gets,
+/// and where, are `PrompTugalBridgeConfiguration`'s (the page's world holds `window.ptApp`, the bridge's world the
+/// handler and a relay).
 ///
 /// Rules (P-BRIDGE-*): the handler is `pt`, in its own content world (not the page's); the
 /// document-start script defines `window.ptApp = { version, ops }` listing exactly the registered ops; each op
@@ -77,29 +79,5 @@ public enum PromptugalBridge {
         BridgeEndpoint(
             allowList: OriginAllowList(allowed.filter { $0.scheme == "https" }),
             registry: registry(services: services), journal: journal)
-    }
-
-    /// The name of the page's global object.
-    public static let globalName = "ptApp"
-
-    /// The document-start script: `window.ptApp = { version, ops }`, frozen, plus `ptApp.call(op, args)`
-    /// which posts `{id, op, args}` to the `pt` handler and resolves with the reply's result.
-    public static func bootstrapScript(version: String, ops: [String] = phaseOneOps) -> String {
-        RequestBridgeScript.bootstrap(
-            global: globalName, handlerName: handlerName, displayName: "PrompTugal", version: version, ops: ops)
-    }
-
-    /// What the app registers with the web view: the `pt` handler in its own content world, the bootstrap
-    /// script, and the allowed origins (https only: an http address is dropped from the list).
-    public static func registration(version: String, allowed: [ServerAddress]) -> BridgeRegistration {
-        BridgeRegistration(
-            handlerName: handlerName, contentWorldName: contentWorldName,
-            bootstrapScript: bootstrapScript(version: version),
-            allowList: OriginAllowList(allowed.filter { $0.scheme == "https" }))
-    }
-
-    /// The script that delivers `reply` to the page's pending `ptApp.call`.
-    public static func replyScript(_ reply: BridgeReply) -> String {
-        RequestBridgeScript.reply(global: globalName, reply)
     }
 }

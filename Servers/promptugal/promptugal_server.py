@@ -1,0 +1,353 @@
+"""PrompTugal team-data stand-in: the public JSON files PrompTugal reads, served as a static site.
+
+A stand-in written from PrompTugal's description of its data sources (see README.md), not the real sites.
+Run: python promptugal_server.py --port PORT   (binds 127.0.0.1 only; prints READY <port> when listening)
+
+Every file is generated at start from a fixed seed, so every run serves the same bytes. Both hosts of the
+real product (the team site and the news site) are served from one origin; the app's bases point here.
+"""
+
+import argparse
+import json
+import os
+import random
+import sys
+import threading
+import time
+from datetime import datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+SEED = 20261110
+PERSON_ID = "p-0042"
+PLACE_COUNT = 83
+EVENT_COUNT = 240
+STORY_COUNT = 180
+DOC_COUNT = 1200
+
+WORDS = (
+    "agent model vault schedule stage talk founder ocean data summit lisbon product future robot policy "
+    "climate health money design open source security privacy browser mobile city music sport media "
+    "creator capital growth market energy space chip cloud edge trust safety language vision"
+).split()
+
+
+def sentence(rng: random.Random, words: int) -> str:
+    text = " ".join(rng.choice(WORDS) for _ in range(words))
+    return text[:1].upper() + text[1:] + "."
+
+
+def slugify(text: str) -> str:
+    return "-".join(text.lower().rstrip(".").split())[:60]
+
+
+def build_files() -> dict[str, tuple[str, bytes]]:
+    """Every path the stand-in serves, with its media type and body."""
+    rng = random.Random(SEED)
+    files: dict[str, tuple[str, bytes]] = {}
+
+    def put_json(path: str, value) -> None:
+        files[path] = ("application/json", json.dumps(value, ensure_ascii=False, indent=1).encode())
+
+    places = []
+    kinds = ["stage", "room", "booth", "lounge", "food", "entrance"]
+    for index in range(PLACE_COUNT):
+        kind = kinds[index % len(kinds)]
+        places.append({
+            "id": f"place-{index + 1:03d}",
+            "name": f"{kind.title()} {index + 1}",
+            "kind": kind,
+            "area": rng.choice(["Pavilion 1", "Pavilion 2", "Pavilion 3", "Pavilion 4", "Altice Arena", "Outdoor"]),
+            "capacity": rng.choice([40, 120, 300, 800, 2500, 12000]),
+        })
+    put_json("/api/v1/places.json", {"generatedAt": "2026-11-07T22:00:00.000Z", "places": places})
+
+    events = []
+    first_day = datetime(2026, 11, 10, 9, 0)
+    seen = set()
+    for index in range(EVENT_COUNT):
+        title = sentence(rng, rng.randint(3, 7)).rstrip(".")
+        slug = slugify(title)
+        while slug in seen:
+            slug = f"{slug}-{index}"
+        seen.add(slug)
+        start = first_day + timedelta(days=index % 4, minutes=30 * rng.randint(0, 18))
+        events.append({
+            "slug": slug,
+            "title": title,
+            # Lisbon wall time, no offset, as the website publishes it.
+            "start": start.strftime("%Y-%m-%dT%H:%M"),
+            "end": (start + timedelta(minutes=rng.choice([20, 30, 45, 60]))).strftime("%Y-%m-%dT%H:%M"),
+            "place": places[rng.randrange(PLACE_COUNT)]["id"],
+            "url": f"/events/{slug}/index.html",
+            "speakers": [sentence(rng, 2).rstrip(".").title() for _ in range(rng.randint(1, 4))],
+            "summary": sentence(rng, rng.randint(12, 30)),
+        })
+    # A fixed event the docs and the demo name.
+    events.append({
+        "slug": "ai-doom-or-boom", "title": "AI: doom or boom?", "start": "2026-11-10T10:00",
+        "end": "2026-11-10T10:30", "place": "place-001", "url": "/events/ai-doom-or-boom/index.html",
+        "speakers": ["Ana Lima", "Rui Costa"], "summary": "Two views on where the models go next.",
+    })
+    put_json("/api/v1/live/agenda.json", {"timezone": "Europe/Lisbon", "events": events})
+    for event in events:
+        files[event["url"]] = ("text/html; charset=utf-8", (
+            f"<!doctype html><title>{event['title']}</title><h1>{event['title']}</h1>"
+            f"<p>{event['summary']}</p>").encode())
+
+    stories = [{
+        "id": f"story-{index + 1:04d}", "title": sentence(rng, rng.randint(5, 10)).rstrip("."),
+        "desk": rng.choice(["ai", "climate", "money", "policy", "culture"]),
+        "status": rng.choice(["draft", "review", "published"]),
+        "body": " ".join(sentence(rng, rng.randint(8, 20)) for _ in range(rng.randint(3, 8))),
+    } for index in range(STORY_COUNT)]
+    desks = [{"id": desk, "name": desk.title(), "editors": rng.randint(1, 5)}
+             for desk in ["ai", "climate", "money", "policy", "culture"]]
+    put_json("/api/v1/newsroom/desks.json", {"desks": desks})
+    put_json("/api/v1/newsroom/stories.json", {"stories": stories})
+    put_json("/api/v1/newsroom/dashboard.json", {
+        "published": sum(1 for s in stories if s["status"] == "published"),
+        "inReview": sum(1 for s in stories if s["status"] == "review"),
+        "drafts": sum(1 for s in stories if s["status"] == "draft"),
+    })
+    put_json("/api/v1/newsroom/decisions.json", {"decisions": [
+        {"id": f"d-{i}", "question": sentence(rng, 8), "owner": PERSON_ID if i % 3 == 0 else f"p-{i:04d}",
+         "due": f"2026-11-{10 + i % 4}T18:00:00.000Z"} for i in range(40)]})
+    put_json("/api/v1/newsroom/status.json", {"state": "live", "updatedAt": "2026-11-10T08:55:00.000Z"})
+    put_json("/api/v1/newsletter.json", {"issues": [
+        {"id": f"n-{i}", "subject": sentence(rng, 6), "sections": [sentence(rng, 25) for _ in range(5)]}
+        for i in range(30)]})
+    put_json("/api/v1/story.json", {"stories": stories[:60]})
+    put_json("/api/v1/search/docs.json", {"docs": [
+        {"id": f"doc-{i}", "title": sentence(rng, 5), "text": sentence(rng, 40), "url": f"/docs/{i}.html"}
+        for i in range(DOC_COUNT)]})
+    items = "".join(
+        f"<item><title>{s['title']}</title><link>/stories/{s['id']}.html</link><guid>{s['id']}</guid></item>"
+        for s in stories[:50])
+    files["/feed.xml"] = ("application/rss+xml", (
+        '<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>PrompTugal</title>'
+        f"{items}</channel></rss>").encode())
+
+    put_json("/me.json", {
+        "personId": PERSON_ID, "name": "Inês Duarte", "team": "newsroom",
+        "counts": {"badge": 4, "onlyYou": 1, "decide": 2, "overdue": 1},
+    })
+    put_json(f"/people/{PERSON_ID}/app/data.json", {
+        "tasks": [{"id": f"t-{i}", "title": sentence(rng, 6), "done": i % 4 == 0} for i in range(25)],
+        "decisions": [{"id": f"d-{i}", "question": sentence(rng, 8)} for i in range(0, 40, 3)],
+        "namedForMe": [{"id": f"m-{i}", "text": sentence(rng, 10)} for i in range(6)],
+        "today": [{"at": f"2026-11-10T{9 + i:02d}:00", "what": sentence(rng, 5)} for i in range(8)],
+    })
+    put_json("/meetings/index.json", {"meetings": [
+        {"id": f"mt-{i}", "kind": rng.choice(["stand-up", "briefing"]), "at": f"2026-11-{10 + i % 4}T08:30",
+         "notes": sentence(rng, 30)} for i in range(16)]})
+    for name in ["wakes", "reports", "pulse", "log"]:
+        put_json(f"/{name}/index.json", {name: [
+            {"id": f"{name}-{i}", "agent": rng.choice(["desk-bot", "scout", "editor"]),
+             "at": f"2026-11-10T0{i % 9}:00:00.000Z", "text": sentence(rng, 20)} for i in range(50)]})
+
+    files["/llms.txt"] = ("text/plain; charset=utf-8", "\n".join([
+        "# Team site",
+        "",
+        "> The team's public data, read without keys.",
+        "",
+        "## People",
+        "- [Me](/me.json): who the reader is, with counts",
+        f"- [Command centre](/people/{PERSON_ID}/app/data.json): tasks, decisions, today",
+        "",
+        "## Meetings",
+        "- [Meetings](/meetings/index.json): stand-ups and briefings",
+        "",
+        "## Agents",
+        "- [Wakes](/wakes/index.json): when agents woke",
+        "- [Reports](/reports/index.json): what they reported",
+        "- [Pulse](/pulse/index.json): what they are doing",
+        "- [Log](/log/index.json): everything, newest first",
+        "",
+    ]).encode())
+    return files
+
+
+class State:
+    def __init__(self) -> None:
+        self.vaults: dict[str, str] = {}
+        self.lock = threading.Lock()
+        self.files = build_files()
+        self.faults: dict[str, dict] = {}
+        self.requests: list[dict] = []
+
+    def take_fault(self, path: str) -> dict | None:
+        with self.lock:
+            fault = self.faults.get(path) or self.faults.get("*")
+            if fault is None:
+                return None
+            if fault.get("count") is not None:
+                fault["count"] -= 1
+                if fault["count"] <= 0:
+                    self.faults = {k: v for k, v in self.faults.items() if v is not fault}
+            return dict(fault)
+
+
+STATE = State()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "PrompTugalStandIn/1"
+
+    def log_message(self, *args) -> None:  # quiet
+        pass
+
+    def send_body(self, status: int, media: str, body: bytes, extra: dict | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", media)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in (extra or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def send_json(self, status: int, value) -> None:
+        self.send_body(status, "application/json", json.dumps(value).encode())
+
+    def read_body(self) -> bytes:
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def record(self, body: bytes) -> None:
+        parts = urlsplit(self.path)
+        with STATE.lock:
+            STATE.requests.append({
+                "method": self.command, "path": parts.path, "query": parts.query,
+                "headers": {name: value for name, value in self.headers.items()},
+                "body": body.decode("utf-8", "replace"),
+            })
+            del STATE.requests[:-500]
+
+    def do_GET(self) -> None:
+        self.handle_any()
+
+    def do_HEAD(self) -> None:
+        self.handle_any()
+
+    def do_POST(self) -> None:
+        self.handle_any()
+
+    def handle_any(self) -> None:
+        body = self.read_body()
+        parts = urlsplit(self.path)
+        path = parts.path
+        if path.startswith("/_control/"):
+            return self.control(path[len("/_control/"):], parse_qs(parts.query), body)
+        self.record(body)
+        fault = STATE.take_fault(path)
+        if fault:
+            mode = fault.get("mode")
+            if mode == "status":
+                return self.send_json(int(fault.get("status", 500)), {"error": "fault", "message": "Injected fault."})
+            if mode == "garbage":
+                return self.send_body(200, "application/json", b"{\"places\": [ this is not json")
+            if mode == "drop":
+                self.close_connection = True
+                self.connection.shutdown(2)
+                return
+            if mode == "slow":
+                time.sleep(float(fault.get("seconds", 5)))
+        if path.startswith("/api/vault/"):
+            return self.vault(path, parse_qs(parts.query))
+        if self.command not in ("GET", "HEAD"):
+            return self.send_json(405, {"error": "method_not_allowed", "message": "The site is read-only."})
+        entry = STATE.files.get(path) or (STATE.files.get(path + "index.html") if path.endswith("/") else None)
+        if entry is None:
+            return self.send_json(404, {"error": "not_found", "message": f"No file at {path}."})
+        media, data = entry
+        self.send_body(200, media, data, {"Cache-Control": "max-age=60"})
+
+    def vault(self, path: str, query: dict) -> None:
+        """A static vault host: `read/<vault_id>/<file id>` and `list/<vault_id>?prefix=` from a folder of objects."""
+        from urllib.parse import unquote
+        parts = path.split("/", 5)  # "", "api", "vault", route, vault id, rest
+        if len(parts) < 5 or parts[4] not in STATE.vaults:
+            return self.send_json(404, {"error": "not_found", "message": "No such vault."})
+        root = STATE.vaults[parts[4]]
+        if parts[3] == "read" and len(parts) == 6:
+            file_id = unquote(parts[5])
+            if any(p in ("", ".", "..") for p in file_id.split("/")):
+                return self.send_json(400, {"error": "bad_id", "message": "Bad file id."})
+            full = os.path.join(root, file_id)
+            if not os.path.isfile(full):
+                return self.send_json(404, {"error": "not_found", "message": "No such file."})
+            with open(full, "rb") as handle:
+                return self.send_body(200, "application/octet-stream", handle.read())
+        if parts[3] == "list":
+            prefix = (query.get("prefix") or [""])[0]
+            names = []
+            for folder, _, files in os.walk(root):
+                for name in files:
+                    rel = os.path.relpath(os.path.join(folder, name), root).replace(os.sep, "/")
+                    if rel.startswith(prefix):
+                        names.append(rel)
+            return self.send_json(200, {"files": sorted(names)})
+        self.send_json(404, {"error": "not_found", "message": "No such route."})
+
+    def control(self, name: str, query: dict, body: bytes) -> None:
+        if name == "reset":
+            with STATE.lock:
+                STATE.faults.clear()
+                STATE.requests.clear()
+            return self.send_json(200, {"ok": True})
+        if name == "fault":
+            # POST {"path": "/api/v1/places.json" | "*", "mode": "status"|"garbage"|"drop"|"slow",
+            #       "status": 503, "seconds": 5, "count": 1}; {"path": ..., "mode": "off"} clears it.
+            spec = json.loads(body or b"{}")
+            with STATE.lock:
+                if spec.get("mode") == "off":
+                    STATE.faults.pop(spec.get("path", "*"), None)
+                else:
+                    STATE.faults[spec.get("path", "*")] = spec
+            return self.send_json(200, {"ok": True})
+        if name == "requests":
+            prefix = (query.get("prefix") or [""])[0]
+            with STATE.lock:
+                rows = [r for r in STATE.requests if r["path"].startswith(prefix)]
+            return self.send_json(200, {"requests": rows})
+        if name == "echo":
+            # Answers with what arrived, so a test can check what a request carried.
+            self.record(body)
+            return self.send_json(200, {
+                "method": self.command, "query": urlsplit(self.path).query,
+                "headers": {n: v for n, v in self.headers.items()}, "body": body.decode("utf-8", "replace")})
+        if name == "redirect":
+            target = (query.get("to") or ["/"])[0]
+            self.record(body)
+            return self.send_body(int((query.get("status") or ["302"])[0]), "text/plain", b"moved",
+                                  {"Location": target})
+        if name == "sizes":
+            return self.send_json(200, {path: len(data) for path, (_, data) in sorted(STATE.files.items())
+                                        if not path.startswith("/events/")})
+        self.send_json(404, {"error": "not_found", "message": f"No control endpoint {name}."})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--vault", action="append", default=[],
+                        help="VAULT_ID=FOLDER: serve a folder of stored vault objects on the SG/Send read routes")
+    args = parser.parse_args()
+    for spec in args.vault:
+        vid, _, folder = spec.partition("=")
+        if os.path.isdir(folder):
+            STATE.vaults[vid] = folder
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    server.daemon_threads = True
+    print(f"READY {server.server_address[1]}", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,235 @@
+import CompanionBridge
+import CompanionCore
+import Foundation
+import Synchronization
+import Testing
+
+@testable import PrompTugalCore
+
+/// PrompTugal's bridge configuration, its ops over the real schedule store, and the interim web sync in Node.js.
+@MainActor
+struct BridgeTests {
+    static let t0 = Date(timeIntervalSince1970: 1_794_105_900)
+    static let news = URL(string: "https://promptugal.news/agenda") ?? URL(fileURLWithPath: "/")
+    static let configuration = PrompTugalBridgeConfiguration(version: "1.4 \"beta\"</script>")
+
+    static func source(_ origin: String, page: String? = nil, mainFrame: Bool = true) -> BridgeSource {
+        BridgeSource(isMainFrame: mainFrame, frameOrigin: origin, pageURL: page ?? origin + "/")
+    }
+
+    static func services(_ store: ScheduleStore) -> AppBridgeServices {
+        AppBridgeServices(store: store, person: { "p-0042" }, planner: { _ in })
+    }
+
+    @Test(
+        "P-BRIDGE-1, P-BRIDGE-4: pt in its own world; ptApp (version, the five ops) in the page's; DOM events between")
+    func contentWorlds() async throws {
+        #expect(PrompTugalBridgeConfiguration.handlerName == "pt")
+        #expect(PrompTugalBridgeConfiguration.contentWorldName != "page")
+        let scripts = Self.configuration.userScripts(for: Self.news)
+        #expect(scripts.map(\.world) == [.bridge, .page] && scripts.allSatisfy(\.mainFrameOnly))
+        let setup = """
+            const dom = new EventTarget();
+            const world = (extra) => Object.assign({ addEventListener: dom.addEventListener.bind(dom),
+              dispatchEvent: dom.dispatchEvent.bind(dom) }, extra);
+            const posted = [];
+            const bridge = world({ webkit: { messageHandlers: { pt: { postMessage: (m) => posted.push(m) } } } });
+            const page = world({});
+            new Function("window", \(JavaScriptLiteralText.quote(Self.configuration.relayScript)))(bridge);
+            new Function("window", \(JavaScriptLiteralText.quote(Self.configuration.pageScript)))(page);
+            const call = page.ptApp.call("schedule.get");
+            """
+        let first = try NodeProcess.run(
+            setup + """
+                console.log(JSON.stringify({ posted, pageSeesHandler: page.webkit !== undefined,
+                  bridgeHasPtApp: bridge.ptApp !== undefined, version: page.ptApp.version, ops: page.ptApp.ops,
+                  frozen: Object.isFrozen(page.ptApp) && Object.isFrozen(page.ptApp.ops) }));
+                """)
+        let seen = try #require(JSONValue(data: Data(first.utf8)))
+        #expect(seen["pageSeesHandler"] == false && seen["bridgeHasPtApp"] == false && seen["frozen"] == true)
+        #expect(seen["version"] == "1.4 \"beta\"</script>")
+        // P-BRIDGE-4: exactly the five ops.
+        #expect(seen["ops"] == .array(PrompTugalBridgeConfiguration.ops.map(JSONValue.string)))
+        #expect(
+            PrompTugalBridgeConfiguration.ops == [
+                "schedule.get", "schedule.set", "identity.get", "notify.plan", "meter.topup",
+            ])
+        let message = try #require(seen["posted"]?[0])
+        #expect(message == .object(["id": "pt-1", "op": "schedule.get", "args": .null]))
+
+        let store = ScheduleStore(clock: ManualWallClock(Self.t0))
+        store.toggle("ai-doom-or-boom")
+        let endpoint = Self.configuration.endpoint(services: Self.services(store), journal: Journal())
+        let reply = try #require(await endpoint.receive(message, from: Self.source("https://promptugal.news")))
+        let second = try NodeProcess.run(
+            setup + """
+                new Function("window", \(JavaScriptLiteralText.quote(Self.configuration.replyScript(reply))))(bridge);
+                call.then((result) => console.log(JSON.stringify(result)));
+                """)
+        #expect(JSONValue(data: Data(second.utf8)) == store.document.json)
+    }
+
+    @Test("P-OPEN-12, P-OPEN-11: scripts only for allowed https origins; none anywhere else")
+    func scriptsOnlyWhereAllowed() throws {
+        #expect(!Self.configuration.userScripts(for: Self.news).isEmpty)
+        for other in [
+            "http://promptugal.news/", "https://evil.example/", "https://sub.promptugal.news/",
+            "https://promptugal.news:8443/", "https://promptugal.news.evil.example/",
+        ] {
+            #expect(Self.configuration.userScripts(for: try #require(URL(string: other))).isEmpty, "\(other)")
+        }
+        #expect(Self.configuration.allowList.origins == ["https://promptugal.news"])
+    }
+
+    @Test("P-BRIDGE-2, P-BRIDGE-3, P-BRIDGE-13: other origins run nothing, get no reply, and are logged as rejected")
+    func rejectedOrigins() async {
+        let store = ScheduleStore(clock: ManualWallClock(Self.t0))
+        let journal = Journal()
+        let endpoint = Self.configuration.endpoint(services: Self.services(store), journal: journal)
+        let set: JSONValue = [
+            "id": "1", "op": "schedule.set",
+            "args": ["v": 1, "picks": [["id": "x", "at": "2026-11-08T02:45:00.000Z"]]],
+        ]
+        for source in [
+            Self.source("http://promptugal.news"), Self.source("https://promptugal.news.evil.example"),
+            Self.source("https://sub.promptugal.news"), Self.source("https://promptugal.news:8443"),
+            Self.source("https://promptugal.news", mainFrame: false),
+        ] {
+            #expect(await endpoint.receive(set, from: source) == nil)
+        }
+        #expect(store.picks.isEmpty)
+        #expect(journal.events.count == 5)
+        #expect(journal.events.allSatisfy { $0.kind == .bridge && $0.fields["outcome"] == "rejected" })
+        #expect(await endpoint.receive(set, from: Self.source("https://PROMPTUGAL.news:443")) != nil)
+        #expect(store.isPicked("x"))
+    }
+
+    @Test("P-BRIDGE-5, P-BRIDGE-6, P-BRIDGE-7, P-BRIDGE-13: the ops over the real store; set merges, never replaces")
+    func opsOverTheStore() async throws {
+        let clock = ManualWallClock(Self.t0)
+        let store = ScheduleStore(clock: clock)
+        store.toggle("mine")
+        store.toggle("gone")
+        clock.advance(by: 10)
+        store.toggle("gone")
+        let journal = Journal()
+        let endpoint = Self.configuration.endpoint(services: Self.services(store), journal: journal)
+        let page = Self.source("https://promptugal.news")
+        let get = await endpoint.receive(["id": "1", "op": "schedule.get"], from: page)
+        #expect(get?.json["result"] == store.document.json)
+        let set: JSONValue = [
+            "id": "2", "op": "schedule.set",
+            "args": [
+                "v": 1,
+                "picks": [
+                    ["id": "web", "at": "2026-11-08T02:45:05.000Z"], ["id": "gone", "at": "2026-11-08T02:45:05.000Z"],
+                ],
+            ],
+        ]
+        let merged = await endpoint.receive(set, from: page)
+        #expect(store.picks.map(\.id).sorted() == ["mine", "web"])  // "gone" was removed later than the web's pick
+        #expect(merged?.json["result"] == store.document.json)
+        let bad = await endpoint.receive(["id": "3", "op": "schedule.set", "args": ["v": 2]], from: page)
+        #expect(bad?.json["error"]?["code"] == "bad_document")
+        let unknown = await endpoint.receive(["id": "4", "op": "vault.read"], from: page)
+        #expect(unknown?.json["error"]?["code"] == "unknown_op")
+        let identity = await endpoint.receive(["id": "5", "op": "identity.get"], from: page)
+        #expect(identity?.json["result"] == ["personId": "p-0042"])
+        #expect(store.picks.map(\.id).sorted() == ["mine", "web"])
+        #expect(journal.events.filter { $0.kind == .bridge }.count == 10)
+    }
+
+    @Test("P-BRIDGE-8, P-BRIDGE-9, P-BRIDGE-12, P-BRIDGE-13: read, merge, write back; the page's own listener sees it")
+    func interimSync() async throws {
+        let store = ScheduleStore(clock: ManualWallClock(Self.t0))
+        store.toggle("from-app")
+        let page = NodePage(stored: #"{"v":1,"picks":[{"id":"from-web","at":"2026-11-08T01:00:00.000Z"}]}"#)
+        let journal = Journal()
+        let sync = WebScheduleSync(store: store, configuration: Self.configuration, journal: journal)
+        let outcome = await sync.sync(page: Self.news, scripting: page)
+        #expect(outcome == .synced(added: ["from-web"]), "\(outcome)")
+        #expect(store.picks.map(\.id).sorted() == ["from-app", "from-web"])
+        let written = try ScheduleDocument(data: Data(try #require(page.stored).utf8))
+        #expect(written == store.document)
+        #expect(page.seenByPage == [page.stored])
+        #expect(journal.events.map { $0.fields["op"] } == ["schedule.read", "schedule.write"])
+        #expect(journal.events.allSatisfy { $0.kind == .bridge && $0.fields["origin"] == "https://promptugal.news" })
+    }
+
+    @Test("P-BRIDGE-8: an absent value is an empty document; the app's picks are written")
+    func absentValue() async throws {
+        let store = ScheduleStore(clock: ManualWallClock(Self.t0))
+        store.toggle("from-app")
+        let page = NodePage()
+        let sync = WebScheduleSync(store: store, configuration: Self.configuration, journal: Journal())
+        #expect(await sync.sync(page: Self.news, scripting: page) == .synced(added: []))
+        #expect(page.stored == store.document.json.jsonString())
+    }
+
+    @Test("P-OPEN-9: a malformed stored value is reported and not overwritten")
+    func malformedNotOverwritten() async {
+        let store = ScheduleStore(clock: ManualWallClock(Self.t0))
+        store.toggle("from-app")
+        let page = NodePage(stored: #"{"v":2,"picks":"the website's newer format"}"#)
+        let sync = WebScheduleSync(store: store, configuration: Self.configuration, journal: Journal())
+        guard case .malformed = await sync.sync(page: Self.news, scripting: page) else {
+            Issue.record("expected malformed")
+            return
+        }
+        #expect(page.stored == #"{"v":2,"picks":"the website's newer format"}"#)
+        #expect(page.scriptCount == 1)
+    }
+
+    @Test("P-BRIDGE-11: pages not on the allow-list are never read or written")
+    func notAllowedNeverTouched() async throws {
+        let store = ScheduleStore(clock: ManualWallClock(Self.t0))
+        store.toggle("from-app")
+        let page = NodePage(stored: #"{"v":1,"picks":[]}"#)
+        let journal = Journal()
+        let sync = WebScheduleSync(store: store, configuration: Self.configuration, journal: journal)
+        for other in ["https://evil.example/", "http://promptugal.news/", "https://sub.promptugal.news/"] {
+            #expect(await sync.sync(page: try #require(URL(string: other)), scripting: page) == .notAllowed)
+        }
+        #expect(page.scriptCount == 0 && page.stored == #"{"v":1,"picks":[]}"#)
+        #expect(journal.events.allSatisfy { $0.fields["outcome"] == "rejected" })
+    }
+
+    @Test("P-BRIDGE-10: ids with quotes, backslashes, </script>, U+2028 and U+2029 survive the sync both ways")
+    func nastyIDs() async throws {
+        let nasty = "a\"b'c\\d<script>\u{2028}\u{2029}e"
+        let closing = "x</script><script>alert(1)"
+        let store = ScheduleStore(clock: ManualWallClock(Self.t0))
+        store.toggle(nasty)
+        store.toggle(closing)
+        let page = NodePage()
+        let sync = WebScheduleSync(store: store, configuration: Self.configuration, journal: Journal())
+        let outcome = await sync.sync(page: Self.news, scripting: page)
+        #expect(outcome == .synced(added: []), "\(outcome)")
+        // The script layer: what the page holds is exactly what the app wrote, `</script>` included.
+        #expect(JSONValue(data: Data((page.stored ?? "").utf8)) == store.document.json)
+        // The store layer reads the slash-free id back; an id holding `/` is a path and is skipped (P-OPEN-5).
+        let back = ScheduleStore(clock: ManualWallClock(Self.t0))
+        _ = await WebScheduleSync(store: back, configuration: Self.configuration, journal: Journal())
+            .sync(page: Self.news, scripting: page)
+        #expect(back.picks.map(\.id) == [nasty])
+    }
+
+    @Test("P-BRIDGE-14: no op reply carries a key, whatever op is called")
+    func noKeysInReplies() async throws {
+        let store = ScheduleStore(clock: ManualWallClock(Self.t0))
+        store.toggle("a")
+        let journal = Journal()
+        journal.register(secret: KeyTests.openRouterKey)
+        let endpoint = Self.configuration.endpoint(services: Self.services(store), journal: journal)
+        var texts: [String] = []
+        for op in PrompTugalBridgeConfiguration.ops + ["keys.get", "vault.key"] {
+            let body: JSONValue = ["id": "x", "op": .string(op), "args": ["key": .string(KeyTests.openRouterKey)]]
+            if let reply = await endpoint.receive(body, from: Self.source("https://promptugal.news")) {
+                texts.append(reply.json.jsonString())
+            }
+        }
+        texts += journal.events.map { $0.message + $0.fields.description }
+        #expect(texts.count > 7)
+        #expect(SecretScan.leaks(in: texts, secrets: [KeyTests.openRouterKey, KeyTests.readKeyHex]).isEmpty)
+    }
+}

@@ -1,0 +1,143 @@
+import CompanionCore
+import Foundation
+import Testing
+
+@testable import PrompTugalCore
+
+/// Destinations, the layout decision and the debug badge.
+struct ShellTests {
+    static func destination(_ id: String, _ section: Destination.Section, _ kind: Destination.Kind = .native)
+        -> Destination
+    {
+        Destination(id: id, title: id.capitalized, symbol: "circle", section: section, kind: kind, view: .init("V"))
+    }
+
+    @Test("P-SHELL-1: a destination has id, title, symbol, section, kind and view")
+    func fields() throws {
+        let url = try #require(URL(string: "https://promptugal.news/agenda"))
+        let destination = Destination(
+            id: "agenda", title: "Agenda", symbol: "calendar", section: .event, kind: .web(url),
+            view: .init("WebPageView"))
+        #expect(destination.id == "agenda" && destination.title == "Agenda" && destination.symbol == "calendar")
+        #expect(
+            destination.section == .event && destination.kind == .web(url) && destination.view.name == "WebPageView")
+        let kinds: [Destination.Kind] = [.native, .web(url), .hybrid]
+        #expect(kinds.map(\.badge) == ["native", "web", "hybrid"])
+    }
+
+    @Test("P-SHELL-2: a second destination with the same id is refused")
+    func uniqueIDs() throws {
+        var registry = DestinationRegistry()
+        try registry.register(Self.destination("news", .news))
+        #expect(throws: DestinationError.duplicateID("news")) {
+            try registry.register(Self.destination("news", .team))
+        }
+        #expect(registry.destinations.count == 1)
+        let standard = DestinationRegistry.promptugal()
+        #expect(Set(standard.destinations.map(\.id)).count == standard.destinations.count)
+        #expect(standard.destinations.count == 10)
+    }
+
+    @Test("P-SHELL-3: regular width is a sidebar by section; every destination once")
+    func regular() {
+        let registry = DestinationRegistry.promptugal()
+        let layout = ShellLayout.decide(registry, width: .regular)
+        guard case .sidebar(let groups) = layout else {
+            Issue.record("expected a sidebar")
+            return
+        }
+        #expect(groups.map(\.section) == Destination.Section.allCases)
+        #expect(groups.allSatisfy { group in group.destinations.allSatisfy { $0.section == group.section } })
+        #expect(layout.reachable.map(\.id).sorted() == registry.destinations.map(\.id).sorted())
+        #expect(layout.tabCount == 0)
+    }
+
+    @Test("P-SHELL-3, P-OPEN-21: compact width is at most 5 tabs; the first 4 in section order plus More")
+    func compact() throws {
+        let registry = DestinationRegistry.promptugal()
+        let layout = ShellLayout.decide(registry, width: .compact)
+        guard case .tabs(let tabs, let more) = layout else {
+            Issue.record("expected tabs")
+            return
+        }
+        #expect(tabs.map(\.id) == ["today", "schedule", "agenda", "places"])
+        #expect(more.map(\.id) == ["news", "newsroom", "team", "agents", "vault", "settings"])
+        #expect(layout.tabCount == 5)
+        let reachable = layout.reachable.map(\.id)
+        #expect(reachable.count == Set(reachable).count)
+        #expect(Set(reachable) == Set(registry.destinations.map(\.id)))
+
+        let small = try DestinationRegistry([
+            Self.destination("b", .news), Self.destination("a", .today), Self.destination("c", .settings),
+        ])
+        #expect(ShellLayout.decide(small, width: .compact) == .tabs(small.inSectionOrder, more: []))
+        #expect(small.inSectionOrder.map(\.id) == ["a", "b", "c"])
+    }
+
+    @Test("P-SHELL-4: the badge reads native, web or hybrid in debug mode, nothing otherwise")
+    func badge() throws {
+        let registry = DestinationRegistry.promptugal()
+        let agenda = try #require(registry["agenda"])
+        let schedule = try #require(registry["schedule"])
+        let today = try #require(registry["today"])
+        #expect([agenda, schedule, today].map { $0.badge(debugMode: true) } == ["web", "hybrid", "native"])
+        #expect(registry.destinations.allSatisfy { $0.badge(debugMode: false) == nil })
+    }
+
+    @Test("P-TEAM-8: titles say PrompTugal, never a data source's host")
+    func productCopy() {
+        let titles = DestinationRegistry.promptugal().destinations.map(\.title)
+        #expect(titles.contains { $0.contains("PrompTugal") })
+        for title in titles {
+            #expect(!title.lowercased().contains("sgit") && !title.lowercased().contains("web-summit"), "\(title)")
+            #expect(!title.lowercased().contains("web summit"))
+        }
+    }
+}
+
+/// Debug mode and its panels.
+@MainActor
+struct DebugModeTests {
+    @Test("P-DEBUG-1, P-OPEN-22: off on first launch; the Settings switch turns it on and off; it persists")
+    func firstLaunch() {
+        let flag = InMemoryDebugFlag()
+        let mode = DebugMode(storage: flag, clock: ManualWallClock())
+        #expect(!mode.isOn && mode.panels.isEmpty)
+        mode.set(true)
+        #expect(mode.isOn)
+        #expect(DebugMode(storage: flag, clock: ManualWallClock()).isOn)
+        mode.set(false)
+        #expect(!DebugMode(storage: flag, clock: ManualWallClock()).isOn)
+    }
+
+    @Test("P-DEBUG-2, P-OPEN-22: three taps within 1 s turn it on; one or two, or three spread out, do nothing")
+    func taps() {
+        let clock = ManualWallClock()
+        let mode = DebugMode(storage: InMemoryDebugFlag(), clock: clock)
+        mode.tapVersion()
+        clock.advance(by: 0.4)
+        mode.tapVersion()
+        #expect(!mode.isOn)
+        clock.advance(by: 0.7)  // 1.1 s after the first tap: it no longer counts
+        mode.tapVersion()
+        #expect(!mode.isOn)
+        clock.advance(by: 0.3)
+        mode.tapVersion()  // the last three taps span 1.0 s: the first of them is outside the window
+        #expect(!mode.isOn)
+        clock.advance(by: 0.2)
+        mode.tapVersion()  // taps at 1.1, 1.4, 1.6 s: within 1 s
+        #expect(mode.isOn)
+        mode.tapVersion()
+        mode.tapVersion()
+        mode.tapVersion()
+        #expect(mode.isOn)  // taps only turn it on
+    }
+
+    @Test("P-DEBUG-3: on → exactly six panels, in order; off → none")
+    func panels() {
+        let mode = DebugMode(storage: InMemoryDebugFlag(), clock: ManualWallClock())
+        #expect(mode.panels.isEmpty)
+        mode.set(true)
+        #expect(mode.panels.map(\.title) == ["Vault traffic", "Network", "Bridge", "Storage", "Keys", "Build"])
+    }
+}

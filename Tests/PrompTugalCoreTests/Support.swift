@@ -1,0 +1,161 @@
+import CompanionCore
+import CompanionHTTP
+import CompanionStore
+import CompanionTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+@testable import PrompTugalCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The PrompTugal stand-in (`Servers/promptugal`), found through `PROMPTUGAL_URL`; a missing server fails loudly.
+enum StandIn {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The stand-in's base URL.
+    static func url() throws -> URL { try TestServers.url("PROMPTUGAL_URL") }
+
+    /// Both sites on the stand-in.
+    static func bases() throws -> TeamDataBases { TeamDataBases(both: try url()) }
+
+    /// Calls a control endpoint and returns its JSON.
+    @discardableResult
+    static func control(_ name: String, method: String = "POST", body: String? = nil) async throws -> JSONValue {
+        guard let target = URL(string: try url().absoluteString + "/_control/" + name) else {
+            throw Failure(description: "bad control name \(name)")
+        }
+        var request = URLRequest(url: target)
+        request.httpMethod = method
+        request.httpBody = body.map { Data($0.utf8) }
+        let (data, _) = try await URLSession.shared.data(for: request)
+        guard let value = JSONValue(data: data) else { throw Failure(description: "control \(name) answered no JSON") }
+        return value
+    }
+
+    /// Sets a fault on `path`.
+    static func fault(_ path: String, _ spec: String) async throws {
+        try await control("fault", body: #"{"path":"\#(path)",\#(spec)}"#)
+    }
+
+    /// Clears the fault on `path`.
+    static func clear(_ path: String) async throws {
+        try await control("fault", body: #"{"path":"\#(path)","mode":"off"}"#)
+    }
+
+    /// The requests the stand-in recorded under `prefix`.
+    static func requests(prefix: String) async throws -> [JSONValue] {
+        try await control("requests?prefix=\(prefix)", method: "GET")["requests"]?.arrayValue ?? []
+    }
+}
+
+/// Scratch folders and stores.
+enum Scratch {
+    /// A fresh folder, removed by the caller.
+    static func folder(_ name: String) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "promptugal-\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// An offline store in `folder`.
+    static func store(in folder: URL, clock: any WallClock) throws -> OfflineStore {
+        try OfflineStore(
+            scope: AccountKey(serverKey: "promptugal", userID: "me"), location: .directory(folder), clock: clock)
+    }
+}
+
+/// Known secrets, to scan every text the app shows or logs (P-SECRET-4, P-KEY-3, P-VLOG-7).
+enum SecretScan {
+    /// The texts in `texts` that contain any of `secrets` (in any case, and the hex keys also as base64).
+    static func leaks(in texts: [String], secrets: [String]) -> [String] {
+        var needles: [String] = []
+        for secret in secrets {
+            needles.append(secret.lowercased())
+            if secret.count == 64, let bytes = hexBytes(secret) {
+                let base64 = Data(bytes).base64EncodedString()
+                needles.append(base64.lowercased())
+                needles.append(
+                    base64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                        .replacingOccurrences(of: "=", with: "").lowercased())
+            }
+        }
+        return texts.filter { text in
+            let lower = text.lowercased()
+            return needles.contains { lower.contains($0) }
+        }
+    }
+
+    static func hexBytes(_ hex: String) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            guard let byte = UInt8(hex[index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        return bytes
+    }
+}
+
+/// The reader vaults the schedule-mirror tests read, made once per test run with the real sgit CLI
+/// (`SGIT_CLI`) on the real SG/Send server (`SGIT_SERVER_URL`) by `Servers/promptugal/make_agenda_vault.py`:
+/// one whose `apps/agenda/picks.json` holds two picks, one whose mirror is not a schedule document.
+enum MirrorVaults {
+    struct Keys: Sendable {
+        let good: String
+        let broken: String
+    }
+
+    private static let made = Mutex<Task<Keys, any Error>?>(nil)
+
+    /// The two read keys (throwaway keys made for this run).
+    static func keys() async throws -> Keys {
+        let task = made.withLock { task in
+            if let task { return task }
+            let made = Task { try make() }
+            task = made
+            return made
+        }
+        return try await task.value
+    }
+
+    private static func make() throws -> Keys {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "promptugal-vaults-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lines = try runScript(folder: folder)
+        guard lines.count == 2 else { throw StandIn.Failure(description: "make_agenda_vault.py printed no keys") }
+        return Keys(good: lines[0], broken: lines[1])
+    }
+
+    /// Runs `make_agenda_vault.py` with the sgit CLI and server of the environment; returns its output lines.
+    static func runScript(folder: URL, _ extra: [String] = []) throws -> [String] {
+        let cli = try TestServers.value("SGIT_CLI")
+        let server = try TestServers.url("SGIT_SERVER_URL")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Servers/promptugal/make_agenda_vault.py")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path, cli, server.absoluteString, folder.path] + extra
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw StandIn.Failure(description: "make_agenda_vault.py failed: \(errorText.suffix(400))")
+        }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+}
