@@ -3,7 +3,14 @@ import PackageDescription
 
 /// libFuzzer targets for CompanionKit's parsers. Kept out of the root package's build: built and run only by
 /// `scripts/fuzz`, with `-sanitize=fuzzer` (see that script for the flags that work on Linux).
-let targets = ["FuzzLinkParser", "FuzzServerAddress", "FuzzManagedConfiguration", "FuzzBridgeEnvelope"]
+let targets = [
+    "FuzzLinkParser", "FuzzServerAddress", "FuzzManagedConfiguration", "FuzzBridgeEnvelope", "FuzzSSEParser",
+    "FuzzVaultObject", "FuzzVaultEnvelope", "FuzzTimestamp",
+]
+/// Dependencies only one target needs (an app's module, so the kit's targets do not build every app).
+let extra: [String: [Target.Dependency]] = [
+    "FuzzBridgeEnvelope": [.product(name: "PrompTugalCore", package: "CompanionKit")]
+]
 
 let package = Package(
     name: "CompanionFuzz",
@@ -23,6 +30,9 @@ let package = Package(
                     .product(name: "CompanionCore", package: "CompanionKit"),
                     .product(name: "CompanionLinks", package: "CompanionKit"),
                     .product(name: "CompanionBridge", package: "CompanionKit"),
-                ])
+                    .product(name: "CompanionHTTP", package: "CompanionKit"),
+                    .product(name: "CompanionCrypto", package: "CompanionKit"),
+                    .product(name: "CompanionVault", package: "CompanionKit"),
+                ] + (extra[name] ?? []))
         }
 )

@@ -73,9 +73,18 @@ public enum Timestamp {
         guard reference.isFinite, reference >= earliest, reference < latest else {
             throw .outOfRange(String(describing: reference))
         }
-        // Round to the microsecond first so a stored `…122.9999` from `.123` still writes `.123`.
-        let micros = Int64((reference * 1e6).rounded()) + referenceOffset * 1_000_000
-        let millis = floorDivide(micros, 1_000)
+        // Round to the microsecond first so a stored `…122.9999` from `.123` still writes `.123`. Far from 2001 a
+        // `Double` holds less than a microsecond (about 30 µs in the year 7000), so a value within one ulp of a
+        // whole millisecond is that millisecond: `7026-10-20T14:18:15.785` must not write back as `.784`.
+        let nearestMillisecond = (reference * 1_000).rounded()
+        var millis: Int64
+        if abs(reference - nearestMillisecond / 1_000) <= reference.ulp {
+            millis = Int64(nearestMillisecond) + referenceOffset * 1_000
+        } else {
+            millis = floorDivide(Int64((reference * 1e6).rounded()) + referenceOffset * 1_000_000, 1_000)
+        }
+        // Rounding up must not carry the last instant of 9999 into a five-digit year.
+        millis = min(millis, (latestSecond + 1) * 1_000 - 1)
         let seconds = floorDivide(millis, 1_000)
         let millisecond = millis - seconds * 1_000
         let days = floorDivide(seconds, 86_400)
@@ -239,7 +248,11 @@ public enum Timestamp {
     /// whole seconds are made relative to 2001 in integers before the fraction is added, which keeps
     /// microseconds exact in the `Double`.
     private static func makeDate(unixSeconds: Int64, nanoseconds: Int64) -> Date {
-        Date(timeIntervalSinceReferenceDate: Double(unixSeconds - referenceOffset) + Double(nanoseconds) / 1e9)
+        let reference = Double(unixSeconds - referenceOffset) + Double(nanoseconds) / 1e9
+        // The last instants of 9999 (`23:59:59.99999`) would round to the first of 10000, which `format` refuses:
+        // keep them just inside the range, so every instant read can be written.
+        let end = Double(latestSecond + 1 - referenceOffset)
+        return Date(timeIntervalSinceReferenceDate: reference < end ? reference : end.nextDown)
     }
 
     // MARK: - Calendar arithmetic (proleptic Gregorian, H. Hinnant's algorithms)

@@ -3,6 +3,7 @@ import CompanionCore
 import CompanionLinks
 import Foundation
 import FuzzSupport
+import PrompTugalCore
 
 /// libFuzzer's per-input function: must never crash; every property `check` states is a bug when it fails.
 @_cdecl("LLVMFuzzerTestOneInput")
