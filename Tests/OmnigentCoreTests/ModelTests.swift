@@ -5,7 +5,7 @@ import Testing
 
 @testable import OmnigentCore
 
-/// Every model decodes a real reply captured from Omnigent 0.19.1 (fixtures from shared/fixtures/omnigent).
+/// Every model decodes a real reply captured from Omnigent 0.19.1 (the replies in `Fixtures/`, captured from a running server).
 @Suite("Omnigent models against real replies")
 struct ModelTests {
     static func fixture(_ name: String) throws -> Data {

@@ -2,7 +2,7 @@ import CompanionCore
 import CompanionHTTP
 import Foundation
 
-/// The Omnigent routes the app uses, as `Request` values (research §3, watch calls O-WATCH-1…6).
+/// The Omnigent routes the app uses, as `Request` values (the watch calls: O-WATCH-1…6).
 ///
 /// Paths are relative to the server's API base; the `Client` keeps any mount path in front.
 public enum OmnigentAPI {

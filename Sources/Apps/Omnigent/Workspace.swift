@@ -29,7 +29,7 @@ public enum HostKind: String, Sendable, Hashable {
     public var signsInInWebView: Bool { self != .generic }
 }
 
-/// Finds the Omnigent mount on a Databricks workspace and the API base of any server (§2 of the rules).
+/// Finds the Omnigent mount on a Databricks workspace and the API base of any server (O-MOUNT-1…6).
 public enum WorkspaceDiscovery {
     /// The mount path Omnigent is served under on a workspace (O-OPEN-1: discovery writes `/omnigent`).
     public static let mount = "/omnigent"
