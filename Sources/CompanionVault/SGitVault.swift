@@ -475,7 +475,9 @@ public actor SGitVault {
             }
             return names
         } catch {
-            log.record(.error, path: prefix, detail: "list failed")
+            log.record(
+                .error, path: prefix, durationMs: VaultKey.milliseconds(since: started), status: error.httpStatus,
+                detail: "list failed")
             throw error
         }
     }
@@ -522,7 +524,9 @@ public actor SGitVault {
         do {
             responses = try await source.readBatch(vaultID: vaultID, fileIDs: fileIDs)
         } catch {
-            log.record(.error, path: "batch of \(ids.count)", detail: "batch request failed")
+            log.record(
+                .error, path: "batch of \(ids.count)", durationMs: VaultKey.milliseconds(since: started),
+                status: error.httpStatus, detail: "batch request failed")
             throw error
         }
         var result: [String: Data] = [:]

@@ -119,3 +119,12 @@ extension VaultError.KeyProblem {
         }
     }
 }
+
+extension VaultError {
+    /// The HTTP status the server answered with, when the failure was a refusal; the traffic log
+    /// records it so a list or batch request shows its true status, not a made-up one.
+    public var httpStatus: Int? {
+        if case .httpStatus(_, let status) = self { return status }
+        return nil
+    }
+}

@@ -205,3 +205,37 @@ import Testing
         #expect(try await vault.pull().message == "remove config")
     }
 }
+
+/// A source whose batch route refuses with a status, for the traffic log's true status.
+private struct RefusingBatchSource: VaultSource {
+    let inner: LocalFolderVaultSource
+    var label: String { "refusing" }
+    var batchSize: Int { 50 }
+    func read(vaultID: String, fileID: String) async throws(VaultError) -> VaultResponse {
+        try await inner.read(vaultID: vaultID, fileID: fileID)
+    }
+    func list(vaultID: String, prefix: String) async throws(VaultError) -> [String] {
+        throw .httpStatus(path: prefix, status: 403)
+    }
+    func readBatch(vaultID: String, fileIDs: [String]) async throws(VaultError) -> [String: VaultResponse] {
+        throw .httpStatus(path: "batch", status: 503)
+    }
+}
+
+@Suite("Vault traffic log statuses")
+struct VaultTrafficStatusTests {
+    /// P-VLOG: a refused batch request is logged with the status the server gave, not 200.
+    @Test func aRefusedBatchIsLoggedWithItsTrueStatus() async throws {
+        let fixture = try VaultTestSupport.fixtureJSON()
+        let objects = try VaultTestSupport.fixtureFolder().appendingPathComponent("objects")
+        let cache = try VaultTestSupport.scratch()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let log = VaultTrafficLog(journal: Journal())
+        let key = try VaultKey(importing: VaultTestSupport.string(fixture, "read_key_string"), log: log)
+        let source = RefusingBatchSource(inner: LocalFolderVaultSource(root: objects))
+        let vault = try SGitVault(key: key, source: source, cache: cache, log: log)
+        await #expect(throws: VaultError.self) { try await vault.pull() }
+        let refused = log.events.first { $0.kind == .error && $0.path.hasPrefix("batch of") }
+        #expect(refused?.status == 503)
+    }
+}
