@@ -1,5 +1,6 @@
 import CompanionCore
 import CompanionHTTP
+import CompanionTestSupport
 import Foundation
 import MainworthyCore
 import Testing
@@ -35,7 +36,8 @@ extension AgainstReferenceServer {
         }
 
         // M-CAP-2, M-NET-4
-        @MainActor @Test func withoutProduceNoOutcomeIsOfferedAndAForcedOneIsRefused() async throws {
+        @MainActor @Test(.timeLimit(.minutes(1)))
+        func withoutProduceNoOutcomeIsOfferedAndAForcedOneIsRefused() async throws {
             let server = try ReferenceServer()
             try await server.reset()
             let workspace = try await server.workspace("bo")
@@ -57,7 +59,7 @@ extension AgainstReferenceServer {
                 #expect(error.code == "capability_missing")
                 workspace.report(error)
             }
-            try await waitUntil { workspace.capabilityReads > reads }
+            await waitUntilObserved { workspace.capabilityReads > reads }
             #expect(!workspace.signedOut)
         }
 
@@ -246,18 +248,5 @@ extension AgainstReferenceServer {
             await page.refresh()
             #expect(page.state.value?.ledger.map(\.by?.name) == ["bo"])
         }
-    }
-}
-
-/// Polls `condition` every 20 ms for at most 5 s; fails the test when it never holds.
-@MainActor
-func waitUntil(_ condition: @MainActor () -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(5)
-    while !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("the condition did not hold within 5 s")
-            return
-        }
-        try await Task.sleep(for: .milliseconds(20))
     }
 }

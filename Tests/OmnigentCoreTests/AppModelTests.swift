@@ -225,7 +225,9 @@ struct AppModelTests {
         #expect(reopened.draft == "Half a sentence", "the same account gets the same (in-memory) store")
     }
 
-    @Test("O-OPEN-20: a message posted while the stream is down appears once it (re)connects, without a refresh")
+    @Test(
+        "O-OPEN-20: a message posted while the stream is down appears once it (re)connects, without a refresh",
+        .timeLimit(.minutes(1)))
     func itemsAreReadAgainOnConnect_OOPEN20() async throws {
         let server = try await server(try TestServers.omnigent())
         let session = try await createSession(server, title: "reconnect")
@@ -238,10 +240,7 @@ struct AppModelTests {
             try OmnigentAPI.appendAssistantMessage(session.id, agent: "debby", text: text))
         let follower = Task { await model.followLive() }
         defer { follower.cancel() }
-        let deadline = ContinuousClock.now + .seconds(20)
-        while model.state.value?.messages.last?.text != text, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        await waitUntilObserved { model.state.value?.messages.last?.text == text }
         #expect(model.state.value?.messages.last?.text == text)
     }
 
