@@ -119,7 +119,10 @@ enum AuthCommands {
             switch await model.state {
             case .signedIn(let account):
                 try save(Current(address: address, kind: kind, account: account, httpsOnly: httpsOnly))
-                Terminal.out("Signed in as \(account.userID) on \(address.serverKey).")
+                // The name the person typed; the server's own id only when it differs (a numeric id alone
+                // tells a person nothing).
+                let who = account.userID == user ? user : "\(user) (user \(account.userID))"
+                Terminal.out("Signed in as \(who) on \(address.serverKey).")
                 return 0
             case .enteringCode(_, _, let kinds, let problem):
                 if let problem { Terminal.err(problem.description) }

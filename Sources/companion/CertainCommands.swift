@@ -175,6 +175,10 @@ enum CertainCommands {
         let lookups = await model.lookups
         return try show(ScreenReport(screen: "budget", state), arguments, texts: connection.texts) { reply, texts in
             let language = texts.language
+            // A neighbour shows as the month its link names; a link naming none shows as sent; none: "-".
+            func label(_ month: BudgetMonth?, _ link: String?) -> String {
+                month?.formatted(language) ?? link ?? "-"
+            }
             var lines = [reply.month.formatted(language)]
             if reply.groups.isEmpty { lines.append(texts["budget.empty"]) }
             for group in reply.groups {
@@ -191,7 +195,8 @@ enum CertainCommands {
             }
             if reply.isIncomplete { lines.append(texts["budget.incomplete"]) }
             lines.append(
-                "\(texts["budget.prev"]): \(reply.prev ?? "-")   \(texts["budget.next"]): \(reply.next ?? "-")")
+                "\(texts["budget.prev"]): \(label(reply.previousMonth, reply.prev))   "
+                    + "\(texts["budget.next"]): \(label(reply.nextMonth, reply.next))")
             return lines
         }
     }

@@ -66,6 +66,8 @@ import Testing
         let reply = try JSONDecoder().decode(BudgetMonthReply.self, from: Data(json.utf8))
         #expect(reply.prev == "/api/budget?month=2026-08")
         #expect(reply.next == nil)
+        #expect(reply.previousMonth == BudgetMonth(year: 2026, month: 8))  // the label reads the link's month
+        #expect(reply.nextMonth == nil)
         #expect(reply.groups[0].planned.description == "1200.00")  // C-BUD-10: the server's sums, as sent
         #expect(reply.groups[0].categories.map(\.actual.description) == ["950.00", "300.00"])
         #expect(reply.isIncomplete)

@@ -39,6 +39,7 @@ extension CertainServer {
                 ["certain", "login", server.url.absoluteString, "--user", "plain", "--password-stdin"],
                 input: password + "\n")
             #expect(login.status == 0, "\(login.errors)")
+            #expect(login.output.hasPrefix("Signed in as plain"), "\(login.output)")  // the name typed, not an id
             // LANG=C: neither German nor English → German texts.
             let overview = try companion(["certain", "overview"])
             #expect(overview.status == 0, "\(overview.errors)")
@@ -49,6 +50,8 @@ extension CertainServer {
             #expect((report["value"] as? [String: Any])?["latest"] as? [Any] != nil)
             let budget = try companion(["certain", "budget", "--month", "2026-10", "--prev", "--lang", "en"])
             #expect(budget.output.hasPrefix("August 2026"), "\(budget.output)")
+            // The footer names the neighbouring months, not the raw links.
+            #expect(!budget.output.contains("/api/budget"), "\(budget.output)")
             let search = try json(try companion(["certain", "transactions", "--search", "Sparen", "--json"]))
             let rows = try #require((search["value"] as? [String: Any])?["rows"] as? [[String: Any]])
             #expect(rows.contains { $0["kind"] as? String == "transfer" && $0["complete"] as? Bool == true })

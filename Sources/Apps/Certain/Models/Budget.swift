@@ -148,6 +148,20 @@ public struct BudgetMonthReply: Sendable, Hashable, Codable {
     /// Incomplete when there is any notice, or the server says so (C-BUD-9).
     public var isIncomplete: Bool { !warnings.isEmpty || !complete }
 
+    /// The month the `prev` path names in its `month` query item, for a label; `nil` when there is none or the
+    /// path names no month. Only read from the link: the client never computes a neighbouring month (C-BUD-2).
+    public var previousMonth: BudgetMonth? { Self.month(named: prev) }
+
+    /// The month the `next` path names, like ``previousMonth``.
+    public var nextMonth: BudgetMonth? { Self.month(named: next) }
+
+    private static func month(named link: String?) -> BudgetMonth? {
+        guard let link, let items = URLComponents(string: link)?.queryItems,
+            let text = items.first(where: { $0.name == "month" })?.value
+        else { return nil }
+        return BudgetMonth(text)
+    }
+
     /// The month has no budget at all.
     public var isEmpty: Bool { groups.isEmpty }
 }
