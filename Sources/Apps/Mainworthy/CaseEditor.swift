@@ -201,8 +201,17 @@ public final class CaseEditor {
             }
             root.memory.discard(draft.target, in: root.scope)
             saved = page
-            isClosed = true
             outcome = .adopted(caseID: caseID, version: version)
+            if draft.document.normalized != typed {
+                // Edited after the save left (O-18): the later edits stay, now on top of the saved version.
+                var later = CaseDraft(target: .edit(caseID: caseID, baseVersion: read.version), opened: read.document)
+                later.document = draft.document
+                later.reason = draft.reason
+                draft = later
+                root.memory.keep(later, in: root.scope)
+            } else {
+                isClosed = true
+            }
         case "waiting":
             root.memory.discard(draft.target, in: root.scope)
             isClosed = true

@@ -83,6 +83,13 @@ public struct FolderRef: Sendable, Hashable, Codable, Identifiable {
     public var name: String
     /// Whether it is Unsorted, which every project has.
     public var system: Bool?
+
+    /// Creates a folder reference.
+    public init(id: String, name: String, system: Bool? = nil) {
+        self.id = id
+        self.name = name
+        self.system = system
+    }
 }
 
 /// A tag and how many cases carry it.

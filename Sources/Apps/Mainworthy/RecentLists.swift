@@ -70,6 +70,12 @@ public struct RecentLists: Sendable {
         public var scope: CaseScope
         /// The list.
         public var listing: CaseListing
+
+        /// Creates a key.
+        public init(scope: CaseScope, listing: CaseListing) {
+            self.scope = scope
+            self.listing = listing
+        }
     }
 
     private var order: [Key] = []
