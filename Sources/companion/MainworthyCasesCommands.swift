@@ -18,7 +18,8 @@ enum MainworthyCasesCommands {
                 .option("folder", "ID", "a folder's own cases (with --search: search it and its subfolders)"),
                 .option("tag", "TAG", "the cases with a tag (with --search: search them)"),
                 .option("search", "TEXT", "words of a case, or its number such as C-12"),
-                .option("scope", "SCOPE", "folder, tag or everywhere (default: the folder or tag given, else everywhere)"),
+                .option(
+                    "scope", "SCOPE", "folder, tag or everywhere (default: the folder or tag given, else everywhere)"),
             ]),
         command(
             "case", "a case's page: version, preconditions, steps, who may run it, web address", [caseParameter],
@@ -34,7 +35,8 @@ enum MainworthyCasesCommands {
     private static let editOptions: [Command.Option] = [
         .option("title", "TEXT", "the title (at most 300 UTF-16 units)"),
         .option("preconditions", "TEXT", "the preconditions"),
-        .option("step", "ACTION=>EXPECTED", "a step, in order; replaces the steps (=>EXPECTED is optional)", repeats: true),
+        .option(
+            "step", "ACTION=>EXPECTED", "a step, in order; replaces the steps (=>EXPECTED is optional)", repeats: true),
         .option("reason", "TEXT", "why (optional, at most 500 UTF-16 units)"),
     ]
     private static let common: [Command.Option] = [
@@ -194,7 +196,8 @@ enum MainworthyCasesCommands {
         for row in content.rows {
             switch row {
             case .folder(let sub): Terminal.out("\(sub.id)  \(sub.name)/")
-            case .caseRow(let item): Terminal.out("\(mark(item.mark)) \(item.number)  \(item.title)  (v\(item.version))")
+            case .caseRow(let item):
+                Terminal.out("\(mark(item.mark)) \(item.number)  \(item.title)  (v\(item.version))")
             }
         }
         if content.cases.isEmpty { Terminal.out("No cases.") }

@@ -20,7 +20,8 @@ import Testing
 
     // M-EDIT-6, O-16: each warning, NBSP counted as whitespace.
     @Test func everyWhitespaceWarningOfO16() {
-        func warnings(_ title: String, _ steps: [CaseStep] = [], pre: String = "", reason: String = "") -> [EditorWarning]
+        func warnings(_ title: String, _ steps: [CaseStep] = [], pre: String = "", reason: String = "")
+            -> [EditorWarning]
         {
             EditorWarning.check(CaseText(title: title, preconditions: pre, steps: steps), reason: reason)
         }

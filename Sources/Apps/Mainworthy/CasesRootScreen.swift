@@ -26,8 +26,7 @@ public final class CasesRootScreen {
 
     /// Creates the root for `workspace`'s open project, as the signed-in user; `nil` with no project or
     /// no session.
-    public static func open(workspace: MainworthyWorkspace, memory: CaseMemory = .process) async -> CasesRootScreen?
-    {
+    public static func open(workspace: MainworthyWorkspace, memory: CaseMemory = .process) async -> CasesRootScreen? {
         guard let project = workspace.current?.key else { return nil }
         let credentials = workspace.connection.credentials
         let account: String?
