@@ -64,6 +64,23 @@ extension AgainstReferenceServer {
             #expect(all.state.value?.isComplete == true)
             let reads = try await server.log().filter { $0.path == "/api/projects/shop/cases" }
             #expect(reads.count == 2 && reads.allSatisfy { $0.query.contains("cursor=") })
+            // C-1 starts to match after the first page was read: the server's pages shift by one, so the
+            // last row of page 1 comes again on page 2 and is listed once (113 rows, not 114 with a twin).
+            let search = root.list(.all).openSearch()
+            search.text = "checkout scenario"
+            await search.submit()
+            let firstPage = search.cases.map(\.id)
+            #expect(firstPage.count == 50)
+            _ = try await server.propose(
+                other,
+                ProposalBody(
+                    .editCase(caseID: "c_1", baseVersion: 1),
+                    document: CaseText(title: "Checkout scenario one", steps: []), reason: nil))
+            await search.loadMore()
+            await search.loadMore()
+            let hits = search.cases.map(\.id)
+            #expect(Set(hits).count == hits.count && hits.count == 113 && search.hits?.value?.isComplete == true)
+            #expect(Array(hits.prefix(50)) == firstPage && !hits.contains("c_1"))
         }
 
         // M-CASE-4, O-13
