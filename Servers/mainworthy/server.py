@@ -20,6 +20,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 import routes_auth
+import routes_cases
+import routes_proposals
 import routes_queue
 import routes_reports
 import routes_runs
@@ -27,6 +29,7 @@ from common import S, error, json_body, refuse, guarded
 from store import PASSWORDS, PIPELINE_TOKEN, Store
 
 ROUTE_MODULES = [routes_auth, routes_queue, routes_runs, routes_reports]
+ROUTE_MODULES += [routes_cases, routes_proposals]  # the cases part
 
 
 class Faults:

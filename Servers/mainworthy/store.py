@@ -22,6 +22,8 @@ import threading
 import time
 from datetime import datetime, timezone
 
+import cases_fixture
+
 SCHEMA = """
 CREATE TABLE counters (prefix TEXT PRIMARY KEY, next INTEGER NOT NULL);
 CREATE TABLE users (
@@ -370,6 +372,8 @@ def fixture_default(s: Store) -> None:
         db.execute(
             "INSERT INTO changes VALUES (?, 'shop', ?, ?, ?, ?, ?, '0f0e0d0', ?, ?)",
             (s.new_id("ch"), branch, pr, title, state, head, at(days), s.seq()))
+
+    cases_fixture.load(s)  # the cases part: folders at depth, more tags, the acceptance policy
 
     # Revisions start at 1000 so a test can tell a revision from a count.
     db.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('events', 999)")

@@ -45,3 +45,15 @@ mw run r_1
 mw result r_1 s_2 pass --note "Works on the staging shop"
 mw result r_1 s_4 fail --step 2 --note "The address form does not save"
 mw logout
+
+# ---- Cases: browse, a scoped search, a case edit saved and adopted, and the history with the new version.
+echo; echo "\$ companion mainworthy login --user ada --password-stdin"
+printf '%s\n' "$password" | "$COMPANION" mainworthy login --user ada --password-stdin --server "$url"
+mw browse
+mw cases --folder f_3 --search c-12
+mw case C-12
+mw edit C-12 --title "Pay by card with 3-D Secure" --step "Open the cart" \
+    --step "Pay with a 3-D Secure card=>The bank's page opens" --step "Confirm=>A confirmation appears" \
+    --reason "The bank now asks for 3-D Secure"
+mw history C-12
+mw logout

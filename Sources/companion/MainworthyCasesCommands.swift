@@ -1,0 +1,364 @@
+import CompanionCore
+import CompanionScreen
+import Foundation
+import MainworthyCore
+
+/// `companion mainworthy browse|cases|case|history|edit|new`: the case library and the editor, headless.
+///
+/// The same sign-in as every `mainworthy` command. Saves go through the app core's editor, so the
+/// limits, whitespace warnings and save outcomes are the app's: a warning refuses to send (exit 1), an
+/// adopted or waiting proposal exits 0, any other outcome exits 1 with the sentence the app shows.
+enum MainworthyCasesCommands {
+    /// The commands, added to the `mainworthy` group.
+    static let commands: [Command] = [
+        command("browse", "the Cases tab's root: folders, the six most used tags, all tags", [], []),
+        command(
+            "cases", "a list of cases: All cases, a folder (subfolders first), a tag, or a search", [],
+            [
+                .option("folder", "ID", "a folder's own cases (with --search: search it and its subfolders)"),
+                .option("tag", "TAG", "the cases with a tag (with --search: search them)"),
+                .option("search", "TEXT", "words of a case, or its number such as C-12"),
+                .option(
+                    "scope", "SCOPE", "folder, tag or everywhere (default: the folder or tag given, else everywhere)"),
+            ]),
+        command(
+            "case", "a case's page: version, preconditions, steps, who may run it, web address", [caseParameter],
+            [.option("version", "N", "an older version (read-only)")]),
+        command("history", "every version of a case, with author, time and reason", [caseParameter], []),
+        command("edit", "edit a case from its current version and save it", [caseParameter], editOptions),
+        command(
+            "new", "write a new case (in Unsorted without --folder) and save it", [],
+            [.option("folder", "ID", "the folder it goes to")] + editOptions),
+    ]
+
+    private static let caseParameter = Command.Parameter(syntax: "<case>", help: "the case: C-12 or c_12")
+    private static let editOptions: [Command.Option] = [
+        .option("title", "TEXT", "the title (at most 300 UTF-16 units)"),
+        .option("preconditions", "TEXT", "the preconditions"),
+        .option(
+            "step", "ACTION=>EXPECTED", "a step, in order; replaces the steps (=>EXPECTED is optional)", repeats: true),
+        .option("reason", "TEXT", "why (optional, at most 500 UTF-16 units)"),
+    ]
+    private static let common: [Command.Option] = [
+        .option("server", "URL", "the Mainworthy server"),
+        .option("project", "KEY", "the project (default: your first)"),
+        .json,
+    ]
+
+    private static let positionals: [String: Int] = [
+        "browse": 0, "cases": 0, "case": 1, "history": 1, "edit": 1, "new": 0,
+    ]
+
+    private static func command(
+        _ name: String, _ summary: String, _ parameters: [Command.Parameter], _ options: [Command.Option]
+    ) -> Command {
+        Command(
+            name: name, summary: summary, parameters: parameters, options: options + common,
+            run: { try await MainworthyCasesCommands.run(name, $0) })
+    }
+
+    @MainActor
+    static func run(_ command: String, _ arguments: Arguments) async throws -> Int32 {
+        let count = positionals[command] ?? 0
+        try arguments.expectAtMost(count)
+        if arguments.positionals.count < count {
+            throw UsageError("\(command) needs the case, such as C-12; run `companion mainworthy --help`")
+        }
+        let json = arguments.flag("json")
+        let connection = try MainworthyCommands.connect(arguments)
+        guard await connection.isSignedIn else {
+            throw CommandFailure("Not signed in to \(connection.address.serverKey). Run `companion mainworthy login`.")
+        }
+        let workspace = MainworthyWorkspace(connection: connection)
+        await workspace.load(preferred: arguments.option("project"))
+        if workspace.signedOut { throw CommandFailure("The session was ended. Run `companion mainworthy login`.") }
+        guard workspace.current != nil else {
+            throw CommandFailure(workspace.projects.failureReason ?? "You have no project on this server.")
+        }
+        guard let root = await CasesRootScreen.open(workspace: workspace) else {
+            throw CommandFailure("Not signed in. Run `companion mainworthy login`.")
+        }
+        switch command {
+        case "browse": return try await browse(root, json: json)
+        case "cases": return try await cases(root, arguments, json: json)
+        case "case": return try await casePage(root, arguments, json: json)
+        case "history": return try await history(root, arguments, json: json)
+        case "edit", "new": return try await write(root, command, arguments, json: json)
+        default: throw UsageError("unknown command \(command); run `companion mainworthy --help`")
+        }
+    }
+
+    // MARK: - reading
+
+    struct BrowseOutput: Encodable {
+        var revision: Int?
+        var caseCount: Int?
+        var folders: [FolderRef]
+        var topTags: [TagUse]
+        var tags: [TagUse]
+
+        enum CodingKeys: String, CodingKey {
+            case revision, folders, tags
+            case caseCount = "case_count"
+            case topTags = "top_tags"
+        }
+    }
+
+    @MainActor
+    static func browse(_ root: CasesRootScreen, json: Bool) async throws -> Int32 {
+        await root.refresh()
+        await root.readAllTags()
+        guard let value = root.state.value else { throw CommandFailure(root.state.failureReason ?? "Nothing read.") }
+        let tags = root.allTags.value ?? value.tags
+        if json {
+            try MainworthyCommands.emit(
+                BrowseOutput(
+                    revision: value.revision, caseCount: value.caseCount, folders: value.folders,
+                    topTags: root.topTags, tags: tags))
+            return 0
+        }
+        Terminal.out("All cases (\(value.caseCount.map(String.init) ?? "?"))")
+        for folder in value.folders { Terminal.out("\(folder.id)  \(folder.name)/") }
+        for tag in root.topTags { Terminal.out("#\(tag.name) (\(tag.count))") }
+        Terminal.out("All tags: " + tags.map { "\($0.name) (\($0.count))" }.joined(separator: ", "))
+        return 0
+    }
+
+    struct ListOutput: Encodable {
+        var folder: FolderPage?
+        var subfolders: [FolderRef]
+        var items: [CaseRow]
+        var revision: Int
+
+        enum CodingKeys: String, CodingKey { case folder, subfolders, items, revision }
+    }
+
+    static func mark(_ mark: CaseMark) -> String {
+        switch mark {
+        case .cross: return "✗"
+        case .triangle: return "△"
+        case .tick: return "✓"
+        case .none: return " "
+        }
+    }
+
+    @MainActor
+    static func cases(_ root: CasesRootScreen, _ arguments: Arguments, json: Bool) async throws -> Int32 {
+        let folder = arguments.option("folder")
+        let tag = arguments.option("tag")
+        if folder != nil, tag != nil { throw UsageError("give --folder or --tag, not both") }
+        let base: CaseListing = folder.map { .folder(id: $0) } ?? tag.map { .tag($0) } ?? .all
+        let list = root.list(base)
+        let content: CaseListContent
+        if let text = arguments.option("search") {
+            if folder == nil, tag == nil, let scope = arguments.option("scope"), scope != "everywhere" {
+                throw UsageError("--scope \(scope) needs --\(scope)")
+            }
+            let search = list.openSearch()
+            switch arguments.option("scope") {
+            case nil, "folder", "tag": break
+            case "everywhere": search.everywhere()
+            case let other?: throw UsageError("--scope is folder, tag or everywhere, not \(other)")
+            }
+            search.text = text
+            await search.submit()
+            while search.hits?.value?.nextCursor != nil {
+                let before = search.cases.count
+                await search.loadMore()
+                if search.cases.count == before { break }
+            }
+            guard let hits = search.hits?.value else {
+                throw CommandFailure(search.hits?.failureReason ?? "The search was not sent.")
+            }
+            content = hits
+        } else {
+            if arguments.option("scope") != nil { throw UsageError("--scope goes with --search") }
+            list.appear()
+            await list.reading?.value
+            while list.state.value?.nextCursor != nil {
+                let before = list.state.value?.cases.count
+                await list.loadMore()
+                if list.state.value?.cases.count == before { break }
+            }
+            guard let value = list.state.value else {
+                throw CommandFailure(list.state.failureReason ?? "The list was not read.")
+            }
+            content = value
+        }
+        if json {
+            try MainworthyCommands.emit(
+                ListOutput(
+                    folder: content.folder, subfolders: content.folder?.subfolders ?? [], items: content.cases,
+                    revision: content.revision))
+            return 0
+        }
+        if let path = content.folder?.path { Terminal.out(path.map(\.name).joined(separator: " › ")) }
+        for row in content.rows {
+            switch row {
+            case .folder(let sub): Terminal.out("\(sub.id)  \(sub.name)/")
+            case .caseRow(let item):
+                Terminal.out("\(mark(item.mark)) \(item.number)  \(item.title)  (v\(item.version))")
+            }
+        }
+        if content.cases.isEmpty { Terminal.out("No cases.") }
+        return 0
+    }
+
+    @MainActor
+    static func casePage(_ root: CasesRootScreen, _ arguments: Arguments, json: Bool) async throws -> Int32 {
+        let id = try arguments.positional(0, "the case")
+        var screen = root.casePage(id)
+        if let raw = arguments.option("version") {
+            guard let version = Int(raw), version > 0 else { throw UsageError("--version is a number from 1") }
+            screen = screen.version(version)
+        }
+        await screen.refresh()
+        guard let page = screen.state.value else {
+            throw CommandFailure(screen.state.failureReason ?? "The case was not read.")
+        }
+        if json {
+            try MainworthyCommands.emit(page)
+            return 0
+        }
+        let note = page.isOldVersion ? "  (older version, read-only; current is \(page.currentVersion))" : ""
+        Terminal.out("\(page.number)  \(page.title)")
+        Terminal.out("Version \(page.version)\(note)")
+        Terminal.out("Folder: \(page.folder.name)   Tags: \(page.tags.joined(separator: ", "))")
+        Terminal.out("Who may run it: \(page.runnableBy)")
+        if !page.preconditions.isEmpty { Terminal.out("Preconditions: \(page.preconditions)") }
+        for (index, step) in page.steps.enumerated() {
+            Terminal.out("\(index + 1). \(step.action)" + (step.expected.map { " → \($0)" } ?? ""))
+        }
+        if let url = page.webURL { Terminal.out("In the web app: \(url.absoluteString)") }
+        return 0
+    }
+
+    @MainActor
+    static func history(_ root: CasesRootScreen, _ arguments: Arguments, json: Bool) async throws -> Int32 {
+        let screen = root.casePage(try arguments.positional(0, "the case"))
+        await screen.readHistory()
+        guard let entries = screen.history?.value else {
+            throw CommandFailure(screen.history?.failureReason ?? "The history was not read.")
+        }
+        if json {
+            try MainworthyCommands.emit(["items": entries])
+            return 0
+        }
+        for entry in entries {
+            let at = ISO8601DateFormatter().string(from: entry.at)
+            Terminal.out("v\(entry.version)  \(entry.author.name)  \(at)  \(entry.reason ?? "")")
+        }
+        return 0
+    }
+
+    // MARK: - writing
+
+    struct SaveOutput: Encodable {
+        var state: String
+        var sentence: String
+        var caseID: String?
+        var version: Int?
+        var questionID: String?
+        var fields: [String: String]?
+        var overlapWith: String?
+        var warnings: [Warning]?
+
+        struct Warning: Encodable {
+            var field: String
+            var sentence: String
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case state, sentence, version, fields, warnings
+            case caseID = "case_id"
+            case questionID = "question_id"
+            case overlapWith = "overlap_with"
+        }
+    }
+
+    static func output(_ outcome: SaveOutcome) -> SaveOutput {
+        var out = SaveOutput(state: "", sentence: outcome.sentence)
+        switch outcome {
+        case .adopted(let caseID, let version):
+            (out.state, out.caseID, out.version) = ("adopted", caseID, version)
+        case .adoptedButDifferent(let caseID, let version, let fields):
+            (out.state, out.caseID, out.version) = ("adopted_but_different", caseID, version)
+            out.fields = Dictionary(uniqueKeysWithValues: fields.map { ($0, "differs") })
+        case .adoptedButUnread(let caseID, let version, _):
+            (out.state, out.caseID, out.version) = ("adopted_but_unread", caseID, version)
+        case .waiting(let questionID):
+            (out.state, out.questionID) = ("waiting", questionID)
+        case .overlap(let fields, let other, let questionID):
+            (out.state, out.questionID, out.overlapWith) = ("overlap", questionID, other)
+            out.fields = Dictionary(uniqueKeysWithValues: fields.map { ($0, "overlaps") })
+        case .refused(_, let fields):
+            (out.state, out.fields) = ("refused", fields)
+        case .unconfirmed:
+            out.state = "unconfirmed"
+        case .failed:
+            out.state = "failed"
+        }
+        return out
+    }
+
+    static func steps(_ values: [String]) -> [CaseStep] {
+        values.map { value in
+            guard let arrow = value.range(of: "=>") else { return CaseStep(action: value) }
+            let expected = String(value[arrow.upperBound...])
+            return CaseStep(action: String(value[..<arrow.lowerBound]), expected: expected.isEmpty ? nil : expected)
+        }
+    }
+
+    @MainActor
+    static func write(_ root: CasesRootScreen, _ command: String, _ arguments: Arguments, json: Bool) async throws
+        -> Int32
+    {
+        let editor: CaseEditor
+        if command == "edit" {
+            let page = root.casePage(try arguments.positional(0, "the case"))
+            await page.refresh()
+            if page.state.value == nil {
+                throw CommandFailure(page.state.failureReason ?? "The case was not read.")
+            }
+            guard let opened = page.edit() else {
+                throw CommandFailure("You may not edit cases in this project: it needs the produce capability.")
+            }
+            editor = opened
+        } else {
+            guard let opened = root.list(arguments.option("folder").map { .folder(id: $0) } ?? .all).newCase() else {
+                throw CommandFailure("You may not write cases in this project: it needs the produce capability.")
+            }
+            editor = opened
+            if arguments.option("title") == nil { throw UsageError("new needs --title") }
+        }
+        if let title = arguments.option("title") { editor.setTitle(title) }
+        if let preconditions = arguments.option("preconditions") { editor.setPreconditions(preconditions) }
+        if let given = arguments.options["step"], !given.isEmpty {
+            while !editor.document.steps.isEmpty { editor.removeStep(at: 0) }
+            for step in steps(given) { editor.addStep(action: step.action, expected: step.expected) }
+        }
+        if let reason = arguments.option("reason") { editor.setReason(reason) }
+        let warnings = editor.warnings
+        if !warnings.isEmpty {
+            if json {
+                var out = SaveOutput(state: "not_sent", sentence: "Save is disabled until the warnings are resolved.")
+                out.warnings = warnings.map { SaveOutput.Warning(field: $0.field, sentence: $0.description) }
+                try MainworthyCommands.emit(out)
+                return 1
+            }
+            throw CommandFailure(
+                "Save is disabled until these are resolved: " + warnings.map(\.description).joined(separator: " "))
+        }
+        await editor.save()
+        guard let outcome = editor.outcome else { throw CommandFailure("Nothing was sent.") }
+        if json {
+            try MainworthyCommands.emit(output(outcome))
+        } else {
+            Terminal.out(outcome.sentence)
+        }
+        switch outcome {
+        case .adopted, .waiting: return 0
+        default: return 1
+        }
+    }
+}

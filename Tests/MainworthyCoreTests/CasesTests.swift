@@ -1,0 +1,168 @@
+import CompanionCore
+import CompanionHTTP
+import CompanionTestSupport
+import Foundation
+import MainworthyCore
+import Testing
+
+extension AgainstReferenceServer {
+    @Suite struct Cases {
+        // M-CASE-1, O-19
+        @MainActor @Test func theRootListsAllCasesTopFoldersSixMostUsedTagsAndAllTags() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let root = try await server.cases("ada")
+            await root.refresh()
+            #expect(root.state.value?.caseCount == 120)
+            #expect(root.folders.map(\.name) == ["Unsorted", "Checkout", "Legal"])
+            #expect(root.folders.first?.system == true)
+            #expect(root.topTags.map(\.name) == ["smoke", "regression", "payments", "mobile", "cart", "a11y"])
+            await root.readAllTags()
+            #expect(root.allTags.value?.map(\.name).suffix(3) == ["slow", "legacy", "nightly"])
+            #expect(root.allTags.value?.count == 9)
+            let all = root.list(.all)
+            await all.appearAndRead()
+            #expect(all.numbers.first == "C-1" && all.numbers.count == 50)
+        }
+
+        // M-CASE-2
+        @MainActor @Test func aFolderListsItsSubfoldersFirstThenOnlyItsOwnCases() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let root = try await server.cases("ada")
+            let payments = root.list(.folder(id: "f_3"))
+            await payments.appearAndRead()
+            #expect(payments.rows.first == .folder(FolderRef(id: "f_5", name: "Cards")))
+            #expect(payments.numbers == ["C-10", "C-11", "C-12", "C-13", "C-14", "C-17", "C-18", "C-19"])
+            #expect(payments.state.value?.folder?.path.map(\.name) == ["Checkout", "Payments"])
+            let cards = root.list(.folder(id: "f_5"))
+            await cards.appearAndRead()
+            #expect(cards.rows.first == .folder(FolderRef(id: "f_6", name: "Visa")) && cards.numbers == ["C-15"])
+        }
+
+        // M-CASE-3
+        @MainActor @Test func theEndOfAListReadsTheNextPageByCursorWithNoIdTwice() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let root = try await server.cases("ada")
+            let all = root.list(.all)
+            await all.appearAndRead()
+            #expect(all.state.value?.nextCursor != nil)
+            try await server.clearLog()
+            await all.loadMore()
+            #expect(all.numbers.count == 100)
+            // A case made meanwhile comes on the last page; nothing is listed twice.
+            let other = try await server.signedIn("ada")
+            _ = try await server.propose(
+                other,
+                ProposalBody(
+                    .createCase(folderID: "f_2"), document: CaseText(title: "Aaa first", steps: []), reason: nil))
+            await all.loadMore()
+            await all.loadMore()
+            let ids = all.state.value?.cases.map(\.id) ?? []
+            #expect(Set(ids).count == ids.count && ids.count == 121)
+            #expect(all.state.value?.isComplete == true)
+            let reads = try await server.log().filter { $0.path == "/api/projects/shop/cases" }
+            #expect(reads.count == 2 && reads.allSatisfy { $0.query.contains("cursor=") })
+            // C-1 starts to match after the first page was read: the server's pages shift by one, so the
+            // last row of page 1 comes again on page 2 and is listed once (113 rows, not 114 with a twin).
+            let search = root.list(.all).openSearch()
+            search.text = "checkout scenario"
+            await search.submit()
+            let firstPage = search.cases.map(\.id)
+            #expect(firstPage.count == 50)
+            _ = try await server.propose(
+                other,
+                ProposalBody(
+                    .editCase(caseID: "c_1", baseVersion: 1),
+                    document: CaseText(title: "Checkout scenario one", steps: []), reason: nil))
+            await search.loadMore()
+            await search.loadMore()
+            let hits = search.cases.map(\.id)
+            #expect(Set(hits).count == hits.count && hits.count == 113 && search.hits?.value?.isComplete == true)
+            #expect(Array(hits.prefix(50)) == firstPage && !hits.contains("c_1"))
+        }
+
+        // M-CASE-4, O-13
+        @MainActor @Test func aRowsMarkIsTheWorstCurrentResultOnTheCurrentVersion() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let connection = try await server.signedIn("ada")
+            let body = try PlanBody.make(name: "Marks", selection: .tag("cart"), commit: "d4e5f6a").get()
+            let planned = try await connection.perform(connection.command(MainworthyAPI.plan("shop", body)))
+            let run = try await connection.read(MainworthyAPI.run("shop", planned.run.id))
+            func slot(_ number: String) throws -> String {
+                try #require(run.slots.first { $0.case.number == number }).id
+            }
+            for (number, outcome) in [("C-1", Outcome.fail), ("C-2", .blocked), ("C-3", .skip)] {
+                _ = try await connection.perform(
+                    connection.command(
+                        MainworthyAPI.record(
+                            "shop", run: run.id, slot: try slot(number),
+                            ResultBody(outcome: outcome, note: nil, failedStep: nil))))
+            }
+            try await server.report([
+                "commit": "d4e5f6a", "job": "e2e",
+                "results": [["test": "cart › totals", "outcome": "error", "message": "boom", "cases": ["C-5"]]],
+            ])
+            let root = try await server.cases("ada", memory: CaseMemory())
+            let cart = root.list(.tag("cart"))
+            await cart.appearAndRead()
+            let marks = Dictionary(
+                uniqueKeysWithValues: (cart.state.value?.cases ?? []).map { ($0.number, $0.mark) })
+            // C-1 fail (over an older pass) → cross; C-2 blocked (over passes) → triangle; C-3 skip is
+            // ignored, its pass counts → tick; C-4 has no result → none; C-5 a pipeline error → cross.
+            #expect(marks == ["C-1": .cross, "C-2": .triangle, "C-3": .tick, "C-4": .none, "C-5": .cross])
+            // C-12's failure is on version 2; the current version is 3 → no mark.
+            let payments = root.list(.folder(id: "f_3"))
+            await payments.appearAndRead()
+            #expect(payments.state.value?.cases.first { $0.number == "C-12" }?.mark == CaseMark.none)
+        }
+
+        // M-CASE-5
+        @MainActor @Test func aCasePageShowsVersionPreconditionsStepsAndWhoMayRunItAndItsHistory() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let page = try await server.cases("ada").casePage("C-12")
+            await page.refresh()
+            let value = try #require(page.state.value)
+            #expect(value.version == 3 && value.title == "Pay by card")
+            #expect(value.preconditions == "Signed in as a customer with a filled cart.")
+            #expect(value.steps.map(\.action) == ["Open the cart", "Follow scenario 12", "Submit"])
+            #expect(value.runnableBy == "Anyone who may produce evidence")
+            await page.readHistory()
+            let history = try #require(page.history?.value)
+            #expect(history.map(\.version) == [3, 2, 1])
+            #expect(history.allSatisfy { $0.author.name == "ada" })
+            #expect(history.map(\.reason) == ["Card form changed", "Card form changed", nil])
+            #expect(history[0].at > history[2].at)
+        }
+
+        // M-CASE-6
+        @MainActor @Test func anOlderVersionIsReadOnlyWithTheCurrentFolderAndTags() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let current = try await server.cases("ada").casePage("C-12")
+            await current.refresh()
+            let old = current.version(1)
+            await old.refresh()
+            let value = try #require(old.state.value)
+            #expect(value.version == 1 && value.currentVersion == 3 && value.title == "Pay by card (version 1)")
+            #expect(value.steps.first?.action == "Open the old card form")
+            #expect(value.folder.name == "Payments" && value.tags == ["payments", "regression", "smoke"])
+            #expect(old.isReadOnly && !old.canEdit && old.edit() == nil)
+            let reopened = old.openCurrent()
+            await reopened.refresh()
+            #expect(reopened.state.value?.version == 3 && !reopened.isReadOnly && reopened.canEdit)
+        }
+
+        // M-CASE-7
+        @MainActor @Test func aCasePageOffersItsWebURL() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let page = try await server.cases("ada").casePage("C-12")
+            await page.refresh()
+            #expect(page.webURL?.absoluteString == server.url.absoluteString + "/shop/cases/12")
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import CompanionCore
+import CompanionHTTP
+import CompanionTestSupport
+import Foundation
+import MainworthyCore
+import Testing
+
+extension AgainstReferenceServer {
+    @Suite struct RecentListsOfCases {
+        // M-LIST-1, O-14
+        @MainActor @Test func aRecentListShowsAtOnceAndIsReadAgainOnlyAfterTheRevisionRose() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let memory = CaseMemory()
+            let root = try await server.cases("ada", memory: memory)
+            let first = root.list(.folder(id: "f_3"))
+            await first.appearAndRead()
+            first.leave()
+            try await server.clearLog()
+            let again = root.list(.folder(id: "f_3"))
+            again.appear()
+            #expect(again.state.value?.rows == first.rows && !again.state.isLoading)
+            #expect(again.reading == nil && !again.isRefreshingInBackground)
+            #expect(try await server.log().isEmpty)
+            again.leave()
+            // Someone edits a case: the revision rises, and the stream tells the tab.
+            let other = try await server.signedIn("ada")
+            let reply = try await server.propose(
+                other,
+                ProposalBody(
+                    .editCase(caseID: "c_13", baseVersion: 1),
+                    document: CaseText(title: "Pay by SEPA transfer", preconditions: "", steps: []), reason: nil))
+            root.projectRevisionChanged(try #require(reply.revision))
+            let third = root.list(.folder(id: "f_3"))
+            third.appear()
+            #expect(third.state.value?.rows == first.rows && !third.state.isLoading)
+            #expect(third.isRefreshingInBackground)
+            await third.reading?.value
+            #expect(!third.isRefreshingInBackground)
+            #expect(third.state.value?.cases.first { $0.number == "C-13" }?.title == "Pay by SEPA transfer")
+            #expect(try await server.log().filter { $0.path == "/api/projects/shop/cases" }.count == 1)
+        }
+
+        // M-LIST-2
+        @MainActor @Test func leavingA41stListForgetsTheOneLeftLongestAgo() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let memory = CaseMemory()
+            let root = try await server.cases("ada", memory: memory)
+            let oldest = root.list(.folder(id: "f_3"))
+            await oldest.appearAndRead()
+            oldest.leave()
+            for index in 1...40 {
+                let list = root.list(.tag("tag-\(index)"))
+                await list.appearAndRead()
+                list.leave()
+            }
+            #expect(memory.recentLists.count == RecentLists.capacity)
+            let reopened = root.list(.folder(id: "f_3"))
+            reopened.appear()
+            #expect(reopened.state == .loading && reopened.state.isLoading)
+            await reopened.reading?.value
+            #expect(reopened.numbers == oldest.numbers)
+            let kept = root.list(.tag("tag-1"))
+            kept.appear()
+            #expect(kept.state.value != nil && kept.reading == nil)
+        }
+
+        // M-LIST-3
+        @MainActor @Test func aPullReadsTheListNowWhateverIsKept() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let root = try await server.cases("ada")
+            let list = root.list(.tag("cart"))
+            await list.appearAndRead()
+            list.leave()
+            let again = root.list(.tag("cart"))
+            again.appear()
+            #expect(again.reading == nil)
+            try await server.clearLog()
+            await again.pull()
+            #expect(again.reads == 1)
+            #expect(try await server.log().map(\.path) == ["/api/projects/shop/cases"])
+        }
+    }
+}
