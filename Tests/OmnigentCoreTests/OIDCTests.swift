@@ -3,6 +3,8 @@ import CompanionCore
 import CompanionHTTP
 import CompanionTestSupport
 import Foundation
+import OmnigentCore
+import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -207,5 +209,153 @@ import Testing
                 == .nonceMismatch)
         #expect(IDTokenError.nonceMismatch.description.contains("Sign in again"))
         #expect(!IDTokenError.badSignature.description.contains(signIn.idToken))
+    }
+}
+
+/// The system browser, headless: `curl` follows Omnigent's `/auth/login` to the provider, answers the
+/// provider's form with `sub`, and brings the state cookie back to Omnigent's callback, which redirects
+/// to the app's scheme. Records every URL it was asked to open.
+final class HeadlessBrowser: BrowserStep {
+    let subject: String
+    let provider: URL
+    let jar: URL
+    private let log = Mutex<[URL]>([])
+
+    init(subject: String, provider: URL) {
+        self.subject = subject
+        self.provider = provider
+        jar = FileManager.default.temporaryDirectory.appendingPathComponent("companion-jar-\(UUID().uuidString)")
+    }
+
+    var opened: [URL] { log.withLock { $0 } }
+
+    /// `curl` without following redirects; returns where the answer points.
+    func curl(_ arguments: [String]) throws -> String {
+        let result = try ProgramRun.run(
+            URL(fileURLWithPath: "/usr/bin/curl"),
+            ["-s", "-o", "/dev/null", "-w", "%{redirect_url}", "-b", jar.path, "-c", jar.path] + arguments,
+            environment: ["PATH": "/usr/bin:/bin"], limit: .seconds(20))
+        guard result.status == 0 else { throw OwnServerError(description: "curl exited \(result.status)") }
+        return result.output
+    }
+
+    func authorize(_ url: URL, callbackScheme: String) async throws(AuthError) -> URL {
+        log.withLock { $0.append(url) }
+        defer { try? FileManager.default.removeItem(at: jar) }
+        do {
+            let toProvider = try curl([url.absoluteString])
+            // The provider's user, with a verified email (Omnigent names users by email).
+            _ = try curl([
+                "-X", "PUT", "-H", "Content-Type: application/json", "-d",
+                #"{"email":"\#(subject)","email_verified":true}"#,
+                provider.appendingPathComponent("users/\(subject)").absoluteString,
+            ])
+            let toCallback = try curl(["-X", "POST", "-d", "sub=\(subject)", toProvider])
+            let toApp = try curl([toCallback])
+            guard let landed = URL(string: toApp), landed.scheme == callbackScheme else { throw AuthError.cancelled }
+            return landed
+        } catch {
+            throw .cancelled
+        }
+    }
+}
+
+/// Omnigent 0.19.1 in OIDC mode (`Servers/omnigent-oidc`) against the real provider: the native sign-in
+/// in its O-AUTH-12 order, the web-view cookie (O-AUTH-10), the mount prefix (O-AUTH-13).
+@Suite(.serialized) struct OmnigentOIDCTests {
+    let url: URL
+    let provider: URL
+    let journal = Journal()
+
+    init() throws {
+        url = try TestServers.url("OMNIGENT_OIDC_URL")
+        provider = try TestServers.url("OMNIGENT_OIDC_ISSUER")
+    }
+
+    func signIn() throws -> OmnigentOIDCSignIn {
+        let address = try ServerAddress(parsing: url.absoluteString, policy: .allowingInsecureLoopback)
+        return OmnigentOIDCSignIn(
+            address: address,
+            client: Client(
+                baseURL: address.url, configuration: .init(transportPolicy: .allowingInsecureLoopback, journal: journal)
+            ))
+    }
+
+    func me(_ cookie: OmnigentSessionCookie) async throws -> JSONValue {
+        let client = Client(
+            baseURL: url,
+            configuration: .init(
+                defaultHeaders: ["Cookie": "\(cookie.name)=\(cookie.value)"], transportPolicy: .allowingInsecureLoopback
+            ))
+        return try await client.send(Request<JSONValue>.get("/v1/me"))
+    }
+
+    @Test(
+        "O-AUTH-12/7/10: nothing stored → the system browser, the code exchanged at /auth/native-token; then reuse, then refresh"
+    )
+    func nativeSignInInItsOrder() async throws {
+        let flow = try signIn()
+        let subject = "alice-\(UUID().uuidString.prefix(6).lowercased())@example.com"
+        // Step 3: no cookie, no grant.
+        let browser = HeadlessBrowser(subject: subject, provider: provider)
+        let first = try await flow.signIn(storedToken: nil, storedGrant: nil, browser: browser)
+        #expect(first.source == .browser)
+        #expect(first.userID == subject)
+        let opened = try #require(browser.opened.first)
+        #expect(opened.path == "/auth/login")
+        let query = URLComponents(url: opened, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        #expect(query.contains { $0.name == "native_redirect_uri" && $0.value == "ai.omnigent.ios:/oauth/callback" })
+        #expect(query.contains { $0.name == "code_challenge_method" && $0.value == "S256" })
+        // O-AUTH-10 on http: ap_session, Path=/, not Secure, no Domain, the server's 8 hours.
+        #expect(first.cookie.name == "ap_session")
+        #expect(first.cookie.path == "/" && !first.cookie.secure && first.cookie.domain == nil)
+        #expect(abs(first.cookie.expiresAt.timeIntervalSinceNow - 28_800) < 120)
+        #expect(!first.cookie.description.contains(first.cookie.value))
+        #expect(try await me(first.cookie)["user_id"]?.stringValue == subject)
+        let grant = try #require(first.refreshToken, "Omnigent issues a grant with the native token")
+
+        // Step 1: the stored cookie still works → reused, no browser.
+        let idle = HeadlessBrowser(subject: subject, provider: provider)
+        let reused = try await flow.signIn(storedToken: first.cookie.value, storedGrant: grant, browser: idle)
+        #expect(reused.source == .reused)
+        #expect(reused.userID == subject)
+        #expect(idle.opened.isEmpty)
+
+        // Step 2: the cookie is refused → the grant is renewed at /oauth/token, no browser.
+        let renewed = try await flow.signIn(storedToken: "not-a-session", storedGrant: grant, browser: idle)
+        #expect(renewed.source == .refreshed)
+        #expect(idle.opened.isEmpty)
+        #expect(try await me(renewed.cookie)["user_id"]?.stringValue == subject)
+        expectNoSecrets([first.cookie.value, grant, renewed.cookie.value], journal: journal)
+    }
+
+    @Test(
+        "O-AUTH-13/10: routes keep the mount; on https the cookie is __Host-ap_session, Secure, Path=/, no Domain, 8 h by default"
+    )
+    func mountAndHTTPSCookie() throws {
+        let address = try ServerAddress(parsing: "https://workspace.example.com/omnigent")
+        let flow = OmnigentOIDCSignIn(address: address, client: Client(baseURL: address.url))
+        let request = try flow.begin()
+        #expect(request.url.absoluteString.hasPrefix("https://workspace.example.com/omnigent/auth/login?"))
+        let now = Date(timeIntervalSince1970: 1_764_400_000)
+        let cookie = OmnigentSessionCookie(token: "t", address: address, expiresIn: nil, now: now)
+        #expect(cookie.name == "__Host-ap_session")
+        #expect(cookie.secure && cookie.path == "/" && cookie.domain == nil)
+        #expect(cookie.expiresAt == now.addingTimeInterval(28_800))
+        let short = OmnigentSessionCookie(token: "t", address: address, expiresIn: 600, now: now)
+        #expect(short.expiresAt == now.addingTimeInterval(600))
+    }
+
+    @Test("the callback: state checked, Omnigent's ai.omnigent.ios:// spelling accepted, a refusal is cancelled")
+    func callbackChecks() throws {
+        let ok = try #require(URL(string: "ai.omnigent.ios://oauth/callback?code=abc&state=s1"))
+        #expect(try OmnigentOIDCSignIn.code(from: ok, state: "s1") == "abc")
+        let plain = try #require(URL(string: "ai.omnigent.ios:/oauth/callback?code=abc&state=s1"))
+        #expect(try OmnigentOIDCSignIn.code(from: plain, state: "s1") == "abc")
+        #expect(throws: AuthError.self) { try OmnigentOIDCSignIn.code(from: ok, state: "other") }
+        let denied = try #require(URL(string: "ai.omnigent.ios://oauth/callback?error=access_denied&state=s1"))
+        #expect(throws: AuthError.cancelled) { try OmnigentOIDCSignIn.code(from: denied, state: "s1") }
+        let elsewhere = try #require(URL(string: "https://evil.example/oauth/callback?code=abc&state=s1"))
+        #expect(throws: AuthError.self) { try OmnigentOIDCSignIn.code(from: elsewhere, state: "s1") }
     }
 }
