@@ -110,6 +110,13 @@ final class RecordingTransport: Transport {
         // Over the wire the phone sends {serverURL, cookieHeader, syncedAt}.
         let wire = try JSONSerialization.jsonObject(with: try JSONEncoder().encode(newer)) as? [String: Any]
         #expect(Set(wire?.keys.map { $0 } ?? []) == ["serverURL", "cookieHeader", "syncedAt"])
+        #expect((wire?["syncedAt"] as? Double) == 1_764_400_000)
+        let decoded = try JSONDecoder().decode(
+            WatchCookieSync.self,
+            from: Data(
+                #"{"serverURL":"http://127.0.0.1:8000/omnigent","cookieHeader":"a=b","syncedAt":1764400060}"#.utf8))
+        #expect(decoded.syncedAt == now + 60)
+        #expect(keeper.receive(decoded))
     }
 
     @Test("O-WATCH-1/2/3/11: accounts mode, a cookie synced from the phone: list, projects, detail, messages")

@@ -27,6 +27,22 @@ public struct WatchCookieSync: Codable, Sendable, Hashable, CustomStringConverti
         case serverURL, cookieHeader, syncedAt
     }
 
+    /// Reads the wire form.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        serverURL = try container.decode(URL.self, forKey: .serverURL)
+        cookieHeader = try container.decode(String.self, forKey: .cookieHeader)
+        syncedAt = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .syncedAt))
+    }
+
+    /// Writes the wire form.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(serverURL, forKey: .serverURL)
+        try container.encode(cookieHeader, forKey: .cookieHeader)
+        try container.encode(syncedAt.timeIntervalSince1970, forKey: .syncedAt)
+    }
+
     /// The server and the time, without the cookie.
     public var description: String { "cookie for \(serverURL.absoluteString) synced at \(syncedAt)" }
 
