@@ -175,6 +175,32 @@ final class RecordingTransport: Transport {
         }
     }
 
+    @Test("O-WATCH-6: live items over SSE with the watch's headers (real server)")
+    @MainActor func liveItemsArrive() async throws {
+        let url = try TestServers.omnigent()
+        let id = try await createSession(on: url, cookie: nil, title: "watch live")
+        let keeper = WatchCookieKeeper(
+            WatchCookieSync(serverURL: url, cookieHeader: "ap_session=header-mode", syncedAt: Date()))
+        let watch = WatchClient(apiBase: url, cookies: keeper, policy: .allowingInsecureLoopback, journal: journal)
+        let stream = watch.live(id)
+        // The first event, or nothing within 30 s (a bound, not a wait: the server sends at once).
+        let first = try await withThrowingTaskGroup(of: ServerSentEvent?.self) { group in
+            group.addTask {
+                for try await event in stream { return event }
+                return nil
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(30))
+                return nil
+            }
+            let value = try await group.next() ?? nil
+            group.cancelAll()
+            return value
+        }
+        let event = try #require(first, "the live stream sent nothing")
+        #expect(!event.event.isEmpty)
+    }
+
     @Test("O-WATCH-4: 503 runner_unavailable shows the server's message (real server, no runner)")
     @MainActor func runnerUnavailableShowsTheServerSentence() async throws {
         let url = try TestServers.omnigent()

@@ -170,6 +170,16 @@ public final class WatchClient {
         return message
     }
 
+    /// The live items of session `id` over SSE (O-WATCH-6), with the watch's headers: the kit's event
+    /// source with the watch's limits (45 s without data is a timeout, a frame over 1 MiB an error that
+    /// closes the stream). A 401 or 403 ends the stream with that status; the caller then shows
+    /// `signInOnPhone` (see `refusedCookie`).
+    public nonisolated func live(_ id: String) -> AsyncThrowingStream<ServerSentEvent, any Error> {
+        client.events(
+            OmnigentAPI.stream(id),
+            configuration: EventSourceConfiguration(idleTimeout: .seconds(45), maxFrameBytes: 1024 * 1024))
+    }
+
     /// Accepts or declines an approval of the open session, then reads the session again.
     public func resolve(_ elicitation: String, accept: Bool) async {
         guard let id = detail?.session.id else { return }
