@@ -286,7 +286,17 @@ srv_omnigent_start() {
     local venv
     venv=$(srv_venv "$VENV" "$SRV_REPO/Servers/$VENV/requirements.txt") || return 1
     [ -x "$venv/bin/omnigent" ] || { srv_say "$SRV_NAME: $venv/bin/omnigent is missing after the install"; return 1; }
-    case "${MODE:-header}" in header|accounts) ;; *) srv_say "$SRV_NAME: MODE must be header or accounts"; return 1 ;; esac
+    case "${MODE:-header}" in header|accounts|oidc) ;; *) srv_say "$SRV_NAME: MODE must be header, accounts or oidc"; return 1 ;; esac
+    local issuer=""
+    if [ "$MODE" = oidc ]; then
+        # OIDC mode signs in at the provider of Servers/oidc, started alongside (bounded wait for its URL).
+        local waited=0
+        until [ -s "$SRV_STATE_ROOT/oidc/env" ] && curl -sf --max-time 2 -o /dev/null "$(cat "$SRV_STATE_ROOT/oidc/url")/.well-known/openid-configuration"; do
+            [ "$waited" -ge "$READY_TIMEOUT" ] && { srv_say "$SRV_NAME: no OpenID provider: start the oidc server too"; return 1; }
+            sleep 1; waited=$((waited + 1))
+        done
+        issuer=$(cat "$SRV_STATE_ROOT/oidc/url")
+    fi
     (
         mkdir -p "$SRV_STATE/home" "$SRV_STATE/data" "$SRV_STATE/tmp"
         export HOME="$SRV_STATE/home" OMNIGENT_DATA_DIR="$SRV_STATE/data" TMPDIR="$SRV_STATE/tmp"
@@ -304,6 +314,14 @@ srv_omnigent_start() {
             OMNIGENT_ACCOUNTS_INIT_ADMIN_PASSWORD=$(cat "$SRV_STATE/admin-password")
             export OMNIGENT_ACCOUNTS_INIT_ADMIN_PASSWORD
         fi
+        if [ "$MODE" = oidc ]; then
+            [ -s "$SRV_STATE/oidc-secrets" ] || (umask 077 && "$venv/bin/python" -c \
+                'import secrets; print(secrets.token_urlsafe(24)); print(secrets.token_hex(32))' > "$SRV_STATE/oidc-secrets")
+            export OMNIGENT_AUTH_PROVIDER=oidc OMNIGENT_OIDC_ISSUER="$issuer" OMNIGENT_OIDC_CLIENT_ID=omnigent-tests
+            OMNIGENT_OIDC_CLIENT_SECRET=$(sed -n 1p "$SRV_STATE/oidc-secrets")
+            OMNIGENT_OIDC_COOKIE_SECRET=$(sed -n 2p "$SRV_STATE/oidc-secrets")
+            export OMNIGENT_OIDC_CLIENT_SECRET OMNIGENT_OIDC_COOKIE_SECRET
+        fi
         # shellcheck disable=SC2086
         srv_boot "$venv/bin/python" env $EXTRA_ENV "$venv/bin/omnigent" server --host 127.0.0.1 --port "{PORT}" \
             --database-uri "sqlite:///$SRV_STATE/data/chat.db" --artifact-location "$SRV_STATE/data/artifacts" \
@@ -314,6 +332,7 @@ srv_omnigent_start() {
     echo "${MODE:-header}" > "$SRV_STATE/mode"
 }
 srv_omnigent_env() {
+    [ "${MODE:-header}" = oidc ] && echo "export ${ENV_VAR%_URL}_ISSUER=$(srv_q "$(cat "$SRV_STATE_ROOT/oidc/url")")"
     [ "${MODE:-header}" = accounts ] || return 0
     echo "export ${ENV_VAR%_URL}_USER=admin"
     echo "export ${ENV_VAR%_URL}_PASSWORD_FILE=$(srv_q "$SRV_STATE/admin-password")"

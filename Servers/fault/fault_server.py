@@ -50,6 +50,10 @@ Routes (JSON bodies unless noted; "envelope" = {"error":{"code","message"}}):
   GET  /sse?count=5&interval_ms=20&stream=NAME&drop_after=K&retry=MS&comment=1&multiline=1
            &big=B&stall_after=K&malformed=1&crlf=1   text/event-stream, chunked; resumes after Last-Event-ID
   GET  /_sse_stats?stream=NAME      {"connections":c,"last_event_ids":[...]}
+  ANY  /replica/<path>              400 {"error":{"code":"wrong_replica"}} when the request carries
+           X-Databricks-Omnigent-Slice-Key (a replica that does not own that host), else 200 with an
+           empty list page (GET) or {"queued":true,"pending_id":"pending-1"} (other methods: a message
+           queued behind a running turn)
 """
 
 import argparse
@@ -219,6 +223,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         if self.route.startswith("/status/"):
             return self.r_status()
+        if self.route.startswith("/replica/"):
+            return self.r_replica()
         entry = ROUTES.get(self.route)
         if entry is None:
             return self.error(404, "Not found.")
@@ -284,6 +290,16 @@ class Handler(BaseHTTPRequestHandler):
                         "raw_query": self.raw_query, "headers": self.header_dict(),
                         "cookies": cookies, "body": self.body.decode("utf-8", "replace"),
                         "body_bytes": len(self.body), "origin": self.origin})
+
+    # ---- a sharded deployment's router: the slice key names a host on another replica ----
+    def r_replica(self):
+        if self.headers.get("X-Databricks-Omnigent-Slice-Key"):
+            return self.json(400, {"error": {"code": "wrong_replica",
+                                             "message": "host is on another replica"}})
+        if self.command == "GET":
+            return self.json(200, {"object": "list", "data": [], "first_id": None, "last_id": None,
+                                   "has_more": False})
+        self.json(200, {"queued": True, "pending_id": "pending-1"})
 
     # ---- status codes, flaky endpoints, idempotent writes ---------------
     def r_status(self):

@@ -49,8 +49,39 @@ enum OmnigentCommands {
                         name: "archive", summary: "archive (or restore) a session", parameters: [id],
                         options: common + [.flag("undo", "restore instead")],
                         run: { try await archive(try client($0), $0) }),
+                    watchClient,
                 ])
         ])
+
+    /// `omnigent watch-client sessions|show|send`: the watch's own client on a cookie "synced from the phone".
+    private static let watchClient = Command.group(
+        "watch-client", summary: "the watch's client, on a cookie synced from the phone",
+        details: """
+            Runs the watch's model: every request carries the synced Cookie, X-Omnigent-Client: watchos and
+            Cache-Control: no-cache. The cookie is read from standard input (--cookie-stdin, the header
+            value such as `ap_session=...`), or else made from what `companion login` stored for the
+            server (refreshed first when it expired), as the phone would sync it. Without a cookie, or
+            when the server refuses it, the command says "Reopen Omnigent on your iPhone and sign in."
+            and exits 1.
+            """,
+        [
+            Command(
+                name: "sessions", summary: "the list, grouped as on the watch", options: watchOptions,
+                run: { try await watchSessions($0) }),
+            Command(
+                name: "show", summary: "a session and its last 8 messages", parameters: [id], options: watchOptions,
+                run: { try await watchShow($0) }),
+            Command(
+                name: "send", summary: "send a message (shows it as pending when queued)",
+                parameters: [id, .init(syntax: "<text>", help: "the message")], options: watchOptions,
+                run: { try await watchSend($0) }),
+        ])
+
+    private static let watchOptions: [Command.Option] =
+        common + [
+            .flag("cookie-stdin", "read the synced Cookie header from standard input"),
+            .option("host-id", "ID", "the slice key (sent only on a Databricks API base, /api/2.0/omnigent)"),
+        ]
 
     private static let id = Command.Parameter(syntax: "<id>", help: "the session id")
     private static let common: [Command.Option] = [
@@ -59,6 +90,21 @@ enum OmnigentCommands {
 
     private static func rememberedServer() throws(CommandFailure) -> URL {
         try Terminal.home().appendingPathComponent("omnigent-server")
+    }
+
+    private static func serverAddress(_ arguments: Arguments) throws -> ServerAddress {
+        let environment = ProcessInfo.processInfo.environment["OMNIGENT_SERVER"]
+        let remembered = (try? String(contentsOf: try rememberedServer(), encoding: .utf8))?.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        guard let text = arguments.option("server") ?? environment ?? remembered, !text.isEmpty else {
+            throw UsageError("no server: pass --server ADDRESS (it is remembered for the next commands)")
+        }
+        let address = try HTTPCommands.address(text, httpsOnly: arguments.flag("https-only"))
+        if arguments.option("server") != nil {
+            let file = try Terminal.stateFolder().appendingPathComponent("omnigent-server")
+            try? Terminal.writePrivateFile(Data(address.description.utf8), to: file)
+        }
+        return address
     }
 
     private static func client(_ arguments: Arguments) throws -> Client {
@@ -217,6 +263,151 @@ enum OmnigentCommands {
         let session = try await client.send(try OmnigentAPI.update(id, archived: !arguments.flag("undo")))
         Terminal.out(session.archived ? "Archived." : "Restored.")
         return 0
+    }
+
+    // MARK: watch-client
+
+    /// The watch's model for the server, with the cookie the phone would sync.
+    @MainActor
+    private static func watchModel(_ arguments: Arguments) async throws -> WatchClient {
+        let address = try serverAddress(arguments)
+        let keeper = WatchCookieKeeper()
+        if arguments.flag("cookie-stdin") {
+            let header = try AuthCommands.secret("Cookie header: ", fromStdin: true)
+            keeper.receive(WatchCookieSync(serverURL: address.url, cookieHeader: header, syncedAt: Date()))
+        } else if let (_, session) = try AuthCommands.storedSession(for: address),
+            var stored = await session.credential
+        {
+            // The phone keeps its sign-in fresh before it syncs: an expired token is refreshed first.
+            if case .bearer(_, _, let expiry?) = stored.credential, expiry <= Date(),
+                let renewed = await session.refreshed(after: stored)
+            {
+                stored = renewed
+            }
+            if let cookie = OmnigentAccountsSignIn.webViewCookie(for: stored) {
+                keeper.receive(
+                    WatchCookieSync(serverURL: address.url, cookieHeader: cookie.header.value, syncedAt: Date()))
+            }
+        }
+        let httpsOnly = arguments.flag("https-only")
+        return WatchClient(
+            apiBase: address.url, cookies: keeper, hostID: arguments.option("host-id"),
+            policy: httpsOnly ? .httpsOnly : .allowingInsecureLoopback, journal: Terminal.journal)
+    }
+
+    /// Exits 1 with the sign-in sentence when the watch is in that state.
+    @MainActor
+    private static func requireSignedIn(_ watch: WatchClient, _ arguments: Arguments) throws {
+        guard watch.screen == .signInOnPhone else { return }
+        if arguments.flag("json") {
+            Terminal.out(
+                JSONValue.object([
+                    "state": "sign_in_on_phone", "message": .string(WatchScreen.signInSentence),
+                ]).jsonString())
+        }
+        throw CommandFailure(WatchScreen.signInSentence)
+    }
+
+    @MainActor
+    private static func watchSessions(_ arguments: Arguments) async throws -> Int32 {
+        try arguments.expectAtMost(0)
+        let watch = try await watchModel(arguments)
+        await watch.refresh()
+        try requireSignedIn(watch, arguments)
+        guard case .sessions(let groups) = watch.screen else {
+            if case .problem(let sentence) = watch.screen { throw CommandFailure(sentence) }
+            throw CommandFailure("The watch shows no sessions (\(watch.screen)).")
+        }
+        if arguments.flag("json") {
+            let output: [JSONValue] = groups.map { group in
+                .object([
+                    "title": .string(group.title),
+                    "sessions": .array(
+                        group.sessions.map { session in
+                            .object([
+                                "id": .string(session.id), "title": .string(session.displayTitle),
+                                "status": .string(session.status),
+                                "pending_approvals": .integer(Int64(session.pendingElicitationsCount)),
+                            ])
+                        }),
+                ])
+            }
+            Terminal.out(JSONValue.object(["state": "sessions", "groups": .array(output)]).jsonString())
+            return 0
+        }
+        if groups.isEmpty { Terminal.out("No sessions.") }
+        for group in groups {
+            Terminal.out(group.title)
+            for session in group.sessions { Terminal.out("  \(session.id)  \(session.displayTitle)") }
+        }
+        return 0
+    }
+
+    @MainActor
+    private static func watchShow(_ arguments: Arguments) async throws -> Int32 {
+        try arguments.expectAtMost(1)
+        let id = try arguments.positional(0, "the session id")
+        let watch = try await watchModel(arguments)
+        await watch.open(id)
+        try requireSignedIn(watch, arguments)
+        if let problem = watch.actionProblem { throw CommandFailure(problem) }
+        guard let detail = watch.detail else { throw CommandFailure("The session \(id) did not open.") }
+        if arguments.flag("json") {
+            Terminal.out(
+                try encode(WatchShowOutput(state: "session", session: detail.session, messages: detail.messages)))
+            return 0
+        }
+        Terminal.out("\(detail.session.displayTitle)  [\(detail.session.status)]")
+        for approval in detail.approvals { Terminal.out("approve? \(approval.message ?? approval.id)") }
+        for message in detail.messages { Terminal.out("\(message.role ?? "?"): \(message.text)") }
+        if detail.messages.isEmpty { Terminal.out("(no messages yet)") }
+        return 0
+    }
+
+    @MainActor
+    private static func watchSend(_ arguments: Arguments) async throws -> Int32 {
+        try arguments.expectAtMost(2)
+        let id = try arguments.positional(0, "the session id")
+        let text = try arguments.positional(1, "the message text")
+        let watch = try await watchModel(arguments)
+        let message = await watch.send(text, to: id)
+        try requireSignedIn(watch, arguments)
+        guard let message else { throw CommandFailure("The message was not sent.") }
+        var output: [String: JSONValue] = [:]
+        let line: String
+        var failure: String?
+        switch message.status {
+        case .sent:
+            output["state"] = "sent"
+            line = "Sent."
+        case .pending(let pendingID):
+            output["state"] = "pending"
+            output["pending_id"] = .string(pendingID)
+            line = "Pending: queued behind the running turn."
+        case .declined(let reason):
+            output["state"] = "declined"
+            output["message"] = .string(reason)
+            line = "The server declined the message: \(reason)"
+            failure = line
+        case .failed(let sentence):
+            output["state"] = "failed"
+            output["message"] = .string(sentence)
+            line = sentence
+            failure = sentence
+        }
+        if arguments.flag("json") {
+            Terminal.out(JSONValue.object(output).jsonString())
+        } else if failure == nil {
+            Terminal.out(line)
+        }
+        if let failure { throw CommandFailure(failure) }
+        return 0
+    }
+
+    private struct WatchShowOutput: Encodable {
+        var state: String
+        var session: Session
+        var messages: [SessionItem]
     }
 
     private struct ShowOutput: Encodable {

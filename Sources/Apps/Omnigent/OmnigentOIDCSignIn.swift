@@ -1,0 +1,215 @@
+import CompanionAuth
+import CompanionCore
+import CompanionHTTP
+import Foundation
+
+/// The cookie the app installs in its own isolated web-view cookie store after an OIDC sign-in
+/// (O-AUTH-7, O-AUTH-10).
+public struct OmnigentSessionCookie: Sendable, Hashable, CustomStringConvertible {
+    /// `__Host-ap_session` on https, `ap_session` on http.
+    public var name: String
+    /// The session token (a secret).
+    public var value: String
+    /// Always `/`.
+    public var path: String
+    /// Set on https (the `__Host-` prefix requires it).
+    public var secure: Bool
+    /// Never set: a host-only cookie (the `__Host-` prefix forbids a Domain).
+    public var domain: String?
+    /// When it expires: `expires_in` from now, or 8 hours when the server sent none.
+    public var expiresAt: Date
+
+    /// The lifetime used when the server gives no `expires_in` (8 hours).
+    public static let defaultLifetime: TimeInterval = 28_800
+
+    /// The cookie for a token issued for `address` at `now`.
+    public init(token: String, address: ServerAddress, expiresIn: TimeInterval?, now: Date) {
+        let https = address.scheme == "https"
+        name = https ? "__Host-ap_session" : "ap_session"
+        value = token
+        path = "/"
+        secure = https
+        domain = nil
+        expiresAt = now.addingTimeInterval(expiresIn ?? Self.defaultLifetime)
+    }
+
+    /// The attributes, without the value.
+    public var description: String {
+        "\(name)=…; Path=\(path)\(secure ? "; Secure" : ""); HttpOnly; Expires=\(expiresAt)"
+    }
+}
+
+/// What an Omnigent OIDC sign-in produced, and how.
+public struct OmnigentOIDCSession: Sendable, Hashable {
+    /// Which step of O-AUTH-12 produced it.
+    public enum Source: Sendable, Hashable {
+        /// The stored cookie still works (`/v1/me` accepted it); no browser.
+        case reused
+        /// Renewed with the stored grant at `/oauth/token`; no browser.
+        case refreshed
+        /// The system browser ran the PKCE flow and the code was exchanged at `/auth/native-token`.
+        case browser
+    }
+
+    /// The signed-in user's id (`/v1/me`'s `user_id`, or `/auth/native-token`'s).
+    public var userID: String
+    /// The cookie to install in the app's web-view cookie store.
+    public var cookie: OmnigentSessionCookie
+    /// The grant to keep in the Keychain (service `ai.omnigent.ios.oidc`), when the server issued one.
+    public var refreshToken: String?
+    /// How it was obtained.
+    public var source: Source
+}
+
+/// Omnigent's native OIDC sign-in (O-AUTH-7, O-AUTH-10, O-AUTH-12, O-AUTH-13), as 0.19.1 serves it.
+///
+/// Rules, in order (O-AUTH-12):
+/// 1. a stored cookie that `GET <mount>/v1/me` accepts (a non-null `user_id`) is reused, with no browser;
+/// 2. else a stored grant is renewed with `POST <mount>/oauth/token` (`grant_type=refresh_token`);
+/// 3. else the system browser (never the web view, O-AUTH-7) opens `<mount>/auth/login` with
+///    `native_redirect_uri`, `native_state` and an S256 `code_challenge`; the server runs the provider's
+///    flow and redirects to `ai.omnigent.ios:/oauth/callback?code=…&state=…`; the code is exchanged with
+///    the verifier at `POST <mount>/auth/native-token`.
+///
+/// Every route keeps the server's mount (O-AUTH-13): the client's base URL is the mount. The server,
+/// not the app, receives and checks the provider's ID token; the app gets Omnigent's own session token.
+/// Tokens and codes are registered with the journal as secrets (O-AUTH-15).
+public struct OmnigentOIDCSignIn: Sendable {
+    /// The Keychain service the grant is kept under.
+    public static let keychainService = "ai.omnigent.ios.oidc"
+    /// The app's registered redirect URI.
+    public static let redirectURI = SignInRoute.iOSRedirectURI
+
+    /// The server (with its mount).
+    public let address: ServerAddress
+    /// A client on the mount, without credential middleware.
+    public let client: Client
+
+    /// Creates the sign-in for `address`, calling through `client` (based on `address.url`).
+    public init(address: ServerAddress, client: Client) {
+        self.address = address
+        self.client = client
+    }
+
+    /// The browser step's request: its URL under the mount, the state and the PKCE pair.
+    public struct BrowserRequest: Sendable, Hashable {
+        /// `<mount>/auth/login?…`.
+        public var url: URL
+        /// The `native_state` the callback must carry back.
+        public var state: String
+        /// The PKCE pair (its verifier goes only to `/auth/native-token`).
+        public var pkce: PKCE
+    }
+
+    /// Builds the browser step's URL with a fresh state and PKCE pair.
+    public func begin() throws(AuthError) -> BrowserRequest {
+        let pkce = try PKCE.generate()
+        let state = try PKCE.generate().verifier
+        var parts = URLComponents(url: address.url(appending: "/auth/login"), resolvingAgainstBaseURL: false)
+        parts?.queryItems = [
+            URLQueryItem(name: "native_redirect_uri", value: Self.redirectURI),
+            URLQueryItem(name: "native_state", value: state),
+            URLQueryItem(name: "code_challenge", value: pkce.challenge),
+            URLQueryItem(name: "code_challenge_method", value: PKCE.method),
+        ]
+        guard let url = parts?.url else { throw .invalidStep("the sign-in URL could not be built") }
+        return BrowserRequest(url: url, state: state, pkce: pkce)
+    }
+
+    /// Runs O-AUTH-12: reuse `storedToken`, else renew `storedGrant`, else run `browser`.
+    public func signIn(storedToken: String?, storedGrant: String?, browser: any BrowserStep) async throws(AuthError)
+        -> OmnigentOIDCSession
+    {
+        let journal = client.configuration.journal
+        if let storedToken {
+            journal.register(secret: storedToken)
+            if let userID = try await acceptedUser(storedToken) {
+                // The stored cookie keeps its own expiry; the server does not say it again.
+                return OmnigentOIDCSession(
+                    userID: userID,
+                    cookie: OmnigentSessionCookie(
+                        token: storedToken, address: address, expiresIn: nil, now: client.configuration.clock.now()),
+                    refreshToken: storedGrant, source: .reused)
+            }
+        }
+        if let storedGrant, let renewed = try await renew(storedGrant) { return renewed }
+        let request = try begin()
+        let callback = try await browser.authorize(request.url, callbackScheme: "ai.omnigent.ios")
+        let code = try Self.code(from: callback, state: request.state)
+        return try await exchange(code: code, verifier: request.pkce.verifier)
+    }
+
+    /// The code in `callback` after checking its scheme, path and state. Omnigent 0.19.1 writes the
+    /// redirect as `ai.omnigent.ios://oauth/callback?…` (with `//`), so both spellings are accepted.
+    public static func code(from callback: URL, state: String) throws(AuthError) -> String {
+        let text = callback.absoluteString
+        guard text.hasPrefix(redirectURI + "?") || text.hasPrefix("ai.omnigent.ios://oauth/callback?") else {
+            throw .callbackRejected(reason: "it did not come to the app's redirect address")
+        }
+        let items = URLComponents(string: text)?.queryItems ?? []
+        func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
+        if let error = value("error") {
+            let sentence = value("error_description") ?? error
+            throw error == "access_denied" ? .cancelled : .callbackRejected(reason: "the server said: \(sentence)")
+        }
+        guard value("state") == state else {
+            throw .callbackRejected(reason: "its state does not match the request (a forged or stale reply)")
+        }
+        guard let code = value("code"), !code.isEmpty else { throw .callbackRejected(reason: "it carries no code") }
+        return code
+    }
+
+    /// The user `/v1/me` names for `token` sent as the session cookie, or nil when it is refused.
+    func acceptedUser(_ token: String) async throws(AuthError) -> String? {
+        let cookie = OmnigentSessionCookie(token: token, address: address, expiresIn: nil, now: Date())
+        let reply = try await client.call(.get, "/v1/me", headers: ["Cookie": "\(cookie.name)=\(token)"])
+        guard reply.status == 200 else { return nil }
+        return reply.json?["user_id"]?.stringValue
+    }
+
+    /// Renews with the grant at `/oauth/token`; nil when the server refuses it (then the browser runs).
+    func renew(_ grant: String) async throws(AuthError) -> OmnigentOIDCSession? {
+        let oauth = OAuthClient(address: address, client: client, configuration: OmnigentAccountsSignIn.oauth)
+        let tokens: TokenSet
+        do {
+            tokens = try await oauth.refresh(grant)
+        } catch {
+            if case .refreshFailed = error { return nil }
+            throw error
+        }
+        guard let userID = try await acceptedUser(tokens.accessToken) else { return nil }
+        let now = client.configuration.clock.now()
+        return OmnigentOIDCSession(
+            userID: userID,
+            cookie: OmnigentSessionCookie(
+                token: tokens.accessToken, address: address, expiresIn: tokens.expiresAt?.timeIntervalSince(now),
+                now: now),
+            refreshToken: tokens.refreshToken ?? grant, source: .refreshed)
+    }
+
+    /// Exchanges the code and verifier at `/auth/native-token`.
+    func exchange(code: String, verifier: String) async throws(AuthError) -> OmnigentOIDCSession {
+        let journal = client.configuration.journal
+        journal.register(secret: code)
+        let reply = try await client.call(
+            .post, "/auth/native-token",
+            form: ["code": code, "code_verifier": verifier, "redirect_uri": Self.redirectURI])
+        guard reply.status == 200, let token = reply.json?["token"]?.stringValue else {
+            if reply.status == 400 {
+                let said = reply.json?["error"]?.stringValue ?? "invalid_grant"
+                throw .callbackRejected(reason: "the server refused the sign-in code (\(said))")
+            }
+            throw .unexpected(reply, "POST /auth/native-token")
+        }
+        journal.register(secret: token)
+        let grant = reply.json?["refresh_token"]?.stringValue
+        if let grant { journal.register(secret: grant) }
+        let userID = reply.json?["user_id"]?.stringValue ?? ""
+        return OmnigentOIDCSession(
+            userID: userID,
+            cookie: OmnigentSessionCookie(
+                token: token, address: address, expiresIn: reply.json?["expires_in"]?.doubleValue,
+                now: client.configuration.clock.now()),
+            refreshToken: grant, source: .browser)
+    }
+}

@@ -1,0 +1,219 @@
+import CompanionCore
+import CompanionHTTP
+import Foundation
+import Observation
+
+/// What the watch shows on its main screen.
+public enum WatchScreen: Sendable, Equatable {
+    /// Nothing read yet.
+    case idle
+    /// Reading.
+    case loading
+    /// The sessions, grouped (needs attention, active, per project, recent; O-WATCH-11).
+    case sessions([SessionGroup])
+    /// The phone must sign in again (O-WATCH-9): no synced cookie, or the server refused it.
+    case signInOnPhone
+    /// Something else failed; the sentence says what.
+    case problem(String)
+
+    /// The sentence of the sign-in state (O-WATCH-9).
+    public static let signInSentence = "Reopen Omnigent on your iPhone and sign in."
+}
+
+/// A message the watch sent, as it shows it until the transcript has it.
+public struct WatchSentMessage: Sendable, Hashable, Identifiable {
+    /// Where the message stands.
+    public enum Status: Sendable, Hashable {
+        /// The server took it as a new turn.
+        case sent
+        /// Queued behind the running turn (the ack carried `pending_id`).
+        case pending(id: String)
+        /// The server declined it; the reason is its own.
+        case declined(reason: String)
+        /// It could not be sent; the sentence is the server's when it gave one.
+        case failed(String)
+    }
+
+    /// A local id.
+    public let id: UUID
+    /// The text.
+    public var text: String
+    /// Its status.
+    public var status: Status
+
+    /// Creates a sent message.
+    public init(id: UUID, text: String, status: Status) {
+        self.id = id
+        self.text = text
+        self.status = status
+    }
+}
+
+/// One session as the watch shows it (O-WATCH-2, O-WATCH-3, O-WATCH-5).
+public struct WatchSessionDetail: Sendable, Equatable {
+    /// The session (status, last task error, pending approvals and inputs).
+    public var session: Session
+    /// The newest 8 user or assistant text messages, oldest first.
+    public var messages: [SessionItem]
+    /// The approvals the watch offers: `form` elicitations with an empty schema.
+    public var approvals: [Elicitation] { (session.pendingElicitations ?? []).filter(\.isSimpleApproval) }
+}
+
+/// The watch client: a model of its own on the phone-synced cookie, independent of the phone's
+/// sign-in (the watch never signs in itself).
+///
+/// Rules:
+/// - every request carries the synced `Cookie`, `X-Omnigent-Client: watchos` and `Cache-Control:
+///   no-cache` (O-WATCH-7, `WatchRequestHeaders`); on a Databricks API base the slice key, with one
+///   retry of a misrouted GET (O-WATCH-10);
+/// - no synced cookie, or any 401 or 403 → `signInOnPhone` ("Reopen Omnigent on your iPhone and sign
+///   in."), with no retry loop: nothing is sent again until a newer cookie arrives (O-WATCH-9);
+/// - the list is `GET /v1/sessions?order=desc&sort_by=updated_at&limit=20` plus the projects
+///   (O-WATCH-1); a detail is the session without items or liveness plus its newest 8 chat messages
+///   (O-WATCH-2, O-WATCH-3);
+/// - a sent message is shown as sent, as pending when the ack carries `pending_id`, with the server's
+///   reason when `denied`, or with the server's sentence on 503 `runner_unavailable` (O-WATCH-4).
+@Observable @MainActor
+public final class WatchClient {
+    /// The main screen.
+    public private(set) var screen: WatchScreen = .idle
+    /// The open session, if any.
+    public private(set) var detail: WatchSessionDetail?
+    /// The messages sent from the watch to the open session, newest last.
+    public private(set) var sent: [WatchSentMessage] = []
+    /// Why the last action on the open session failed, if it did.
+    public private(set) var actionProblem: String?
+
+    /// The HTTP client for the API base, with `WatchRequestHeaders`.
+    public nonisolated let client: Client
+    /// Where the synced cookie is kept.
+    public nonisolated let cookies: WatchCookieKeeper
+    private let random: any RandomSource
+
+    /// Creates the client for `apiBase` (origin plus mount, or a Databricks `…/api/2.0/omnigent`).
+    /// `hostID` is the slice key; it is sent only on a Databricks API base.
+    public init(
+        apiBase: URL, cookies: WatchCookieKeeper, hostID: String? = nil, policy: TransportPolicy = .httpsOnly,
+        journal: Journal = Journal(), transport: any Transport = DefaultTransport.make(),
+        random: any RandomSource = SystemRandomSource()
+    ) {
+        let sliceKey = WatchRequestHeaders.isDatabricksAPIBase(apiBase) ? hostID : nil
+        self.cookies = cookies
+        self.random = random
+        client = Client(
+            baseURL: apiBase,
+            configuration: Client.Configuration(
+                defaultHeaders: ["User-Agent": "CompanionKit-Omnigent-Watch/0.1", "Accept": "application/json"],
+                automaticIdempotencyKeys: false,
+                middlewares: [WatchRequestHeaders(cookies: cookies, sliceKey: sliceKey, journal: journal)],
+                transportPolicy: policy, journal: journal, random: random),
+            transport: transport)
+    }
+
+    /// Reads the sessions list and the project names, and groups them.
+    public func refresh() async {
+        guard cookies.current != nil else {
+            screen = .signInOnPhone
+            return
+        }
+        if case .sessions = screen {} else { screen = .loading }
+        do {
+            let page = try await client.send(OmnigentAPI.sessions(limit: 20))
+            let projects = try await client.send(OmnigentAPI.projects())
+            screen = .sessions(SessionGroup.group(page.data, projectNames: Self.projectNames(projects)))
+        } catch {
+            screen = Self.refusedCookie(error) ? .signInOnPhone : .problem(SessionDetailModel.sentence(for: error))
+        }
+    }
+
+    /// Opens a session: its detail and newest messages.
+    public func open(_ id: String) async {
+        guard cookies.current != nil else {
+            screen = .signInOnPhone
+            return
+        }
+        if detail?.session.id != id { sent = [] }
+        actionProblem = nil
+        do {
+            let session = try await client.send(OmnigentAPI.session(id))
+            let items = try await client.send(OmnigentAPI.items(id, limit: 50))
+            detail = WatchSessionDetail(session: session, messages: Array(items.data.reversed()).lastChatMessages())
+        } catch {
+            fail(error)
+        }
+    }
+
+    /// Sends `text` as a user message to session `id` (the open one by default).
+    @discardableResult
+    public func send(_ text: String, to session: String? = nil) async -> WatchSentMessage? {
+        guard let id = session ?? detail?.session.id else { return nil }
+        guard cookies.current != nil else {
+            screen = .signInOnPhone
+            return nil
+        }
+        var message = WatchSentMessage(id: random.uuid(), text: text, status: .sent)
+        do {
+            let ack = try await client.send(try OmnigentAPI.sendMessage(id, text: text))
+            if ack.denied == true {
+                message.status = .declined(reason: ack.reason ?? "The server declined the message.")
+            } else if let pending = ack.pendingID {
+                message.status = .pending(id: pending)
+            }
+        } catch {
+            if Self.refusedCookie(error) {
+                screen = .signInOnPhone
+                return nil
+            }
+            message.status = .failed(SessionDetailModel.sentence(for: error))
+        }
+        sent.append(message)
+        return message
+    }
+
+    /// The live items of session `id` over SSE (O-WATCH-6), with the watch's headers: the kit's event
+    /// source with the watch's limits (45 s without data is a timeout, a frame over 1 MiB an error that
+    /// closes the stream). A 401 or 403 ends the stream with that status; the caller then shows
+    /// `signInOnPhone` (see `refusedCookie`).
+    public nonisolated func live(_ id: String) -> AsyncThrowingStream<ServerSentEvent, any Error> {
+        client.events(
+            OmnigentAPI.stream(id),
+            configuration: EventSourceConfiguration(idleTimeout: .seconds(45), maxFrameBytes: 1024 * 1024))
+    }
+
+    /// Accepts or declines an approval of the open session, then reads the session again.
+    public func resolve(_ elicitation: String, accept: Bool) async {
+        guard let id = detail?.session.id else { return }
+        do {
+            _ = try await client.send(try OmnigentAPI.resolve(id, elicitation: elicitation, accept: accept))
+            await open(id)
+        } catch {
+            fail(error)
+        }
+    }
+
+    private func fail(_ error: HTTPError) {
+        if Self.refusedCookie(error) {
+            screen = .signInOnPhone
+        } else {
+            actionProblem = SessionDetailModel.sentence(for: error)
+        }
+    }
+
+    /// Whether the server refused the synced cookie (any 401 or 403; O-WATCH-9).
+    public nonisolated static func refusedCookie(_ error: HTTPError) -> Bool {
+        error.statusCode == 401 || error.statusCode == 403
+    }
+
+    /// The project names from `/v1/sessions/projects` (a bare array of ids or `{id, name}` objects).
+    nonisolated static func projectNames(_ value: JSONValue) -> [String: String] {
+        var names: [String: String] = [:]
+        for entry in value.arrayValue ?? [] {
+            if let id = entry["id"]?.stringValue ?? entry["project_id"]?.stringValue {
+                names[id] = entry["name"]?.stringValue ?? entry["title"]?.stringValue ?? id
+            } else if let id = entry.stringValue {
+                names[id] = id
+            }
+        }
+        return names
+    }
+}
