@@ -1,6 +1,6 @@
 """The project's live stream: `GET P/events` (text/event-stream), M-CHG-4, M-CHG-11, O-12.
 
-- Each event is sent as `id: <n>`, `event: <kind>`, `data: <json>`; the id is the project's revision
+- Each event is sent as `event: <kind>`, `data: <json>`, `id: <n>` (the id last); the id is the project's revision
   after the event, and `data` carries it as `revision`. Kinds: change, question, decision, run, case.
 - A comment `: ping` goes out every 15 s when nothing else does (MAINWORTHY_PING_SECONDS, or
   `POST /_control/stream {"ping_ms"}` for tests).
@@ -52,7 +52,9 @@ def reset_controls() -> None:
 def frame(row) -> str:
     data = json.loads(row["data"])
     data["revision"] = row["id"]
-    return f"id: {row['id']}\nevent: {row['type']}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+    # The id line comes last: a frame cut before its end names no id, so no client can take the id of an
+    # event it never got whole.
+    return f"event: {row['type']}\ndata: {json.dumps(data, ensure_ascii=False)}\nid: {row['id']}\n\n"
 
 
 def behind(key: str, last: int) -> bool:
@@ -97,7 +99,8 @@ async def stream(request: Request):
                         continue
                     text = frame(row)
                     if cut is not None and sent >= cut:
-                        yield text[: len(text) // 2]
+                        middle = text.index("data: ") + (text.index("\nid: ") - text.index("data: ")) // 2
+                        yield text[:middle]
                         raise ConnectionAbortedError("stream cut mid-event on purpose (/_control/cut-stream)")
                     sent += 1
                     yield text
