@@ -120,7 +120,9 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionVault", "MainworthyCore"],
+            dependencies: [
+                "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionVault", "MainworthyCore",
+            ],
             path: "Benchmarks", swiftSettings: strict),
 
         .executableTarget(

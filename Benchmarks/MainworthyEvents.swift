@@ -14,7 +14,8 @@ enum MainworthyEvents {
         let control = Client(
             baseURL: url,
             configuration: Client.Configuration(retryPolicy: .never, transportPolicy: .allowingInsecureLoopback))
-        _ = try await control.send(Request<JSONValue>.post("/_control/reset", body: ["fixture": "default"] as JSONValue))
+        _ = try await control.send(
+            Request<JSONValue>.post("/_control/reset", body: ["fixture": "default"] as JSONValue))
         let fixture = try await control.send(Request<JSONValue>.get("/_control/fixture"))
         let password = fixture["passwords"]?["ada"]?.stringValue ?? ""
         let token = fixture["pipeline_token"]?.stringValue ?? ""

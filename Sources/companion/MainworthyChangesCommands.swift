@@ -134,13 +134,16 @@ enum MainworthyChangesCommands {
             return 0
         }
         let change = page.change
-        Terminal.out("\(change.id)  \(change.ref.label)  \(change.title ?? "")\(change.isEnded ? "  (ended: \(change.state))" : "")")
+        Terminal.out(
+            "\(change.id)  \(change.ref.label)  \(change.title ?? "")\(change.isEnded ? "  (ended: \(change.state))" : "")"
+        )
         Terminal.out("  head \(change.head)  base \(change.base ?? "?")")
         Terminal.out("  gate: \(page.gate.verdict.rawValue): \(page.gate.reason)")
         for test in page.failingTests {
             let cases = test.cases.map(\.number).joined(separator: ", ")
             let question = test.question.map { "  question \($0.id) (\($0.answer ?? $0.state))" } ?? ""
-            Terminal.out("  failing: \(test.test): \(test.message ?? "")  cases: \(cases.isEmpty ? "none" : cases)\(question)")
+            Terminal.out(
+                "  failing: \(test.test): \(test.message ?? "")  cases: \(cases.isEmpty ? "none" : cases)\(question)")
         }
         if !page.cases.isEmpty {
             Terminal.out("  touches: \(page.cases.map { "\($0.number) \($0.title ?? "")" }.joined(separator: "; "))")
@@ -237,7 +240,8 @@ enum MainworthyChangesCommands {
         events.stop()
         if case .failed(let reason) = events.status { throw CommandFailure(reason) }
         if !tally.done && (count != nil || until != nil) {
-            throw CommandFailure("The stream ended before \(count.map { "\($0) events" } ?? "an event of \(until ?? "")").")
+            throw CommandFailure(
+                "The stream ended before \(count.map { "\($0) events" } ?? "an event of \(until ?? "")").")
         }
         return 0
     }
@@ -265,7 +269,8 @@ enum MainworthyChangesCommands {
         }
         for failure in arguments.options["fail"] ?? [] {
             let parts = failure.split(separator: "=", maxSplits: 1).map(String.init)
-            results.append(.init(test: parts[0], outcome: "fail", message: parts.count > 1 ? parts[1] : nil, cases: cases))
+            results.append(
+                .init(test: parts[0], outcome: "fail", message: parts.count > 1 ? parts[1] : nil, cases: cases))
         }
         let body = PipelineReport(
             commit: commit, base: arguments.option("base"), branch: arguments.option("branch"),
@@ -287,7 +292,9 @@ enum MainworthyChangesCommands {
         if json {
             try MainworthyCommands.emit(reply)
         } else {
-            Terminal.out(reply.change.map { "Reported \(commit): change \($0)." } ?? "Reported \(commit): no change (no branch or pull request).")
+            Terminal.out(
+                reply.change.map { "Reported \(commit): change \($0)." }
+                    ?? "Reported \(commit): no change (no branch or pull request).")
         }
         return 0
     }

@@ -140,7 +140,8 @@ extension AgainstReferenceServer {
             let inserted = ChangesScreen.inserting(row("ch_new", 2000), into: full)
             #expect(inserted.count == 500 && inserted.first?.id == "ch_new" && inserted.last?.id == "ch_498")
             let reported = ChangesScreen.inserting(row("ch_7", 2001), into: full)
-            #expect(reported.first?.id == "ch_7" && reported.count == 500 && reported.filter { $0.id == "ch_7" }.count == 1)
+            #expect(
+                reported.first?.id == "ch_7" && reported.count == 500 && reported.filter { $0.id == "ch_7" }.count == 1)
             let verdictOnly = ChangesScreen.inserting(row("ch_7", Double(1000 - 7), verdict: .failing), into: full)
             #expect(verdictOnly[7].id == "ch_7" && verdictOnly[7].gate?.verdict == .failing)
         }
