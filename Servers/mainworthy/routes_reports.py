@@ -135,7 +135,16 @@ def apply_report(store, key: str, data: dict, raw: str) -> str | None:
 async def report(request: Request):
     key = pipeline_project(request)
     data = await json_body(request)
-    change_id = apply_report(S.store, key, data, (await request.body()).decode())
+    raw = (await request.body()).decode()
+    store = S.store
+    with store.lock:  # one transaction: one commit for the report's rows and events
+        store.db.execute("BEGIN")
+        try:
+            change_id = apply_report(store, key, data, raw)
+        except BaseException:
+            store.db.execute("ROLLBACK")
+            raise
+        store.db.execute("COMMIT")
     return JSONResponse({"change": change_id}, status_code=202)
 
 
