@@ -119,7 +119,10 @@ let package = Package(
             ],
             swiftSettings: strict),
         .executableTarget(
-            name: "Benchmarks", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionVault"],
+            name: "Benchmarks",
+            dependencies: [
+                "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionVault", "MainworthyCore",
+            ],
             path: "Benchmarks", swiftSettings: strict),
 
         .executableTarget(

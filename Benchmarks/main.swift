@@ -6,6 +6,7 @@ let usage = """
     usage: Benchmarks p1 <url-of-small-json>
            Benchmarks p3|p4|p7|store      (store benchmarks; no server needed)
            Benchmarks p5 [options]   (see VaultBenchmark.swift; scripts/bench p5 sets it up)
+           Benchmarks mw <mainworthy-reference-server-url>   (report → stream event; scripts/bench mw)
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -21,6 +22,12 @@ do {
         try await StoreBenchmarks.run(arguments[0])
     case "journal":
         try JournalCost.run()
+    case "mw":
+        guard arguments.count >= 2, let url = URL(string: arguments[1]) else {
+            print(usage)
+            exit(2)
+        }
+        try await MainworthyEvents.run(url: url)
     case "p5":
         try await VaultBenchmark.run(arguments: Array(arguments.dropFirst()))
     default:

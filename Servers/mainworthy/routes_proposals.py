@@ -27,6 +27,7 @@ from starlette.routing import Route
 
 from common import S, json_body, keyed, project_access, refuse
 from routes_cases import case_row, unsorted_id
+from events import publish
 
 TITLE_LIMIT = 300
 REASON_LIMIT = 500
@@ -198,8 +199,7 @@ async def propose(request: Request):
                       [answer("adopt", "Adopt", "Applies every edit of the proposal."),
                        answer("reject", "Reject", "Discards the proposal; nothing changes.", reason=True)], pid)
             store.run("UPDATE proposals SET question_id = ? WHERE id = ?", qid, pid)
-            # TODO(merge): publish case event
-            revision = store.event(key, "question", {"id": qid, "kind": "proposal"})
+            revision = publish(store, key, "question", {"id": qid, "kind": "proposal"})
             return JSONResponse({"proposal": {"id": pid, "state": "waiting", "question_id": qid},
                                  "revision": revision}, status_code=201)
         number = (store.one("SELECT MAX(number) AS n FROM cases WHERE project = ?", key)["n"] or 0) + 1
@@ -209,8 +209,7 @@ async def propose(request: Request):
         store.run("INSERT INTO proposals VALUES (?,?,?, 'adopted', ?, NULL, ?, ?, NULL, ?, ?)",
                   pid, key, op, cid, json.dumps(document), reason, user["id"], store.stamp())
         store.run("INSERT INTO proposal_versions VALUES (?,?,1,?)", pid, cid, json.dumps(list(FIELDS)))
-        # TODO(merge): publish case event
-        revision = store.event(key, "case", {"id": cid, "number": f"C-{number}", "version": 1})
+        revision = publish(store, key, "case", {"id": cid, "number": f"C-{number}", "version": 1})
         return JSONResponse({"proposal": {"id": pid, "state": "adopted", "case_id": cid, "number": f"C-{number}",
                                           "version": 1}, "revision": revision}, status_code=201)
 
@@ -248,7 +247,7 @@ async def propose(request: Request):
                                "proposals": [pid, with_id]}},
                   [answer("resolve", "Resolve", "Keeps one edit and withdraws the other.")], pid)
         store.run("UPDATE proposals SET question_id = ? WHERE id = ?", qid, pid)
-        revision = store.event(key, "question", {"id": qid, "kind": "overlap"})
+        revision = publish(store, key, "question", {"id": qid, "kind": "overlap"})
         return JSONResponse({"proposal": {"id": pid, "state": "overlap", "question_id": qid, "case_id": case["id"],
                                           "overlap": {"fields": common, "with": with_id}},
                              "revision": revision}, status_code=201)
@@ -262,8 +261,7 @@ async def propose(request: Request):
                   [answer("adopt", "Adopt", "Applies every edit of the proposal."),
                    answer("reject", "Reject", "Discards the proposal; nothing changes.", reason=True)], pid)
         store.run("UPDATE proposals SET question_id = ? WHERE id = ?", qid, pid)
-        # TODO(merge): publish case event
-        revision = store.event(key, "question", {"id": qid, "kind": "proposal"})
+        revision = publish(store, key, "question", {"id": qid, "kind": "proposal"})
         return JSONResponse({"proposal": {"id": pid, "state": "waiting", "question_id": qid, "case_id": case["id"]},
                              "revision": revision}, status_code=201)
     version = case["version"] + 1
@@ -271,8 +269,7 @@ async def propose(request: Request):
     store.run("UPDATE cases SET version = ? WHERE id = ?", version, case["id"])
     insert("adopted")
     store.run("INSERT INTO proposal_versions VALUES (?,?,?,?)", pid, case["id"], version, json.dumps(mine))
-    # TODO(merge): publish case event
-    revision = store.event(key, "case", {"id": case["id"], "number": f"C-{case['number']}", "version": version})
+    revision = publish(store, key, "case", {"id": case["id"], "number": f"C-{case['number']}", "version": version})
     return JSONResponse({"proposal": {"id": pid, "state": "adopted", "case_id": case["id"],
                                       "number": f"C-{case['number']}", "version": version},
                          "revision": revision}, status_code=201)

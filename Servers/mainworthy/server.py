@@ -2,9 +2,10 @@
 
 Run: python server.py --port PORT --db PATH   (binds 127.0.0.1 only)
 
-The app is assembled from route modules (`routes_auth`, `routes_queue`, `routes_runs`, `routes_reports`); a later part
-adds its own modules (changes, events, cases, proposals) to `ROUTE_MODULES` and its fixture rows to
-`store.fixture_default`. Control endpoints exist only with MAINWORTHY_REF_CONTROL=1, and answer only
+The app is assembled from route modules (`routes_auth`, `routes_queue`, `routes_runs`, `routes_reports`,
+`routes_changes`, `routes_events`); a later part adds its own modules (cases, proposals) to `ROUTE_MODULES` and
+its fixture rows to `store.fixture_default`. Any module publishes to the live stream with
+`events.publish(store, project, kind, data)`. Control endpoints exist only with MAINWORTHY_REF_CONTROL=1, and answer only
 callers on 127.0.0.1.
 """
 
@@ -19,8 +20,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+import events
 import routes_auth
 import routes_cases
+import routes_changes
+import routes_events
 import routes_proposals
 import routes_queue
 import routes_reports
@@ -28,7 +32,7 @@ import routes_runs
 from common import S, error, json_body, refuse, guarded
 from store import PASSWORDS, PIPELINE_TOKEN, Store
 
-ROUTE_MODULES = [routes_auth, routes_queue, routes_runs, routes_reports]
+ROUTE_MODULES = [routes_auth, routes_queue, routes_runs, routes_reports, routes_changes, routes_events]
 ROUTE_MODULES += [routes_cases, routes_proposals]  # the cases part
 
 
@@ -77,6 +81,9 @@ async def control_reset(request: Request):
     except KeyError:
         raise refuse(422, "invalid", f"There is no fixture “{fixture}”.", fields={"fixture": "unknown"})
     F.clear()
+    routes_changes.reset_controls()
+    routes_events.reset_controls()
+    events.wake_all()
     S.apple_apps = os.environ.get("MAINWORTHY_APPLE_APPS")
     return JSONResponse({"ok": True, "fixture": fixture})
 
@@ -132,7 +139,77 @@ async def control_clock(request: Request):
     return JSONResponse({"offset_hours": S.store.clock_offset / 3600})
 
 
+async def control_move_head(request: Request):
+    """`{"change", "times": n, "after": k}`: in each of the next n reads of the change, its head moves after
+    the k-th part served (default 1; a read starts with `GET P/changes/{id}`). `{"change", "now": true}`
+    moves it at once."""
+    data = await json_body(request)
+    change = S.store.one("SELECT * FROM changes WHERE id = ?", str(data.get("change", "")))
+    if change is None:
+        raise refuse(404, "not_found", "There is no such change.")
+    if data.get("now"):
+        return JSONResponse({"head": routes_changes.move_head(change["project"], change["id"])})
+    routes_changes.MOVES[change["id"]] = {"times": int(data.get("times", 1)), "after": max(1, int(data.get("after", 1))),
+                                          "count": None}
+    return JSONResponse({"ok": True})
+
+
+async def control_stream(request: Request):
+    """`{"ping_ms": n}`: the streams' ping interval (until the next reset)."""
+    data = await json_body(request)
+    if data.get("ping_ms") is not None:
+        routes_events.C.ping_seconds = max(0.01, int(data["ping_ms"]) / 1000)
+        events.wake_all()
+    return JSONResponse({"ping_ms": int(routes_events.C.ping_seconds * 1000)})
+
+
+async def control_cut_stream(request: Request):
+    """`{"after_events": n, "times": t}`: the next t streams opened send n events, then half of the next,
+    and close the connection."""
+    data = await json_body(request)
+    routes_events.C.cuts.append({"after_events": int(data.get("after_events", 0)), "times": int(data.get("times", 1))})
+    return JSONResponse({"ok": True})
+
+
+async def control_publish(request: Request):
+    """`{"project", "kind", "data", "times"}`: publishes an event `times` times (a burst while a client is away)."""
+    data = await json_body(request)
+    project = str(data.get("project", "shop"))
+    last = 0
+    with S.store.lock:
+        S.store.db.execute("BEGIN")
+        try:
+            for _ in range(max(1, int(data.get("times", 1)))):
+                last = events.publish(S.store, project, str(data.get("kind", "run")), dict(data.get("data") or {}))
+        finally:
+            S.store.db.execute("COMMIT")
+    return JSONResponse({"revision": last})
+
+
+async def control_branches(request: Request):
+    """`{"project", "count", "prefix"}`: one pipeline report on each of `count` new branches, as if posted."""
+    data = await json_body(request)
+    project = str(data.get("project", "shop"))
+    prefix = str(data.get("prefix", "bulk/"))
+    made = []
+    with S.store.lock:
+        S.store.db.execute("BEGIN")
+        try:
+            for n in range(int(data.get("count", 1))):
+                report = {"commit": f"{n:07x}", "base": "0f0e0d0", "branch": f"{prefix}{n}", "job": "unit",
+                          "results": [{"test": "unit › smoke", "outcome": "pass"}]}
+                made.append(routes_reports.apply_report(S.store, project, report, json.dumps(report)))
+        finally:
+            S.store.db.execute("COMMIT")
+    return JSONResponse({"changes": made})
+
+
 control_routes = [
+    Route("/_control/move-head", control(control_move_head), methods=["POST"]),
+    Route("/_control/stream", control(control_stream), methods=["POST"]),
+    Route("/_control/cut-stream", control(control_cut_stream), methods=["POST"]),
+    Route("/_control/publish", control(control_publish), methods=["POST"]),
+    Route("/_control/branches", control(control_branches), methods=["POST"]),
     Route("/_control/reset", control(control_reset), methods=["POST"]),
     Route("/_control/requests", control(control_requests), methods=["GET", "DELETE"]),
     Route("/_control/fail", control(control_fail), methods=["POST"]),

@@ -88,6 +88,10 @@ CREATE TABLE idempotency (
 PASSWORDS = {"ada": "ada-Passw0rd-1", "bo": "bo-Passw0rd-2"}
 PIPELINE_TOKEN = "mwt_fixture_pipeline_token_shop"
 
+# Called as hook(store, project, kind, data, event_id) after every appended event (`events.py` wakes
+# the open streams through it).
+EVENT_HOOKS: list = []
+
 
 def hash_secret(value: str) -> str:
     return hashlib.sha256(value.encode()).hexdigest()
@@ -163,6 +167,8 @@ class Store:
                 (project, kind, json.dumps(data), self.stamp()))
             revision = cursor.lastrowid
             self.db.execute("UPDATE projects SET revision = ? WHERE key = ?", (revision, project))
+            for hook in list(EVENT_HOOKS):
+                hook(self, project, kind, data, revision)
             return revision
 
     def revision(self, project: str) -> int:
@@ -363,15 +369,32 @@ def fixture_default(s: Store) -> None:
         {"review": {"case": {"number": "C-2"}, "finding": "No rollback step.", "by": {"name": "ada"}}},
         [answer("accept", "Accept the finding", "Opens an edit for its author.")], project="ops")
 
-    # Changes (read in a later part): three, one merged.
-    for branch, pr, title, state, head, days in [
-        ("feat/cart", 412, "Cart rework", "open", "a1b2c3d", 20),
-        ("fix/vat", 415, "VAT rounding", "open", "b2c3d4e", 21),
-        ("feat/wallet", 398, "Wallet payments", "merged", "c3d4e5f", 15),
+    # Changes: three, one merged, each with the pipeline report of its head. Newest report first:
+    # fix/vat (passing), feat/cart (failing: the failure question above is its unexplained failure),
+    # feat/wallet (merged, passing).
+    card_test = "checkout.spec.ts › pays with card"
+    for branch, pr, title, state, head, days, results, touches in [
+        ("feat/cart", 412, "Cart rework", "open", "a1b2c3d", 20,
+         [{"test": card_test, "outcome": "fail", "message": "expected 200, got 500", "cases": ["C-12"],
+           "location": "checkout.spec.ts:42"},
+          {"test": "cart.spec.ts › adds an item", "outcome": "pass", "cases": ["C-1"]}],
+         ["C-12", "C-1", "C-2"]),
+        ("fix/vat", 415, "VAT rounding", "open", "b2c3d4e", 21,
+         [{"test": "vat.spec.ts › rounds half up", "outcome": "pass", "cases": ["C-13"]}], ["C-13"]),
+        ("feat/wallet", 398, "Wallet payments", "merged", "c3d4e5f", 15,
+         [{"test": "wallet.spec.ts › pays with a wallet", "outcome": "pass", "cases": ["C-14"]}], ["C-14"]),
     ]:
+        change_id = s.new_id("ch")
         db.execute(
             "INSERT INTO changes VALUES (?, 'shop', ?, ?, ?, ?, ?, '0f0e0d0', ?, ?)",
-            (s.new_id("ch"), branch, pr, title, state, head, at(days), s.seq()))
+            (change_id, branch, pr, title, state, head, at(days), s.seq()))
+        body = {"commit": head, "base": "0f0e0d0", "branch": branch, "pull_request": pr, "state": state,
+                "job": "e2e", "results": results, "touches": touches}
+        db.execute("INSERT INTO reports (project, change_id, commit_sha, job, body, at) VALUES ('shop',?,?,?,?,?)",
+                   (change_id, head, "e2e", json.dumps(body), at(days)))
+        if branch == "feat/cart":
+            db.execute("UPDATE questions SET change_id = ? WHERE project = 'shop' AND kind = 'failure' AND title = ?",
+                       (change_id, "checkout › pays with card"))
 
     cases_fixture.load(s)  # the cases part: folders at depth, more tags, the acceptance policy
 

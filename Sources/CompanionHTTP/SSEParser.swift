@@ -43,7 +43,9 @@ public enum SSEParseError: Error, Sendable, Hashable, CustomStringConvertible {
 public struct SSEParser: Sendable {
     /// The frame cap in bytes.
     public let maxFrameBytes: Int
-    /// The last event id, which carries over between events and reconnects.
+    /// The last event id, which carries over between events and reconnects. It takes an `id:` line's value
+    /// only when the event ends (the blank line), so a stream cut in the middle of an event resumes from the
+    /// event before it and the cut event is sent again whole.
     public private(set) var lastEventID: String?
     /// The reconnection delay the server asked for in milliseconds, if any.
     public private(set) var retryMilliseconds: Int?
@@ -54,6 +56,8 @@ public struct SSEParser: Sendable {
     private var data: [UInt8] = []
     private var hasData = false
     private var eventType = ""
+    /// The id of the event being read: an `id:` line sets it; the blank line makes it `lastEventID`.
+    private var idBuffer: String?
     private var pendingCR = false
     private var bomMatched = 0
     private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
@@ -62,6 +66,7 @@ public struct SSEParser: Sendable {
     public init(maxFrameBytes: Int = 1024 * 1024, lastEventID: String? = nil) {
         self.maxFrameBytes = maxFrameBytes
         self.lastEventID = lastEventID
+        self.idBuffer = lastEventID
     }
 
     /// Feeds the next chunk and returns the events it completed.
@@ -128,7 +133,7 @@ public struct SSEParser: Sendable {
             hasData = true
             if data.count > maxFrameBytes { throw .frameTooLarge(limit: maxFrameBytes) }
         case "id":
-            if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
+            if !value.contains(0) { idBuffer = String(decoding: value, as: UTF8.self) }
         case "retry":
             if !value.isEmpty, value.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), value.count <= 9 {
                 retryMilliseconds = Int(String(decoding: value, as: UTF8.self))
@@ -139,6 +144,7 @@ public struct SSEParser: Sendable {
     }
 
     private mutating func dispatch(into events: inout [ServerSentEvent]) {
+        lastEventID = idBuffer
         defer {
             data.removeAll(keepingCapacity: true)
             hasData = false

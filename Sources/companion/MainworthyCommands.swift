@@ -70,7 +70,7 @@ enum MainworthyCommands {
                             .option("search", "TEXT", "the cases matching a search"),
                             .option("commit", "SHA", "also accept pipeline results for this commit"),
                         ]),
-                ] + MainworthyCasesCommands.commands)
+                ] + MainworthyChangesCommands.commands + MainworthyCasesCommands.commands)
         ])
 
     private static let questionParameter = Command.Parameter(syntax: "<question>", help: "the question's id")

@@ -56,6 +56,18 @@ struct SSEParserTests {
         #expect(parser.lastEventID == "1")
     }
 
+    @Test func anIDTakesEffectOnlyWhenItsEventEnds() throws {
+        // A stream cut after `id: 8` but before the blank line: the resume id stays 7, so the
+        // reconnect's Last-Event-ID asks for event 8 again instead of skipping it.
+        var parser = SSEParser()
+        let first = try parser.feed(Array("id: 7\ndata: a\n\nid: 8\ndata: b\n".utf8))
+        #expect(first.map(\.id) == ["7"])
+        #expect(parser.lastEventID == "7")
+        let rest = try parser.feed(Array("\n".utf8))
+        #expect(rest.map(\.id) == ["8"])
+        #expect(parser.lastEventID == "8")
+    }
+
     @Test func retryOnlyWhenDigits() throws {
         let (_, parser) = try parse("retry: abc\n\nretry: 2500\n\nretry: 12x\n\n")
         #expect(parser.retryMilliseconds == 2500)

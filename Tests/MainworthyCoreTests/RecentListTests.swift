@@ -41,6 +41,36 @@ extension AgainstReferenceServer {
             #expect(try await server.log().filter { $0.path == "/api/projects/shop/cases" }.count == 1)
         }
 
+        // M-LIST-1, O-14 through the stream: a root that follows the project's events marks its kept lists
+        // for a background read when a case event raises the revision, with no call from the screen.
+        @MainActor @Test(.timeLimit(.minutes(1))) func aStreamEventMarksKeptListsForABackgroundRead() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let root = try await server.cases("ada")
+            let events = ProjectEvents(workspace: try await server.workspace("ada"), project: "shop")
+            defer { events.stop() }
+            root.follow(events)
+            let first = root.list(.folder(id: "f_3"))
+            await first.appearAndRead()
+            first.leave()
+            // From the revision the list was read at: nothing after it can be missed (Last-Event-ID).
+            events.start(after: root.memory.revision(of: root.scope))
+            let other = try await server.signedIn("ada")
+            let reply = try await server.propose(
+                other,
+                ProposalBody(
+                    .editCase(caseID: "c_13", baseVersion: 1),
+                    document: CaseText(title: "Pay by SEPA transfer", preconditions: "", steps: []), reason: nil))
+            let revision = try #require(reply.revision)
+            await waitUntilObserved { (events.revision ?? 0) >= revision }
+            let again = root.list(.folder(id: "f_3"))
+            again.appear()
+            #expect(again.state.value?.rows == first.rows && !again.state.isLoading)
+            #expect(again.isRefreshingInBackground)
+            await again.reading?.value
+            #expect(again.state.value?.cases.first { $0.number == "C-13" }?.title == "Pay by SEPA transfer")
+        }
+
         // M-LIST-2
         @MainActor @Test func leavingA41stListForgetsTheOneLeftLongestAgo() async throws {
             let server = try ReferenceServer()

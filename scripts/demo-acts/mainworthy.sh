@@ -2,7 +2,8 @@
 # The Mainworthy act of the demo: the reference server (a stand-in written from the app's guide),
 # driven by `companion mainworthy` as the app's core would drive it: sign in as ada, the queue's
 # summary line, answer the failure as flaky with a reason, undo it, record a result in the open run
-# and move to the next empty slot.
+# and move to the next empty slot; then changes: a pipeline report turns a change's gate failing live on
+# `watch`, the failing test is answered and the verdict changes.
 #
 # Needs $COMPANION (the built companion binary). Starts the server with `scripts/servers start
 # mainworthy` unless $MAINWORTHY_URL is set already; stops only a server it started (not one it reused).
@@ -44,6 +45,35 @@ mw queue
 mw run r_1
 mw result r_1 s_2 pass --note "Works on the staging shop"
 mw result r_1 s_4 fail --step 2 --note "The address form does not save"
+
+# Changes and the gate: a pipeline report arrives (posted with the pipeline token), the gate turns
+# failing live on `watch`, the failing test is answered and the verdict changes.
+echo; echo "== Changes and the gate"
+mw changes
+mw change ch_1
+json_field() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+token=$(curl -sf "$url/_control/fixture" | json_field 'd["pipeline_token"]')
+watch_out=$(mktemp)
+revision=$("$COMPANION" mainworthy changes --json --server "$url" | json_field 'd["revision"]')
+echo; echo "\$ companion mainworthy watch --until change   (in the background, from revision $revision)"
+"$COMPANION" mainworthy watch --after "$revision" --until change --timeout 30 --server "$url" >"$watch_out" &
+watcher=$!
+echo; echo "\$ companion mainworthy report --project shop --commit d4e5f6a --branch feat/cart --pr 412 --fail … < token"
+printf '%s\n' "$token" | "$COMPANION" mainworthy report --project shop --commit d4e5f6a --base 0f0e0d0 \
+    --branch feat/cart --pr 412 --fail "checkout.spec.ts › pays with card=expected 200, got 500" --case C-12 \
+    --touch C-12 --server "$url"
+wait "$watcher"
+echo "(watch saw:)"; cat "$watch_out"
+mw change ch_1
+question=$("$COMPANION" mainworthy change ch_1 --json --server "$url" | json_field 'd["gate"]["questions"][0]["id"]')
+revision=$("$COMPANION" mainworthy changes --json --server "$url" | json_field 'd["revision"]')
+"$COMPANION" mainworthy watch --after "$revision" --until change --timeout 30 --server "$url" >"$watch_out" &
+watcher=$!
+mw answer "$question" flaky --reason "Runner timeout on the new head"
+wait "$watcher"
+echo "(watch saw:)"; cat "$watch_out"
+rm -f "$watch_out"
+mw change ch_1
 mw logout
 
 # ---- Cases: browse, a scoped search, a case edit saved and adopted, and the history with the new version.

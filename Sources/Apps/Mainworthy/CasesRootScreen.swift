@@ -91,6 +91,15 @@ public final class CasesRootScreen {
         memory.raise(revision, of: scope)
     }
 
+    /// Follows the project's stream: every event's revision is passed to ``projectRevisionChanged(_:)``, so
+    /// kept lists are read again after the project moved on (M-LIST-1), and a `reset` counts as a rise too.
+    public func follow(_ events: ProjectEvents) {
+        events.subscribe(self) { [weak self] event in
+            guard let revision = event.revision ?? events.revision else { return }
+            self?.projectRevisionChanged(revision)
+        }
+    }
+
     /// The list of `listing` (All cases, a folder, a tag).
     public func list(_ listing: CaseListing) -> CaseListScreen { CaseListScreen(root: self, listing: listing) }
 

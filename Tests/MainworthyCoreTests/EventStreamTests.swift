@@ -1,0 +1,125 @@
+import CompanionCore
+import CompanionHTTP
+import CompanionTestSupport
+import Foundation
+import MainworthyCore
+import Testing
+
+extension AgainstReferenceServer {
+    @Suite struct EventStream {
+        /// A workspace, the project's stream (reconnects at once: the test sleeper does not wait) and the
+        /// changes list following it, read once.
+        @MainActor static func live(_ server: ReferenceServer) async throws -> (ChangesScreen, ProjectEvents) {
+            let workspace = try await server.workspace("ada")
+            let events = ProjectEvents(workspace: workspace, project: "shop")
+            let list = ChangesScreen(workspace: workspace, project: "shop", events: events)
+            await list.refresh()
+            return (list, events)
+        }
+
+        @MainActor @Test(.timeLimit(.minutes(1))) func aReportReachesTheListLiveAtTheTop() async throws {
+            // M-CHG-4: a `change` event inserts its row at the top, without reading the list again.
+            let server = try ReferenceServer()
+            try await server.reset()
+            let (list, events) = try await Self.live(server)
+            defer { events.stop() }
+            let reply = try await server.report(PipelineReport(commit: "9f9f9f9", branch: "feat/live"))
+            let id = try #require(reply.change)
+            await waitUntilObserved { list.state.value?.first?.id == id }
+            #expect(list.state.value?.count == 4 && list.listReads == 1)
+            #expect(list.state.value?.first?.gate?.verdict == .passing)
+            // Every event carries the project's revision; the stream's revision rose with it.
+            let revision = try #require(events.revision)
+            #expect(revision > 1000)
+        }
+
+        @MainActor @Test(.timeLimit(.minutes(1))) func theLiveListStaysAt500() async throws {
+            // M-CHG-2, M-CHG-4: a 501st branch arriving by the stream trims the oldest.
+            let server = try ReferenceServer()
+            try await server.reset()
+            try await server.branches(497)
+            let (list, events) = try await Self.live(server)
+            defer { events.stop() }
+            #expect(list.state.value?.last?.id == "ch_3")
+            _ = try await server.report(PipelineReport(commit: "5015015", branch: "feat/501st"))
+            await waitUntilObserved { list.state.value?.first?.ref.branch == "feat/501st" }
+            #expect(list.state.value?.count == 500)
+            #expect(list.state.value?.contains { $0.id == "ch_3" } == false)
+        }
+
+        @MainActor @Test(.timeLimit(.minutes(1))) func aNewHeadOnTheOpenChangeReadsItsPageAgain() async throws {
+            // M-CHG-4, M-CHG-6: the gate turns failing live on the new head.
+            let server = try ReferenceServer()
+            try await server.reset()
+            let (list, events) = try await Self.live(server)
+            defer { events.stop() }
+            let page = list.change("ch_2")
+            await page.refresh()
+            #expect(page.state.value?.gate.verdict == .passing)
+            let failing = PipelineReport(
+                commit: "7a7a7a7", base: "0f0e0d0", branch: "fix/vat",
+                results: [.init(test: "vat.spec.ts › rounds half up", outcome: "fail", message: "0.01 off")])
+            _ = try await server.report(failing)
+            await waitUntilObserved { page.state.value?.head == "7a7a7a7" }
+            #expect(page.state.value?.gate.verdict == .failing)
+            #expect(page.state.value?.failingTests.first?.message == "0.01 off")
+            #expect(page.state.value?.openQuestions.count == 1)
+        }
+
+        @MainActor @Test(.timeLimit(.minutes(1))) func aStreamCutMidEventResumesWithLastEventID() async throws {
+            // M-CHG-11, O-12: the half-sent event is not delivered; the reconnect sends Last-Event-ID and
+            // gets it whole, then the rest, each exactly once.
+            let server = try ReferenceServer()
+            try await server.reset()
+            let workspace = try await server.workspace("ada")
+            let events = ProjectEvents(workspace: workspace, project: "shop")
+            defer { events.stop() }
+            final class Seen { var ids: [String] = [] }
+            let seen = Seen()
+            events.subscribe(seen) { seen.ids.append($0.subject ?? "?") }
+            try await server.cutStream(afterEvents: 1)
+            try await server.clearLog()
+            var revisions: [Int] = []
+            for n in 1...3 { revisions.append(try await server.publish("run", data: ["id": .string("r_cut\(n)")])) }
+            let start = revisions[0] - 1
+            events.start(after: start)
+            await waitUntilObserved { events.received >= 3 || events.status != .running }
+            #expect(events.status == .running)
+            #expect(seen.ids == ["r_cut1", "r_cut2", "r_cut3"])
+            let streams = try await server.log().filter { $0.path == "/api/projects/shop/events" }
+            #expect(streams.count == 2)
+            #expect(events.lastEventID == String(revisions[2]))
+        }
+
+        @MainActor @Test(.timeLimit(.minutes(1))) func moreThan1000EventsWhileAwayGiveResetAndTheListIsReadAgain()
+            async throws
+        {
+            // M-CHG-11: past 1,000 kept events the server sends `reset`; the list is read again.
+            let server = try ReferenceServer()
+            try await server.reset()
+            let (list, events) = try await Self.live(server)
+            defer { events.stop() }
+            events.stop()
+            try await server.publish("run", times: 1001, data: ["id": "r_1"])
+            _ = try await server.report(PipelineReport(commit: "1234567", branch: "feat/while-away"))
+            events.start(after: nil)
+            await waitUntilObserved { list.listReads == 2 && list.state.value?.first?.ref.branch == "feat/while-away" }
+            #expect(events.resets == 1)
+            #expect(list.state.value?.count == 4)
+        }
+
+        @MainActor @Test(.timeLimit(.minutes(1))) func a1000EventBacklogIsSentWithoutReset() async throws {
+            // M-CHG-11: exactly 1,000 events behind is still a resume, not a reset.
+            let server = try ReferenceServer()
+            try await server.reset()
+            let (list, events) = try await Self.live(server)
+            defer { events.stop() }
+            events.stop()
+            let received = events.received
+            try await server.publish("run", times: 1000, data: ["id": "r_1"])
+            events.start(after: nil)
+            await waitUntilObserved { events.received - received == 1000 }
+            #expect(events.resets == 0 && list.listReads == 1)
+        }
+    }
+}
