@@ -212,9 +212,24 @@ public struct DevToolsPage: Sendable {
         try await browser.send(method, params, session: session)
     }
 
-    /// Runs `source` at document start in every later document of this page, before the page's own scripts.
-    public func addScriptOnNewDocument(_ source: String) async throws {
-        try await send("Page.addScriptToEvaluateOnNewDocument", .object(["source": .string(source)]))
+    /// Runs `source` at document start in every later document of this page, before the page's own scripts:
+    /// in the page's world, or in the isolated world `worldName` (a content world of its own, like WebKit's).
+    public func addScriptOnNewDocument(_ source: String, worldName: String? = nil) async throws {
+        var params: [String: JSONValue] = ["source": .string(source)]
+        if let worldName { params["worldName"] = .string(worldName) }
+        try await send("Page.addScriptToEvaluateOnNewDocument", .object(params))
+    }
+
+    /// The execution context of the isolated world `worldName` in the current document (the newest one).
+    public func contextID(ofWorld worldName: String) throws -> Int64 {
+        let contexts = browser.events(session: session).filter {
+            $0["method"]?.stringValue == "Runtime.executionContextCreated"
+                && $0["params"]?["context"]?["name"]?.stringValue == worldName
+        }
+        guard let id = contexts.last?["params"]?["context"]?["id"]?.intValue else {
+            throw ChromiumDevTools.Failure(description: "no execution context for world \(worldName)")
+        }
+        return id
     }
 
     /// Navigates to `url` and waits (up to `seconds`) until the document has loaded.
@@ -227,12 +242,13 @@ public struct DevToolsPage: Sendable {
     }
 
     /// Evaluates `expression` in the page (awaiting a promise) and returns its value; a thrown error throws.
-    public func evaluate(_ expression: String) async throws -> JSONValue {
-        let result = try await send(
-            "Runtime.evaluate",
-            .object([
-                "expression": .string(expression), "awaitPromise": .bool(true), "returnByValue": .bool(true),
-            ]))
+    /// `contextID` picks another world of the page (see `contextID(ofWorld:)`).
+    public func evaluate(_ expression: String, contextID: Int64? = nil) async throws -> JSONValue {
+        var params: [String: JSONValue] = [
+            "expression": .string(expression), "awaitPromise": .bool(true), "returnByValue": .bool(true),
+        ]
+        if let contextID { params["contextId"] = .integer(contextID) }
+        let result = try await send("Runtime.evaluate", .object(params))
         if let details = result["exceptionDetails"] {
             let text =
                 details["exception"]?["description"]?.stringValue ?? details["text"]?.stringValue ?? "exception"
