@@ -1,5 +1,6 @@
 import CompanionBridge
 import CompanionCore
+import CompanionHTTP
 import CompanionLinks
 import CompanionTestSupport
 import Foundation
@@ -144,6 +145,24 @@ struct ColdStartLinkTests {
             Issue.record("a typed server must still connect, got \(model.phase)")
             return
         }
+    }
+
+    @Test("O-MOUNT-2: the probe is exactly one HEAD to the origin root, and it carries no cookie")
+    func probeIsOneHeadWithoutCookies() async throws {
+        let control = SignInFixture.client(try TestServers.fault(), journal: Journal())
+        // The browser-wide cookie store holds a cookie for the workspace host, which the probe must not send.
+        _ = try? await control.send(Request<JSONValue>.get("/cookie/set"))
+        let before = try await control.send(Request<JSONValue>.get("/_secondary_log")).arrayValue ?? []
+        let workspace = try TestServers.faultSecondOrigin().appendingPathComponent("/")
+        let discovered = await WorkspaceDiscovery.discover(workspace, journal: journal, requiringHTTPS: false)
+        #expect(discovered.path == WorkspaceDiscovery.mount)
+        let after = try await control.send(Request<JSONValue>.get("/_secondary_log")).arrayValue ?? []
+        try #require(after.count < 1_000, "the fault server's log is full; restart it")
+        let seen = Array(after.dropFirst(before.count))
+        #expect(seen.map { $0["method"] } == [.string("HEAD")], "exactly one request, a HEAD")
+        #expect(seen.first?["path"] == .string("/"))
+        let headers = (seen.first?["headers"]?.objectValue ?? [:]).keys.map { $0.lowercased() }
+        #expect(!headers.contains("cookie"))
     }
 
     @Test(
