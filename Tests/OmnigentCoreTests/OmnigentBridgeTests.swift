@@ -217,7 +217,7 @@ struct OmnigentBridgeTests {
     }
 
     @Test("O-BRIDGE-9/10: emits clamp the drag progress and encode any text safely")
-    func emits() throws {
+    func emits() {
         let bridge = Self.bridge()
         #expect(
             bridge.emit(.sidebarDrag(phase: "move", progress: 1.7))
@@ -230,13 +230,7 @@ struct OmnigentBridgeTests {
         let script = OmnigentEmit.notificationActivated(path: nasty).script
         #expect(!script.contains("</script>"))
         #expect(!script.contains("\u{2028}"))
-        let output = try NodeRunner.run(
-            NodeRunner.prelude(handlers: ["omnigentNative"]) + OmnigentBootstrap.script + """
-                window.addEventListener("omnigent-native-notification-activated",
-                  (e) => console.log(JSON.stringify(e.detail.path)));
-                \(script)
-                """)
-        #expect(JSONValue(data: Data(output.utf8)) == .string(nasty))
+        // That the value arrives intact in a real page is shown in Chromium (`BridgeScriptChromiumTests`).
     }
 
     @Test("O-BRIDGE-11: a dead content process is a state with the shell's sentence, not an exception")
