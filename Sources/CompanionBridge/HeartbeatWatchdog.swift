@@ -8,7 +8,21 @@ import Foundation
 /// ready or heartbeat message with another protocol version → failed (mismatch); a new load restarts at the
 /// readiness phase. A miss is a state the app shows (Reload / Server setup), not an exception. Time comes
 /// from the caller (an injected clock), so tests never wait.
+///
+/// Opt-in (`Readiness.optIn`): a page that never says it is ready is not watched at all, because a page that
+/// does not know the protocol would otherwise be declared dead 20 s after every healthy load. Such a page opts
+/// in by sending its first readiness message; from then on it is held to the heartbeat, and every later load
+/// (a reload, a server switch) is held to the 20 s readiness again, since the page has shown it speaks the
+/// protocol. `Readiness.required` watches every load from its start.
 public struct HeartbeatWatchdog: Sendable, Hashable {
+    /// Whether a load is watched before its page has ever reported readiness.
+    public enum Readiness: Sendable, Hashable {
+        /// Every load must report readiness within 20 s.
+        case required
+        /// Nothing is watched until a page sends its first readiness message.
+        case optIn
+    }
+
     /// Time allowed from a load's start to the first readiness.
     public static let readinessTimeout: TimeInterval = 20
     /// Longest gap allowed between heartbeats once ready.
@@ -42,16 +56,31 @@ public struct HeartbeatWatchdog: Sendable, Hashable {
     public private(set) var recorded: State = .idle
     /// The bridge protocol version the page must report.
     public let expectedVersion: Int
+    /// Whether loads are watched from their start or only once a page opted in.
+    public let readiness: Readiness
+    /// Whether a page has sent a readiness message since this watchdog was made (always `true` for
+    /// `.required`).
+    public private(set) var optedIn: Bool
 
     /// Creates an idle watchdog for protocol `expectedVersion`.
-    public init(expectedVersion: Int = 1) { self.expectedVersion = expectedVersion }
+    public init(expectedVersion: Int = 1, readiness: Readiness = .required) {
+        self.expectedVersion = expectedVersion
+        self.readiness = readiness
+        optedIn = readiness == .required
+    }
 
-    /// A load (first load, reload or server switch) started at `now`: watch for readiness again.
-    public mutating func loadStarted(at now: Date) { recorded = .awaitingReadiness(since: now) }
+    /// A load (first load, reload or server switch) started at `now`: watch for readiness again (when the
+    /// page has opted in; otherwise nothing is watched until it does).
+    public mutating func loadStarted(at now: Date) { recorded = optedIn ? .awaitingReadiness(since: now) : .idle }
 
     /// The page reported readiness with `version` at `now`.
     public mutating func ready(version: String, at now: Date) {
         settle(at: now)
+        if !optedIn, case .idle = recorded {
+            optedIn = true
+            recorded = version == String(expectedVersion) ? .healthy(lastBeat: now) : .failed(.versionMismatch(version))
+            return
+        }
         guard case .awaitingReadiness = recorded else {
             if case .healthy = recorded { beat(version: version, at: now) }
             return

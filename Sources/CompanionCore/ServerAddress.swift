@@ -56,7 +56,7 @@ public struct ServerAddress: Sendable, Hashable, Codable, CustomStringConvertibl
         case nil:
             scheme = policy.permitsHTTP(to: authority.host) ? "http" : "https"
         case "http":
-            guard policy.permitsHTTP(to: authority.host) else {
+            guard policy.permitsExplicitHTTP(to: authority.host) else {
                 throw .insecureHTTPNotAllowed(host: authority.host.text)
             }
             scheme = "http"

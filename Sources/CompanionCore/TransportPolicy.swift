@@ -6,14 +6,32 @@ import Foundation
 /// the app enables it explicitly (`.allowingInsecureLoopback`), which development builds and the Linux tests
 /// do. Reason: a release app never talks plain http to a remote host, where a network observer could read
 /// or change credentials and data; traffic to the same machine never crosses a network.
+///
+/// Development builds (`.development`) also keep an `http://` address a person typed explicitly for any host,
+/// such as a dev server on the LAN; inference (an address typed without a scheme) still never picks http for
+/// a remote host, so plain http to another machine only ever happens because someone wrote it.
 public struct TransportPolicy: Sendable, Hashable, Codable {
-    /// Whether plain http is allowed to a loopback host. Remote hosts never get plain http.
+    /// Whether plain http is allowed to a loopback host.
     public var allowsInsecureLoopback: Bool
+    /// Whether an explicit `http://` address to any host is kept (development builds only).
+    public var allowsExplicitInsecureHTTP: Bool = false
 
     /// Creates a policy; plain http to loopback stays off unless `allowsInsecureLoopback` is `true`.
-    public init(allowsInsecureLoopback: Bool = false) {
+    public init(allowsInsecureLoopback: Bool = false, allowsExplicitInsecureHTTP: Bool = false) {
         self.allowsInsecureLoopback = allowsInsecureLoopback
+        self.allowsExplicitInsecureHTTP = allowsExplicitInsecureHTTP
     }
+
+    /// Decodes a stored policy; one stored before `allowsExplicitInsecureHTTP` existed reads it as `false`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        allowsInsecureLoopback = try container.decode(Bool.self, forKey: .allowsInsecureLoopback)
+        allowsExplicitInsecureHTTP =
+            try container.decodeIfPresent(Bool.self, forKey: .allowsExplicitInsecureHTTP) ?? false
+    }
+
+    /// A development build's policy: plain http to loopback, and to any host whose `http://` was written out.
+    public static let development = TransportPolicy(allowsInsecureLoopback: true, allowsExplicitInsecureHTTP: true)
 
     /// The default policy, for release builds: https only, also for `localhost`.
     public static let httpsOnly = TransportPolicy()
@@ -31,7 +49,7 @@ public struct TransportPolicy: Sendable, Hashable, Codable {
         }
         guard scheme == "http" || scheme == "https" else { throw .unsupportedScheme(scheme) }
         guard let authority = try? split.parseAuthority() else { throw .invalidHost }
-        if scheme == "http", !permitsHTTP(to: authority.host) {
+        if scheme == "http", !permitsExplicitHTTP(to: authority.host) {
             throw .insecureHTTP(host: authority.host.text)
         }
     }
@@ -47,8 +65,14 @@ public struct TransportPolicy: Sendable, Hashable, Codable {
     }
 
     /// Whether plain http to `host` is allowed.
+    /// Whether http may be inferred for `host` (an address without a scheme): loopback only.
     func permitsHTTP(to host: HostName) -> Bool {
         allowsInsecureLoopback && host.isLoopback
+    }
+
+    /// Whether an `http://` written out for `host` is kept.
+    func permitsExplicitHTTP(to host: HostName) -> Bool {
+        allowsExplicitInsecureHTTP || permitsHTTP(to: host)
     }
 }
 

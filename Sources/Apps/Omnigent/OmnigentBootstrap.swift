@@ -2,10 +2,20 @@
 ///
 /// Rules (O-BRIDGE-1/2/9, O-PICK-2): it defines a frozen, non-writable `window.omnigentNative` with
 /// `kind: "ios"` and `nativeBridgeVersion: 1` and methods that post `{method, …}` to
-/// `webkit.messageHandlers.omnigentNative`; it defines the six non-writable `window.__omnigentNativeEmit*`
-/// functions the app calls (each re-dispatched as a `omnigent-native-<name>` DOM event); `getServerPicker()`
-/// returns a promise that settles as a timeout after 3 s without an answer; and only after all of that it
-/// dispatches `omnigent-native-bridge-ready`, so a listener always finds the object complete.
+/// `webkit.messageHandlers.omnigentNative`; it defines the non-writable `window.__omnigentNativeEmit*`
+/// functions the app calls; `getServerPicker()` returns a promise that settles as a timeout after 3 s
+/// without an answer; and only after all of that it dispatches `omnigent-native-bridge-ready`, so a
+/// listener always finds the object complete.
+///
+/// The object serves exactly what Omnigent's own web UI (0.19.1) calls, with the types it expects:
+/// `notify` and `signOutOfServer` return promises of a boolean (the app answers through
+/// `__omnigentNativeEmitReply`, and without an answer they settle as `false` after 10 s);
+/// `getKeyboardViewport()` returns the last `{width, height}` the app reported, or `null`; and
+/// `onNotificationActivated`, `onOpenPath`, `onSidebarDrag`, `onNativeInsets` and
+/// `onKeyboardViewportChanged` each take a callback and return the function that unsubscribes it. An
+/// emit calls every subscriber (one that throws does not stop the others) and also dispatches an
+/// `omnigent-native-<name>` DOM event. The page never sends `nativeWebReady`; a page that does opts in to
+/// the watchdog (see `OmnigentBridge`).
 public enum OmnigentBootstrap {
     /// The bridge protocol version.
     public static let version = 1
@@ -15,10 +25,21 @@ public enum OmnigentBootstrap {
     public static let readyEvent = "omnigent-native-bridge-ready"
     /// Milliseconds the page waits for a server picker answer.
     public static let serverPickerTimeoutMilliseconds = 3_000
+    /// Milliseconds the page waits for the answer to `notify` or `signOutOfServer` before it reads `false`.
+    public static let replyTimeoutMilliseconds = 10_000
 
     /// The names of the app → page emit functions, after `__omnigentNativeEmit`.
     public static let emitNames = [
         "NotificationActivated", "OpenPath", "ViewModeChanged", "Insets", "ServerPicker", "SidebarDrag",
+        "KeyboardViewport", "Reply",
+    ]
+
+    /// The page-facing methods of `window.omnigentNative`, as the web UI looks them up.
+    public static let methodNames = [
+        "nativeWebReady", "nativeHeartbeat", "setColorScheme", "setBadgeCount", "notify", "setViewMode",
+        "setServerSwitcherHidden", "setDocumentScrollEnabled", "getKeyboardViewport", "getServerPicker",
+        "switchServer", "signOutOfServer", "openServerSetup", "onNotificationActivated", "onOpenPath",
+        "onSidebarDrag", "onNativeInsets", "onKeyboardViewportChanged",
     ]
 
     /// The script text.
@@ -31,28 +52,78 @@ public enum OmnigentBootstrap {
           function post(message) { if (handler) { handler.postMessage(message); } }
           var pending = {};
           var nextRequest = 1;
+          var keyboardViewport = null;
+          var subscribers = { notification: [], openPath: [], sidebarDrag: [], insets: [], keyboard: [] };
+          function subscribe(list) {
+            return function (callback) {
+              if (typeof callback !== "function") { return function () {}; }
+              var entry = { callback: callback };
+              list.push(entry);
+              return function () {
+                var index = list.indexOf(entry);
+                if (index >= 0) { list.splice(index, 1); }
+              };
+            };
+          }
+          function publish(list, args) {
+            list.slice().forEach(function (entry) {
+              try { entry.callback.apply(null, args); } catch (error) { setTimeout(function () { throw error; }, 0); }
+            });
+          }
           function emit(name, detail) {
             window.dispatchEvent(new CustomEvent("omnigent-native-" + name, { detail: detail }));
           }
+          function request(prefix, message, timeoutMs, onTimeout) {
+            return new Promise(function (resolve, reject) {
+              var requestId = prefix + "-" + (nextRequest++);
+              var timer = setTimeout(function () {
+                delete pending[requestId];
+                onTimeout(resolve, reject);
+              }, timeoutMs);
+              pending[requestId] = { resolve: resolve, timer: timer };
+              message.requestId = requestId;
+              post(message);
+            });
+          }
+          function settle(requestId, value) {
+            var entry = pending[requestId];
+            if (!entry) { return; }
+            delete pending[requestId];
+            clearTimeout(entry.timer);
+            entry.resolve(value);
+          }
           var emitters = {
-            NotificationActivated: function (path) { emit("notification-activated", { path: path }); },
-            OpenPath: function (path) { emit("open-path", { path: path }); },
-            ViewModeChanged: function (mode) { emit("view-mode-changed", { mode: mode }); },
-            Insets: function (bottomBar) { emit("insets", { bottomBar: bottomBar }); },
-            ServerPicker: function (requestId, info) {
-              var entry = pending[requestId];
-              if (!entry) { return; }
-              delete pending[requestId];
-              clearTimeout(entry.timer);
-              entry.resolve(info);
+            NotificationActivated: function (path) {
+              publish(subscribers.notification, [path]);
+              emit("notification-activated", { path: path });
             },
-            SidebarDrag: function (phase, progress) { emit("sidebar-drag", { phase: phase, progress: progress }); }
+            OpenPath: function (path) {
+              publish(subscribers.openPath, [path]);
+              emit("open-path", { path: path });
+            },
+            ViewModeChanged: function (mode) { emit("view-mode-changed", { mode: mode }); },
+            Insets: function (bottomBar, topBar) {
+              var insets = { topBar: typeof topBar === "number" ? topBar : 0, bottomBar: bottomBar };
+              publish(subscribers.insets, [insets]);
+              emit("insets", insets);
+            },
+            ServerPicker: function (requestId, info) { settle(requestId, info); },
+            SidebarDrag: function (phase, progress) {
+              publish(subscribers.sidebarDrag, [phase, progress]);
+              emit("sidebar-drag", { phase: phase, progress: progress });
+            },
+            KeyboardViewport: function (width, height) {
+              keyboardViewport = Object.freeze({ width: width, height: height });
+              publish(subscribers.keyboard, []);
+            },
+            Reply: function (requestId, value) { settle(requestId, value); }
           };
           Object.keys(emitters).forEach(function (name) {
             Object.defineProperty(window, "__omnigentNativeEmit" + name, {
               value: emitters[name], writable: false, configurable: false, enumerable: false
             });
           });
+          function answerFalse(resolve) { resolve(false); }
           var api = Object.freeze({
             kind: "ios",
             nativeBridgeVersion: \(version),
@@ -62,26 +133,33 @@ public enum OmnigentBootstrap {
             setBadgeCount: function (count) { post({ method: "setBadgeCount", count: count }); },
             notify: function (options) {
               var o = options || {};
-              post({ method: "notify", title: o.title, body: o.body, navigatePath: o.navigatePath });
+              return request("notify", { method: "notify", title: o.title, body: o.body,
+                                          navigatePath: o.navigatePath }, \(replyTimeoutMilliseconds), answerFalse);
             },
             setViewMode: function (options) {
               var o = options || {};
               post({ method: "setViewMode", mode: o.mode, terminalEnabled: o.terminalEnabled,
                      terminalStartingUp: o.terminalStartingUp, visible: o.visible });
             },
-            getServerPicker: function () {
-              return new Promise(function (resolve, reject) {
-                var requestId = "picker-" + (nextRequest++);
-                var timer = setTimeout(function () {
-                  delete pending[requestId];
-                  reject(new Error("getServerPicker timed out"));
-                }, \(serverPickerTimeoutMilliseconds));
-                pending[requestId] = { resolve: resolve, timer: timer };
-                post({ method: "getServerPicker", requestId: requestId });
-              });
+            setServerSwitcherHidden: function (hidden) { post({ method: "setServerSwitcherHidden", hidden: hidden }); },
+            setDocumentScrollEnabled: function (enabled) {
+              post({ method: "setDocumentScrollEnabled", enabled: enabled });
             },
-            switchServer: function (url) { post({ method: "switchServer", url: url }); },
-            openServerSetup: function () { post({ method: "openServerSetup" }); }
+            getKeyboardViewport: function () { return keyboardViewport; },
+            getServerPicker: function () {
+              return request("picker", { method: "getServerPicker" }, \(serverPickerTimeoutMilliseconds),
+                function (resolve, reject) { reject(new Error("getServerPicker timed out")); });
+            },
+            switchServer: function (url) { post({ method: "switchServer", url: url }); return Promise.resolve(); },
+            signOutOfServer: function () {
+              return request("signout", { method: "signOutOfServer" }, \(replyTimeoutMilliseconds), answerFalse);
+            },
+            openServerSetup: function () { post({ method: "openServerSetup" }); },
+            onNotificationActivated: subscribe(subscribers.notification),
+            onOpenPath: subscribe(subscribers.openPath),
+            onSidebarDrag: subscribe(subscribers.sidebarDrag),
+            onNativeInsets: subscribe(subscribers.insets),
+            onKeyboardViewportChanged: subscribe(subscribers.keyboard)
           });
           Object.defineProperty(window, "omnigentNative", {
             value: api, writable: false, configurable: false, enumerable: true

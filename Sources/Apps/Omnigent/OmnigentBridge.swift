@@ -21,6 +21,12 @@ public enum OmnigentEffect: Sendable, Hashable {
     case showMessage(String)
     /// Show the native server setup screen; the current server stays until the person connects.
     case openServerSetup
+    /// Hide (`true`) or show the native server switcher while the page shows its own sidebar.
+    case setServerSwitcherHidden(Bool)
+    /// Let the web view's document scroll (`true`) or hold it still while the page manages the keyboard.
+    case setDocumentScrollEnabled(Bool)
+    /// Sign out of the current server: forget its credential and show sign-in (the page was told `true`).
+    case signOutOfServer
 }
 
 /// `setColorScheme` values.
@@ -66,8 +72,10 @@ public struct OmnigentBridge: Sendable {
     public private(set) var pinned: ServerAddress
     /// What the picker offers and `switchServer` may choose from.
     public var offer: ServerOffer
-    /// The liveness watchdog.
-    public private(set) var watchdog = HeartbeatWatchdog(expectedVersion: OmnigentBootstrap.version)
+    /// The liveness watchdog: a page is watched only once it opted in by sending `nativeWebReady`, because
+    /// Omnigent's own web UI never sends it (nor heartbeats) and must not be declared dead while healthy.
+    public private(set) var watchdog = HeartbeatWatchdog(
+        expectedVersion: OmnigentBootstrap.version, readiness: .optIn)
     private let clock: any WallClock
     private let journal: Journal
 
@@ -120,15 +128,26 @@ public struct OmnigentBridge: Sendable {
                 detail: error.description)
             return []
         }
-        let effects = handle(request)
-        let outcome = effects == nil ? "ignored" : "accepted"
-        BridgeJournal.record(journal, .inbound, origin: origin, op: request.op, outcome: outcome)
-        for effect in effects ?? [] {
+        let handled = handle(request)
+        var effects = handled ?? []
+        // A call the page awaits (it sent a request id) always gets an answer: `false` when ignored.
+        if request.op != "getServerPicker", let requestId = Self.requestId(request.args) {
+            effects.append(.emit(.reply(requestId: requestId, value: .bool(handled != nil))))
+        }
+        BridgeJournal.record(
+            journal, .inbound, origin: origin, op: request.op, outcome: handled == nil ? "ignored" : "accepted")
+        for effect in effects {
             if case .emit(let emit) = effect {
                 BridgeJournal.record(journal, .outbound, origin: origin, op: emit.name, outcome: "emitted")
             }
         }
-        return effects ?? []
+        return effects
+    }
+
+    /// The request id a page call carries when it awaits an answer.
+    private static func requestId(_ args: JSONValue) -> String? {
+        guard let text = args["requestId"]?.stringValue, !text.isEmpty, text.count <= 128 else { return nil }
+        return text
     }
 
     /// An app → page emit not caused by a message (a notification tap, a drag): journaled, returned as script.
@@ -185,15 +204,26 @@ public struct OmnigentBridge: Sendable {
             return [.switchServer(entry)]
         case "openServerSetup":
             return [.openServerSetup]
+        case "setServerSwitcherHidden":
+            guard let hidden = args["hidden"]?.boolValue else { return nil }
+            return [.setServerSwitcherHidden(hidden)]
+        case "setDocumentScrollEnabled":
+            guard let enabled = args["enabled"]?.boolValue else { return nil }
+            return [.setDocumentScrollEnabled(enabled)]
+        case "signOutOfServer":
+            return [.signOutOfServer]
         default:
             return nil
         }
     }
 
     /// `{currentOrigin, currentServerUrl, managedServers, recentServers}`; recents exclude presets (O-PICK-1).
+    /// The web UI also reads `currentServer` (the same URL) and `canSignOut` (whether to offer "Sign out of").
     public var pickerInfo: JSONValue {
         .object([
+            "canSignOut": .bool(true),
             "currentOrigin": .string(pinned.origin),
+            "currentServer": .string(pinned.description),
             "currentServerUrl": .string(pinned.description),
             "managedServers": .array(offer.presets.map { .string($0.description) }),
             "recentServers": .array(offer.recents.map { .string($0.description) }),
@@ -229,6 +259,8 @@ extension OmnigentEmit {
         case .insets: return "Insets"
         case .serverPicker: return "ServerPicker"
         case .sidebarDrag: return "SidebarDrag"
+        case .keyboardViewport: return "KeyboardViewport"
+        case .reply: return "Reply"
         }
     }
 }

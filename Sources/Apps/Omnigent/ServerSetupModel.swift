@@ -43,6 +43,10 @@ public final class ServerSetupModel {
     public private(set) var pageLoaded = false
     /// A deep-link path held until the page finishes loading.
     public private(set) var deferred = DeferredLinkPath()
+    /// The server saved from the last run: the one a cold start opens, and a known server for links.
+    public private(set) var saved: ServerAddress?
+    /// The origin the held path belongs to: it is opened only on that server's page (O-ROUTE-6).
+    private var heldOrigin: String?
     /// The managed configuration's error code, when an administrator's payload was rejected.
     public private(set) var managedConfigurationCode: Int?
 
@@ -51,10 +55,17 @@ public final class ServerSetupModel {
 
     /// Creates the model. `policy` is `.httpsOnly` in release builds; `.allowingInsecureLoopback` only in
     /// development builds and tests against a local server.
+    ///
+    /// `saved` is the server saved from the last run (O-ROUTE-2): it is `current` from the start, before any
+    /// manifest answers, so a cold-start deep link to it is held for its first load instead of asking for
+    /// consent or loading a second time.
     public init(
-        recents: RecentServers = RecentServers(), policy: TransportPolicy = .httpsOnly, journal: Journal = Journal()
+        recents: RecentServers = RecentServers(), saved: ServerAddress? = nil, policy: TransportPolicy = .httpsOnly,
+        journal: Journal = Journal()
     ) {
         self.recents = recents
+        self.saved = saved
+        self.current = saved
         self.policy = policy
         self.journal = journal
     }
@@ -69,18 +80,55 @@ public final class ServerSetupModel {
         managedConfigurationCode = outcome.reportedError?.code
     }
 
-    /// Connects to what the address field says.
+    /// Connects to what the address field says. A typed conversation URL (`…/c/<id>`) connects to the server
+    /// in front of it and opens the conversation once the page loads; the `/c/<id>` path is never stored as
+    /// part of the server (O-RECENT-4).
     public func connect() async {
         do {
-            let address = try ServerAddress(parsing: addressText, policy: policy)
+            let typed = try ServerAddress(parsing: addressText, policy: policy)
+            let (address, path) = try Self.splitConversation(typed, policy: policy)
+            if let path { hold(path, for: address) }
             await connect(to: address)
         } catch {
             phase = .failed(error.description)
         }
     }
 
+    /// `https://h/omnigent/c/conv_abc?o=1` → (`https://h/omnigent?o=1`, `/c/conv_abc`); any other address is
+    /// returned as it is, with no path.
+    static func splitConversation(_ address: ServerAddress, policy: TransportPolicy) throws(ServerAddressError) -> (
+        ServerAddress, String?
+    ) {
+        let segments = address.path.split(separator: "/", omittingEmptySubsequences: true)
+        guard segments.count >= 2, segments[segments.count - 2] == "c" else { return (address, nil) }
+        let id = String(segments[segments.count - 1])
+        let prefix = segments.dropLast(2).map { "/" + $0 }.joined()
+        let server = try ServerAddress(
+            parsing: address.origin + prefix + (address.query.map { "?" + $0 } ?? ""), policy: policy)
+        return (server, "/c/" + id)
+    }
+
+    /// Holds `path` for the first load of `server`'s page.
+    private func hold(_ path: String, for server: ServerAddress) {
+        deferred.hold(path)
+        heldOrigin = server.origin
+    }
+
+    /// Drops a held path (O-ROUTE-6): it belongs to a connect that failed or to another server.
+    private func dropHeldPath() {
+        if deferred.pending != nil {
+            journal.record(.link, "held deep-link path dropped", fields: ["origin": heldOrigin ?? "?"])
+        }
+        deferred = DeferredLinkPath()
+        heldOrigin = nil
+    }
+
     /// Connects to `address`: mount discovery, then the manifest; the phase says what comes next.
+    ///
+    /// A held deep-link path survives only a connect to its own server that succeeds (O-ROUTE-6): connecting
+    /// anywhere else, or a failed connect, drops it, so it never opens on whichever server loads next.
     public func connect(to address: ServerAddress) async {
+        if heldOrigin != nil, heldOrigin != address.origin { dropHeldPath() }
         phase = .connecting(address)
         pageLoaded = false
         do {
@@ -88,6 +136,7 @@ public final class ServerSetupModel {
             current = connection.address
             phase = connection.needsSignIn ? .needsSignIn(connection) : .connected(connection)
         } catch {
+            dropHeldPath()
             phase = .failed(error.description)
         }
     }
@@ -96,8 +145,11 @@ public final class ServerSetupModel {
     /// deep-link path held meanwhile is returned to be opened, exactly once.
     public func pageDidLoad(_ address: ServerAddress) -> String? {
         current = address
+        saved = address
         pageLoaded = true
         recents.recordSuccessfulLoad(of: address, presets: presets)
+        if heldOrigin != nil, heldOrigin != address.origin { dropHeldPath() }
+        heldOrigin = nil
         return deferred.pageFinishedLoading()
     }
 
@@ -106,9 +158,9 @@ public final class ServerSetupModel {
         do {
             let link = try LinkParser.parse(text, grammar: .omnigent, policy: policy)
             let context = LinkContext(
-                current: current, pageLoaded: pageLoaded, saved: current, recents: recents.servers)
+                current: current, pageLoaded: pageLoaded, saved: saved ?? current, recents: recents.servers)
             let decision = LinkRouter.decide(link, in: context, journal: journal)
-            if case .deferUntilLoaded(let path) = decision { deferred.hold(path) }
+            if case .deferUntilLoaded(let path) = decision, let current { hold(path, for: current) }
             return .success(decision)
         } catch {
             return .failure(error)
@@ -118,7 +170,7 @@ public final class ServerSetupModel {
     /// The person said Open to a link's consent question: the probe runs first, then the connection.
     public func consent(to request: LinkConsentRequest) async {
         let connection = request.open()
-        deferred.hold(connection.path)
+        hold(connection.path, for: connection.server)
         await connect(to: connection.server)
     }
 
@@ -163,7 +215,7 @@ public final class ServerSetupModel {
     public func notificationTapped(path: String?) -> OmnigentEmit? {
         guard let path else { return nil }
         guard pageLoaded else {
-            deferred.hold(path)
+            if let current { hold(path, for: current) } else { deferred.hold(path) }
             return nil
         }
         return .notificationActivated(path: path)

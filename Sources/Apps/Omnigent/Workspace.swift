@@ -55,6 +55,17 @@ public enum WorkspaceDiscovery {
         return parts.url ?? url
     }
 
+    /// Where a web-view navigation should go instead (O-MOUNT-6): a bare root (empty path or `/`) on a
+    /// Databricks workspace host is rewritten to the mount at once, with no probe, keeping scheme, host, port,
+    /// query and fragment; any other navigation (another path, a Databricks App, a generic host) → `nil`, it
+    /// proceeds unchanged. Reason: a workspace's root is the workspace's own UI, never Omnigent's page, so a
+    /// landing there (after sign-in, or from a link inside the page) is bounced back to the mount.
+    public static func bounce(navigationTo url: URL) -> URL? {
+        guard let host = url.host, HostKind(host: host) == .databricksWorkspace else { return nil }
+        guard url.path.isEmpty || url.path == "/" else { return nil }
+        return mounted(url)
+    }
+
     /// Probes `url` with one HEAD to the origin root (O-MOUNT-2…5): 8 s, no cookies, same-origin
     /// redirects only. A `server: databricks` reply maps the URL to the mount; anything else,
     /// including any error, leaves it unchanged. Never throws.

@@ -1,0 +1,43 @@
+import CompanionCore
+import CompanionLinks
+import Foundation
+import Testing
+
+@testable import OmnigentCore
+
+/// The administrators' document for managed configuration agrees with the code that reads it.
+@MainActor
+struct ManagedConfigurationDocTests {
+    static let document = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("docs/omnigent-managed-configuration.md")
+
+    @Test("O-MDM-17: the document's codes, key and sample payload match ManagedConfiguration")
+    func documentMatchesCode() throws {
+        let text = try String(contentsOf: Self.document, encoding: .utf8)
+        // The code table: `| 100 | … |` rows.
+        let documented = text.split(separator: "\n").compactMap { line -> Int? in
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard line.hasPrefix("| "), let first = cells.first, first.count == 3 else { return nil }
+            return Int(first)
+        }
+        let unusable = ServerAddressError.empty
+        let errors: [ManagedConfigurationError] = [
+            .invalidURL(index: 0, reason: unusable), .notHTTPS(index: 0, reason: unusable),
+            .tooManyEntries(count: 11), .notAnArrayOfStrings,
+        ]
+        #expect(documented == errors.map(\.code))
+        #expect(errors.allSatisfy { $0.code < 0x7000_0000 })
+        #expect(text.contains("`\(ManagedConfiguration.serverURLsKey)`"))
+        #expect(text.contains("at most \(ManagedConfiguration.maximumEntries)"))
+        // The sample payload is accepted as written.
+        let start = try #require(text.range(of: "```json\n"))
+        let end = try #require(text.range(of: "```", range: start.upperBound..<text.endIndex))
+        let sample = try #require(JSONValue(data: Data(text[start.upperBound..<end.lowerBound].utf8)))
+        let urls = try #require(sample["serverUrls"]?.arrayValue).compactMap(\.stringValue)
+        let model = ServerSetupModel(journal: Journal())
+        model.applyManagedConfiguration(
+            declarative: .dictionary(["serverUrls": .array(urls.map(ManagedValue.string))]), classic: nil)
+        #expect(model.managedConfigurationCode == nil)
+        #expect(model.presets.map(\.description) == urls)
+    }
+}
