@@ -119,7 +119,8 @@ let package = Package(
             ],
             swiftSettings: strict),
         .executableTarget(
-            name: "Benchmarks", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionVault"],
+            name: "Benchmarks",
+            dependencies: ["CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionVault", "OmnigentCore"],
             path: "Benchmarks", swiftSettings: strict),
 
         .executableTarget(
