@@ -97,7 +97,8 @@ enum OmnigentBenchmarks {
             throw BenchmarkError("a P2 walk decoded \(figures.sessions) sessions, not \(sessionCount)")
         }
         let baseline = median(peer.map(\.loop))
-        let title = "P2: page through \(sessionCount) sessions (\(pageSize) a page) and decode, CPU s, median of \(rounds)"
+        let title =
+            "P2: page through \(sessionCount) sessions (\(pageSize) a page) and decode, CPU s, median of \(rounds)"
         Report.table(
             id: "p2", title: title,
             rows: [

@@ -205,10 +205,11 @@ enum Report {
         }
     }
 
-    /// Appends one row to `BENCH_RESULTS`; `parameter` and `series` place it on a line chart (P3 against N).
+    /// Appends one row to `BENCH_RESULTS`; `parameter` and `series` place it on a line chart (P3 against N);
+    /// `unit` names what `seconds` holds when it is not seconds (P7's MiB).
     static func record(
         id: String, title: String, name: String, seconds: Double, operations: Int, baseline: Double,
-        parameter: Int? = nil, series: String? = nil
+        parameter: Int? = nil, series: String? = nil, unit: String? = nil
     ) {
         guard !id.isEmpty, seconds.isFinite, let path = ProcessInfo.processInfo.environment["BENCH_RESULTS"] else {
             return
@@ -217,6 +218,7 @@ enum Report {
             "id": id, "title": title, "name": name, "seconds": seconds, "operations": operations,
             "ratio": seconds / baseline,
         ]
+        if let unit { row["unit"] = unit }
         if let parameter, let series {
             row["n"] = parameter
             row["series"] = series

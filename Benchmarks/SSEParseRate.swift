@@ -74,7 +74,8 @@ enum SSEParseRate {
             }
         }
         let kit = median(samples)
-        let title = "P6: parse \(events) events (\(bytes.count / 1024) KiB) from memory, 16 KiB chunks, median of \(rounds)"
+        let title =
+            "P6: parse \(events) events (\(bytes.count / 1024) KiB) from memory, 16 KiB chunks, median of \(rounds)"
         var rows = [("CompanionKit SSEParser", kit, events)]
         if !python.isEmpty { rows.append(("Python httpx-sse line + event decoders", median(python), events)) }
         Report.table(id: "p6", title: title, rows: rows, baseline: kit, baselineName: "CompanionKit")
