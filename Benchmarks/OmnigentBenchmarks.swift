@@ -362,3 +362,28 @@ enum OmnigentBenchmarks {
                         break
         """
 }
+
+/// CPU seconds (user + system) of this process, or of a process group read from /proc (Linux).
+enum ProcessCPU {
+    static func current() -> Double { OmnigentBenchmarks.cpuSeconds() }
+
+    /// The CPU seconds of every live process in group `group`, from /proc/<pid>/stat (fields 14 and 15,
+    /// in clock ticks). 0 where /proc is missing.
+    static func group(_ group: Int32) -> Double {
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        guard ticks > 0, let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return 0 }
+        var total = 0.0
+        for name in names where name.allSatisfy(\.isNumber) {
+            guard let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            // After the command's closing parenthesis: state, ppid, pgrp, … utime is the 12th, stime the 13th.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 13, Int32(fields[2]) == group, let user = Double(fields[11]),
+                let system = Double(fields[12])
+            else { continue }
+            total += (user + system) / ticks
+        }
+        return total
+    }
+}
