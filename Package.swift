@@ -122,6 +122,7 @@ let package = Package(
             name: "Benchmarks",
             dependencies: [
                 "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionVault", "MainworthyCore",
+                "OmnigentCore",
             ],
             path: "Benchmarks", swiftSettings: strict),
 

@@ -205,14 +205,24 @@ enum Report {
         }
     }
 
-    static func record(id: String, title: String, name: String, seconds: Double, operations: Int, baseline: Double) {
+    /// Appends one row to `BENCH_RESULTS`; `parameter` and `series` place it on a line chart (P3 against N);
+    /// `unit` names what `seconds` holds when it is not seconds (P7's MiB).
+    static func record(
+        id: String, title: String, name: String, seconds: Double, operations: Int, baseline: Double,
+        parameter: Int? = nil, series: String? = nil, unit: String? = nil
+    ) {
         guard !id.isEmpty, seconds.isFinite, let path = ProcessInfo.processInfo.environment["BENCH_RESULTS"] else {
             return
         }
-        let row: [String: Any] = [
+        var row: [String: Any] = [
             "id": id, "title": title, "name": name, "seconds": seconds, "operations": operations,
             "ratio": seconds / baseline,
         ]
+        if let unit { row["unit"] = unit }
+        if let parameter, let series {
+            row["n"] = parameter
+            row["series"] = series
+        }
         guard var line = try? JSONSerialization.data(withJSONObject: row, options: [.sortedKeys]) else { return }
         line.append(0x0A)
         if let handle = FileHandle(forWritingAtPath: path) {

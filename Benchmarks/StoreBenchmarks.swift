@@ -6,7 +6,8 @@ import Foundation
 ///
 /// - P3: open the store and decode the first 50 of N cached items (N = 1k, 10k, 100k); must stay flat in N.
 /// - P4: write 10k items in one transaction, CompanionKit against Python's sqlite3 writing the same rows.
-/// - P7: peak RSS (VmHWM) of a child process listing 10k items, against the JSON payload size.
+/// - P7: peak RSS (VmHWM) of a child process listing and decoding 10k items, against the JSON payload size:
+///   reading every row first (`items`) and decoding each row as it is read (`decodedItems`).
 enum StoreBenchmarks {
     struct Item: Codable, Sendable {
         var id: String
@@ -179,40 +180,75 @@ enum StoreBenchmarks {
             withJSONObject: [
                 "object": "list", "data": try items(10_000).map { try JSONSerialization.jsonObject(with: $0.body) },
             ])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["p7"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["STORE_BENCH_P7_CHILD": url.path]) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let figures = String(decoding: data, as: UTF8.self).split(separator: " ").compactMap {
-            Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        /// One child per way of listing, so each starts from a fresh heap: VmHWM after opening, after the
+        /// rows are read, after they are decoded, and the count decoded.
+        func child(_ mode: String) throws -> [Int] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+            process.arguments = ["p7"]
+            process.environment = ProcessInfo.processInfo.environment.merging([
+                "STORE_BENCH_P7_CHILD": url.path, "STORE_BENCH_P7_MODE": mode,
+            ]) { $1 }
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let figures = String(decoding: data, as: UTF8.self).split(separator: " ").compactMap {
+                Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            guard process.terminationStatus == 0, figures.count == 4, figures[3] == 10_000 else {
+                throw BenchmarkError("the P7 child (\(mode)) failed")
+            }
+            return figures
         }
-        guard process.terminationStatus == 0, figures.count == 3 else { throw BenchmarkError("the P7 child failed") }
         let mib = { (bytes: Int) in String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
+        let times = { (bytes: Int) in String(format: "  (%.2fx the payload)", Double(bytes) / Double(payload.count)) }
+        let title = "P7: peak RSS growth listing and decoding 10,000 stored items, against their JSON payload"
+        let payloadMiB = Double(payload.count) / 1_048_576
         print("\nP7: peak RSS of a process listing and decoding 10,000 stored items")
         print(String(repeating: "-", count: 92))
-        print(Report.pad("JSON payload of the same 10,000 items", 48) + mib(payload.count))
-        print(Report.pad("VmHWM after opening the store", 48) + mib(figures[0]))
-        print(Report.pad("VmHWM after listing all 10,000 (bodies + decode)", 48) + mib(figures[1]))
-        print(
-            Report.pad("growth while listing", 48) + mib(figures[1] - figures[0])
-                + String(format: "  (%.2fx the payload)", Double(figures[1] - figures[0]) / Double(payload.count)))
-        print(Report.pad("items decoded", 48) + "\(figures[2])")
+        print(Report.pad("JSON payload of the same 10,000 items", 56) + mib(payload.count))
+        Report.record(
+            id: "p7", title: title, name: "JSON payload of the items", seconds: payloadMiB, operations: 1,
+            baseline: payloadMiB, unit: "MiB")
+        for (mode, name) in [
+            ("all", "items(): every row read, then decoded"),
+            ("decoded", "decodedItems(): decoded as each row is read"),
+        ] {
+            let figures = try child(mode)
+            print(name)
+            print(Report.pad("  VmHWM after opening the store", 56) + mib(figures[0]))
+            print(
+                Report.pad("  growth once the rows are read", 56) + mib(figures[1] - figures[0])
+                    + times(figures[1] - figures[0]))
+            print(
+                Report.pad("  growth once they are decoded too (P7)", 56) + mib(figures[2] - figures[0])
+                    + times(figures[2] - figures[0]))
+            Report.record(
+                id: "p7", title: title, name: "peak RSS growth, \(name)",
+                seconds: Double(figures[2] - figures[0]) / 1_048_576, operations: 1, baseline: payloadMiB, unit: "MiB")
+        }
     }
 
     static func p7Child(_ path: String) async throws {
         let store = try OfflineStore(scope: scope, location: .directory(URL(fileURLWithPath: path)))
         _ = try await store.read { transaction throws(StoreError) in try transaction.listState("sessions") }
         let before = peakRSS()
-        let all = try await store.read { transaction throws(StoreError) in try transaction.items("sessions") }
-        let decoder = JSONDecoder()
-        let decoded = try all.map { try decoder.decode(Item.self, from: $0.body) }
-        let after = peakRSS()
-        print("\(before) \(after) \(decoded.count)")
+        if ProcessInfo.processInfo.environment["STORE_BENCH_P7_MODE"] == "decoded" {
+            let decoded = try await store.read { transaction throws(StoreError) in
+                try transaction.decodedItems("sessions", as: Item.self)
+            }
+            let after = peakRSS()
+            print("\(before) \(after) \(after) \(decoded.count)")
+        } else {
+            let all = try await store.read { transaction throws(StoreError) in try transaction.items("sessions") }
+            let afterRead = peakRSS()
+            let decoder = JSONDecoder()
+            let decoded = try all.map { try decoder.decode(Item.self, from: $0.body) }
+            let after = peakRSS()
+            print("\(before) \(afterRead) \(after) \(decoded.count)")
+        }
     }
 
     /// VmHWM from /proc/self/status, in bytes.

@@ -2,6 +2,10 @@ import CompanionCore
 import CompanionVault
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// P5: pull and decrypt a vault of about 1,000 files and 50 MB from a local SG/Send server, CompanionKit against
 /// `sgit clone` of the same vault in the same run (interleaved, median of the rounds), plus decrypt throughput.
 ///
@@ -39,6 +43,13 @@ enum VaultBenchmark {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
 
+        // The server's process group (its pid file names the leader), for its CPU time during the pull.
+        let serverGroup = environment["SGIT_SERVER_PIDFILE"].flatMap {
+            try? String(contentsOfFile: $0, encoding: .utf8)
+        }
+        .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        var serverShares: [Double] = []
+        var clientShares: [Double] = []
         var kitTimes: [Double] = []
         var batchTimes: [Double] = []
         var cliTimes: [Double] = []
@@ -50,6 +61,8 @@ enum VaultBenchmark {
             // default (the batch route, several batches in flight), once with parallel GETs, one per object.
             for batchSize in [1, 0] {
                 let cache = scratch.appendingPathComponent("kit-\(round)-\(batchSize)")
+                let serverCPU0 = serverGroup.map(ProcessCPU.group) ?? 0
+                let clientCPU0 = ProcessCPU.current()
                 let started = ContinuousClock.now
                 let source =
                     batchSize == 0 ? HTTPVaultSource(server: server) : HTTPVaultSource(server: server, batchSize: 1)
@@ -59,7 +72,13 @@ enum VaultBenchmark {
                 let files = try await vault.files()
                 for file in files { bytes += try await vault.read(file).count }
                 let seconds = (ContinuousClock.now - started).seconds
-                if batchSize == 1 { kitTimes.append(seconds) } else { batchTimes.append(seconds) }
+                if batchSize == 1 {
+                    kitTimes.append(seconds)
+                } else {
+                    batchTimes.append(seconds)
+                    serverShares.append(((serverGroup.map(ProcessCPU.group) ?? 0) - serverCPU0) / seconds)
+                    clientShares.append((ProcessCPU.current() - clientCPU0) / seconds)
+                }
                 plainBytes = bytes
                 fileCount = files.count
                 lastCache = cache
@@ -143,7 +162,97 @@ enum VaultBenchmark {
                 format: "  decrypt only (%d objects)      %8.3f s  %7.1f MB/s", stored.count, decryptSeconds,
                 Double(decrypted) / 1_048_576 / decryptSeconds),
         ]
-        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        var bound = [
+            String(
+                format:
+                    "  during the default pull: server CPU %.0f%% of one core, CompanionKit CPU %.0f%% (the server runs one worker)",
+                median(serverShares) * 100, median(clientShares) * 100)
+        ]
+        if serverGroup == nil { bound = ["  server CPU not measured: SGIT_SERVER_PIDFILE is unset"] }
+        FileHandle.standardOutput.write(Data(((lines + bound).joined(separator: "\n") + "\n").utf8))
+        Report.record(
+            id: "p5b", title: "P5: CPU during the default pull, share of one core (what bounds it)",
+            name: "SG/Send server process group", seconds: median(serverShares), operations: 1, baseline: 1,
+            unit: "cores")
+        Report.record(
+            id: "p5b", title: "P5: CPU during the default pull, share of one core (what bounds it)",
+            name: "CompanionKit process", seconds: median(clientShares), operations: 1, baseline: 1, unit: "cores")
+        if let sgit = environment["SGIT_CLI"] {
+            do {
+                try await incremental(server: server, sgit: sgit, files: scratch.appendingPathComponent("cli-0"))
+            } catch {
+                print("  incremental pull not measured: \(error)")
+            }
+        }
+    }
+
+    /// The incremental pull: a vault of its own (the bench vault's files, pushed with the sgit CLI and a
+    /// vault key), pulled in full, then one commit adding one file, pulled again: objects fetched and time,
+    /// against `sgit pull` of the same commit in a clone.
+    static func incremental(server: URL, sgit: String, files: URL) async throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("p5-inc-\(UUID().uuidString)")
+        let home = work.appendingPathComponent("home")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        func cli(_ arguments: [String], in folder: URL) throws {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: sgit)
+            process.arguments = ["--base-url", server.absoluteString, "--token", "localtest"] + arguments
+            process.currentDirectoryURL = folder
+            process.environment = ProcessInfo.processInfo.environment.merging(["HOME": home.path]) { $1 }
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { throw Failure(description: "sgit \(arguments[0]) failed") }
+        }
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        let phrase = String((0..<24).map { _ in alphabet.randomElement() ?? "a" })
+        let vaultID = "inc" + String((0..<7).map { _ in alphabet.randomElement() ?? "a" })
+        let keyString = "sgit_private_vault_\(phrase):\(vaultID)"
+        try cli(["create", "inc", "--vault-key", keyString], in: work)
+        let folder = work.appendingPathComponent("inc")
+        for name in try FileManager.default.contentsOfDirectory(atPath: files.path) where !name.hasPrefix(".") {
+            try FileManager.default.copyItem(
+                at: files.appendingPathComponent(name), to: folder.appendingPathComponent(name))
+        }
+        try cli(["commit", "-m", "bench files"], in: folder)
+        try cli(["push"], in: folder)
+        try cli(["clone", keyString, work.appendingPathComponent("clone").path], in: work)
+
+        let key = try VaultKey(importing: keyString)
+        let cache = work.appendingPathComponent("cache")
+        let vault = try SGitVault(
+            key: key, source: HTTPVaultSource(server: server), cache: cache, log: VaultTrafficLog())
+        let full = try await time { _ = try await vault.pull() }
+        let before = Set(
+            try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("objects").path))
+
+        try Data("one new file\n".utf8).write(to: folder.appendingPathComponent("new-file.txt"))
+        try cli(["commit", "-m", "one new file"], in: folder)
+        try cli(["push"], in: folder)
+        let again = try await time { _ = try await vault.pull() }
+        let after = Set(
+            try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("objects").path))
+        guard try await vault.read("new-file.txt") == Data("one new file\n".utf8) else {
+            throw Failure(description: "the incremental pull did not bring the new file")
+        }
+        let cliSeconds = try timeSync { try cli(["pull"], in: work.appendingPathComponent("clone")) }
+        let fetched = after.subtracting(before).count
+        let title = "P5 incremental: pull after one new commit (one new file) of a \(before.count)-object vault"
+        Report.table(
+            id: "p5i", title: title,
+            rows: [
+                ("sgit pull (sgit-ai CLI)", cliSeconds, 1),
+                ("CompanionKit pull, \(fetched) objects fetched", again, fetched),
+                ("CompanionKit full pull of the vault (for scale)", full, before.count),
+            ], baseline: cliSeconds, baselineName: "sgit pull")
+    }
+
+    static func timeSync(_ body: () throws -> Void) throws -> Double {
+        let started = ContinuousClock.now
+        try body()
+        return (ContinuousClock.now - started).seconds
     }
 
     private static func median(_ values: [Double]) -> Double {

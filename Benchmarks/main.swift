@@ -4,8 +4,11 @@ import Foundation
 /// medians and ratios against a baseline measured side by side in the same run.
 let usage = """
     usage: Benchmarks p1 <url-of-small-json>
+           Benchmarks p2 <omnigent-url>   (CPU against the Python omnigent-client; BENCH_OMNIGENT_PYTHON)
            Benchmarks p3|p4|p7|store      (store benchmarks; no server needed)
-           Benchmarks p5 [options]   (see VaultBenchmark.swift; scripts/bench p5 sets it up)
+           Benchmarks p3cold              (a new process per read, against the sqlite3 CLI; 1k to 1M items)
+           Benchmarks p5 [options]        (see VaultBenchmark.swift; scripts/bench p5 sets it up)
+           Benchmarks p6 [<omnigent-url>] (SSE parse rate; with a URL also the live stream's latency)
            Benchmarks mw <mainworthy-reference-server-url>   (report → stream event; scripts/bench mw)
     """
 
@@ -18,6 +21,26 @@ do {
             exit(2)
         }
         try await P1.run(url: url)
+    case "p2":
+        guard arguments.count >= 2, let url = URL(string: arguments[1]) else {
+            print(usage)
+            exit(2)
+        }
+        try await OmnigentBenchmarks.p2(url: url)
+    case "p2-child":
+        try await OmnigentBenchmarks.p2Child(Array(arguments.dropFirst()))
+    case "p3cold":
+        try await ColdStart.run()
+    case "p3cold-child":
+        guard arguments.count == 2 else { exit(2) }
+        try await ColdStart.child(arguments[1])
+    case "noop":
+        break
+    case "p6":
+        try SSEParseRate.run()
+        if arguments.count >= 2, let url = URL(string: arguments[1]) {
+            try await OmnigentBenchmarks.p6Latency(url: url)
+        }
     case "p3", "p4", "p7", "store":
         try await StoreBenchmarks.run(arguments[0])
     case "journal":

@@ -86,17 +86,49 @@ extension StoreTransaction {
     /// on the position), so the cost does not grow with the list's length.
     public func items(_ key: String, offset: Int = 0, limit: Int = .max) throws(StoreError) -> [ListItem] {
         var items: [ListItem] = []
+        try forEachItem(key, offset: offset, limit: limit) { item throws(StoreError) in
+            items.append(item)
+            return true
+        }
+        return items
+    }
+
+    /// Calls `body` with up to `limit` items of list `key` from `offset`, in order, one row at a time,
+    /// until it returns `false`. Only the current row is held: a caller that turns each body into its
+    /// own value (decoding it) never keeps every raw body and every value alive at once, which is
+    /// what a long list would cost with ``items(_:offset:limit:)``.
+    public func forEachItem(
+        _ key: String, offset: Int = 0, limit: Int = .max, _ body: (ListItem) throws(StoreError) -> Bool
+    ) throws(StoreError) {
         try connection.forEachRow(
             "SELECT item_id, position, page, body FROM list_items WHERE list_key = ? ORDER BY position LIMIT ? OFFSET ?",
             [.text(key), .int(min(limit, Int(Int64.max))), .int(offset)]
         ) { row throws(StoreError) in
-            items.append(
+            try body(
                 ListItem(
                     id: try row.text("item_id"), position: try row.int("position"), page: try row.int("page"),
                     body: try row.blob("body")))
+        }
+    }
+
+    /// Up to `limit` items of list `key` from `offset`, each body decoded as `Value` as it is read, so
+    /// peak memory is the decoded values rather than the values plus every raw body. A body that does
+    /// not decode throws `StoreError.encoding` naming the item.
+    public func decodedItems<Value: Decodable>(
+        _ key: String, as type: Value.Type, decoder: JSONDecoder = JSONDecoder(), offset: Int = 0,
+        limit: Int = .max
+    ) throws(StoreError) -> [Value] {
+        var values: [Value] = []
+        try forEachItem(key, offset: offset, limit: limit) { item throws(StoreError) in
+            do {
+                values.append(try decoder.decode(Value.self, from: item.body))
+            } catch {
+                throw .encoding(
+                    "The stored item \(item.id) of list \(key) could not be read as \(Value.self): \(error)")
+            }
             return true
         }
-        return items
+        return values
     }
 
     /// Forgets list `key` and its items.
