@@ -60,20 +60,17 @@ func checkDay(_ text: String) {
     }
 }
 
-/// A transactions page decodes or is refused; what decodes becomes rows that hold no
-/// transaction the page does not have.
+/// A transactions page decodes or is refused; what decodes becomes rows, and each transaction of a page (ids
+/// unique, as a server sends them) is in exactly one row, whatever its transfer links say.
 func checkPage(_ bytes: Data) {
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .custom(Client.defaultDateDecoding)
     guard let page = try? decoder.decode(TransactionPage.self, from: bytes) else { return }
     let rows = TransactionRows.rows(page.items)
-    let placed = rows.reduce(0) { count, row in
-        switch row {
-        case .booking: count + 1
-        case .transfer(let transfer): count + transfer.legs.count
-        }
+    let ids = page.items.map(\.id)
+    if Set(ids).count == ids.count {
+        require(rows.flatMap(\.transactionIDs).sorted() == ids.sorted(), "a transaction is in no row or in two")
     }
-    require(placed <= page.items.count, "rows hold more legs than the page has transactions")
     for language in [Language.german, .english] {
         for transaction in page.items { _ = transaction.money.formatted(language) }
     }
