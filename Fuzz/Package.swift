@@ -5,11 +5,13 @@ import PackageDescription
 /// `scripts/fuzz`, with `-sanitize=fuzzer` (see that script for the flags that work on Linux).
 let targets = [
     "FuzzLinkParser", "FuzzServerAddress", "FuzzManagedConfiguration", "FuzzBridgeEnvelope", "FuzzSSEParser",
-    "FuzzVaultObject", "FuzzVaultEnvelope", "FuzzTimestamp",
+    "FuzzVaultObject", "FuzzVaultEnvelope", "FuzzTimestamp", "FuzzScheduleCodec", "FuzzCertainValues",
 ]
 /// Dependencies only one target needs (an app's module, so the kit's targets do not build every app).
 let extra: [String: [Target.Dependency]] = [
-    "FuzzBridgeEnvelope": [.product(name: "PrompTugalCore", package: "CompanionKit")]
+    "FuzzBridgeEnvelope": [.product(name: "PrompTugalCore", package: "CompanionKit")],
+    "FuzzScheduleCodec": [.product(name: "PrompTugalCore", package: "CompanionKit")],
+    "FuzzCertainValues": [.product(name: "CertainCore", package: "CompanionKit")],
 ]
 
 let package = Package(

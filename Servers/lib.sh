@@ -19,7 +19,7 @@
 # defines starts with srv_ or SRV_; a server.conf sets only the keys of the format.
 
 SRV_STOP_TIMEOUT=${SRV_STOP_TIMEOUT:-5}      # seconds between SIGTERM and SIGKILL
-SRV_INSTALL_TIMEOUT=${SRV_INSTALL_TIMEOUT:-900}  # seconds to wait for another starter's install
+SRV_INSTALL_TIMEOUT=${SRV_INSTALL_TIMEOUT:-2400}  # seconds to wait for another starter's install (a 700 MB venv took 1039 s on a loaded machine)
 
 srv_say() { echo "servers: $*" >&2; }
 

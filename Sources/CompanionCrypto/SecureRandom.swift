@@ -45,7 +45,7 @@ public enum SecureRandom {
     }
 }
 
-/// A ``CompanionCore/RandomSource`` backed by ``SecureRandom``, for code that takes a `RandomSource` but whose
+/// A `RandomSource` (CompanionCore) backed by ``SecureRandom``, for code that takes a `RandomSource` but whose
 /// values must be unguessable (session tokens, pairing codes), unlike backoff jitter.
 ///
 /// Keys, nonces and salts should still come from ``SecureRandom/bytes(_:)`` directly, which reports failures.

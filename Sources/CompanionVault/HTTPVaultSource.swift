@@ -25,6 +25,8 @@ public struct HTTPVaultSource: VaultSource {
 
     /// Creates a source for `server`; exchanges are recorded in `journal`.
     ///
+    /// - Parameter server: The SG/Send server's base URL.
+    /// - Parameter journal: Where every exchange is recorded (redacted).
     /// - Parameter batchSize: 50 (the default) reads objects in batches through the SG/Send batch route, as
     ///   `sgit clone` does: far fewer round trips on a server whose per-request cost dominates. A server without
     ///   the route is remembered after its first refusal, and objects are then read with parallel GETs. 1 reads

@@ -44,6 +44,7 @@ public struct VaultKey: Sendable, CustomStringConvertible, CustomDebugStringConv
 
     /// Imports any accepted key string. A vault key costs one PBKDF2 run (600,000 rounds).
     ///
+    /// - Parameter string: The key string as a person pastes it.
     /// - Parameter log: when given, receives one `keyDerivation` event (never the key).
     public init(importing string: String, log: VaultTrafficLog? = nil) throws(VaultError) {
         let started = ContinuousClock.now

@@ -148,7 +148,8 @@ struct SoakTests {
         }
         defer { readers.cancel() }
 
-        // Every stream is open before the first message is posted.
+        // Every stream is open before the first message is posted: a poll of the tally (which 50 streams update)
+        // under a bounded deadline, not a sleep that hopes the streams are open by then.
         let connectDeadline = ContinuousClock.now + .seconds(60)
         while tally.connectedCount() < 50, ContinuousClock.now < connectDeadline {
             try await Task.sleep(for: .milliseconds(50))
@@ -156,6 +157,13 @@ struct SoakTests {
         #expect(tally.connectedCount() == 50, "only \(tally.connectedCount()) of 50 streams opened")
 
         // Post at a steady rate and sample RSS once a second.
+        //
+        // Pacing, not waiting: the soak's subject is a load held in real time (one message every 100 ms for the
+        // run's length, while RSS is sampled), so the pause between two posts is the workload's clock, and no
+        // result is waited for by it. It goes through the kit's `Sleeper` (the live one: a test clock would make
+        // the run take no time and measure nothing) and aims at absolute times, `start + 100 ms × tick`, so a
+        // slow post never makes the rate drift.
+        let pacer: any Sleeper = TaskSleeper()
         var samples: [Int] = []
         samples.reserveCapacity(seconds + 10)
         let start = ContinuousClock.now
@@ -171,10 +179,10 @@ struct SoakTests {
             #expect(ack["item_id"]?.stringValue != nil, "message \(tick) got no item id")
             if tick % 10 == 0 { samples.append(Self.residentBytes()) }
             tick += 1
-            try await Task.sleep(until: start + .milliseconds(100 * tick))
+            try await pacer.sleep(for: max(.zero, start + .milliseconds(100 * tick) - ContinuousClock.now))
         }
 
-        // Bounded wait for the last events to arrive everywhere.
+        // Bounded wait for the last events to arrive everywhere: a poll of the tally under a 30 s deadline.
         let posted = tick
         func expected(_ stream: Int) -> [Int] {
             stream < 40 ? Array(stride(from: stream % 10, to: posted, by: 10)) : Array(1...faultCount)

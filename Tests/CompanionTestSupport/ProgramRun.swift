@@ -45,6 +45,12 @@ public enum ProgramRun {
         let process = Process()
         process.executableURL = program
         process.arguments = arguments
+        var environment = environment
+        // Under scripts/tsan the program is a ThreadSanitizer build too: it gets the same options, so its reports
+        // go to the same folder and are counted, and the suppressions proven in scripts/tsan.supp apply to it.
+        if environment["TSAN_OPTIONS"] == nil, let options = ProcessInfo.processInfo.environment["TSAN_OPTIONS"] {
+            environment["TSAN_OPTIONS"] = options
+        }
         process.environment = environment
         let stdin = Pipe()
         let stdout = Pipe()

@@ -88,17 +88,21 @@ public enum TransactionRows {
         for transaction in transactions {
             if let link = transaction.transferLink { byLink[link.id, default: []].append(transaction) }
         }
+        // The ids of the legs already in a row: a leg is in one row only, even when the two legs' links disagree
+        // or a third transaction carries the same link (found by fuzzing: it was shown twice, or not at all).
         var placed = Set<Int>()
         var rows: [TransactionRow] = []
         rows.reserveCapacity(transactions.count)
         for transaction in transactions {
             if let link = transaction.transferLink {
-                guard !placed.contains(link.id) else { continue }
+                guard !placed.contains(transaction.id) else { continue }
                 let legs = byLink[link.id] ?? [transaction]
                 let from = legs.first { $0.id == link.fromID }
                 let to = legs.first { $0.id == link.toID }
-                if let from, let to, from.id != to.id {
-                    placed.insert(link.id)
+                if let from, let to, from.id != to.id, transaction.id == from.id || transaction.id == to.id,
+                    !placed.contains(from.id), !placed.contains(to.id)
+                {
+                    placed.formUnion([from.id, to.id])
                     rows.append(
                         .transfer(
                             TransferRow(
@@ -106,6 +110,7 @@ public enum TransactionRows {
                                 amount: from.money.magnitude, bookedOn: transaction.bookedOn,
                                 legs: transaction.id == from.id ? [from, to] : [to, from], isComplete: true)))
                 } else {
+                    placed.insert(transaction.id)
                     rows.append(
                         .transfer(
                             TransferRow(
