@@ -37,6 +37,7 @@ Routes (JSON bodies unless noted; "envelope" = {"error":{"code","message"}}):
   GET  /oversized?bytes=N           200 JSON array of exactly N bytes (<=64 MiB), streamed
   GET  /invalid-utf8                200 JSON with invalid UTF-8 inside a string
   GET  /not-json                    200 application/json "this is not json"
+  GET  /http09                      no status line, only bytes (an HTTP/0.9-looking reply), then close
   GET  /wrong-shape                 200 {"items":[{"id":1,"name":null}]}
   GET  /redirect-loop               302 to itself
   GET  /redirect?to=/path&code=302  redirect within the same origin
@@ -174,7 +175,9 @@ class Handler(BaseHTTPRequestHandler):
         for name, value in headers:
             self.send_header(name, value)
         self.end_headers()
-        if body:
+        # A HEAD reply has headers only (RFC 9110 §9.3.2): a body here would sit on a kept-alive connection
+        # and be read as the next request's reply.
+        if body and self.command != "HEAD":
             self.wfile.write(body)
 
     def json(self, status, obj, headers=()):
@@ -435,6 +438,11 @@ class Handler(BaseHTTPRequestHandler):
     def r_invalid_utf8(self):
         self.send(200, b'{"text":"bad \xff\xfe\xc3( bytes"}')
 
+    def r_http09(self):
+        # No status line and no headers: what a client reads when a connection carries stray bytes.
+        self.close_connection = True
+        self.wfile.write(b"stray bytes, not an HTTP reply\n")
+
     def r_not_json(self):
         self.send(200, b"this is not json")
 
@@ -584,6 +592,7 @@ ROUTES = {
     "/oversized": (ANY, Handler.r_oversized),
     "/invalid-utf8": (ANY, Handler.r_invalid_utf8),
     "/not-json": (ANY, Handler.r_not_json),
+    "/http09": (ANY, Handler.r_http09),
     "/wrong-shape": (ANY, Handler.r_wrong_shape),
     "/redirect-loop": (ANY, Handler.r_redirect_loop),
     "/redirect": (ANY, Handler.r_redirect),

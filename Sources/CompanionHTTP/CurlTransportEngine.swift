@@ -171,6 +171,11 @@
                 return .tls(host: host, detail: sentence)
             case CURLE_ABORTED_BY_CALLBACK:
                 return .cancelled
+            case CURLE_UNSUPPORTED_PROTOCOL where ["http", "https"].contains(url.scheme?.lowercased() ?? ""):
+                // An http(s) URL is always supported: libcurl says "unsupported protocol" here when the reply
+                // was not HTTP at all (an HTTP/0.9-looking answer, e.g. stray bytes on a reused connection),
+                // which is a broken connection, retried like one, not a request that cannot be built.
+                return .connectionLost(url: place, receivedBytes: transfer.receivedBytes)
             case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
                 return .invalidRequest("\(place) cannot be requested: \(sentence)")
             default:

@@ -30,6 +30,22 @@ struct TransportParityTests {
         return events
     }
 
+    #if os(Linux)
+        @Test("a reply that is not HTTP at all is a lost connection (retried), not a request that cannot be built")
+        func aNonHTTPReplyIsALostConnection() async throws {
+            let client = try client(.curl)
+            do {
+                _ = try await client.send(Request<JSONValue>.get("/http09"))
+                Issue.record("expected an error")
+            } catch {
+                guard case .connectionLost = error else {
+                    Issue.record("expected connectionLost, got \(error)")
+                    return
+                }
+            }
+        }
+    #endif
+
     @Test("SSE events arrive in order and the stream ends", arguments: TransportKind.available)
     func sseInOrder(_ kind: TransportKind) async throws {
         let events = try await collect(

@@ -42,8 +42,9 @@ struct WebUIChromiumTests {
             }
         }
 
-        /// Pumps until `expression` holds in the page (bounded).
-        mutating func pump(until expression: String, seconds: Double = 20) async throws {
+        /// Pumps until `expression` holds in the page (bounded; generous, since the page loads its whole UI
+        /// while the rest of the suite runs on the same cores).
+        mutating func pump(until expression: String, seconds: Double = 60) async throws {
             let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1_000))
             while ContinuousClock.now < deadline {
                 try await pump()
