@@ -181,11 +181,11 @@ struct ColdStartLinkTests {
 
     @Test("O-URL-5: a development build keeps an explicit http:// LAN server; inference never picks http for it")
     func explicitHTTPInDevelopment() throws {
-        let kept = try ServerAddress(parsing: "http://192.168.1.5:6767", policy: .development)
-        #expect(kept.description == "http://192.168.1.5:6767")
+        let kept = try ServerAddress(parsing: "http://studio.local:6767", policy: .development)
+        #expect(kept.description == "http://studio.local:6767")
         #expect(TransportPolicy.development.permits(kept.url))
         #expect(try ServerAddress(parsing: "http://example.com", policy: .development).scheme == "http")
-        #expect(try ServerAddress(parsing: "192.168.1.5:6767", policy: .development).scheme == "https")
+        #expect(try ServerAddress(parsing: "studio.local:6767", policy: .development).scheme == "https")
         #expect(try ServerAddress(parsing: "localhost:6767", policy: .development).scheme == "http")
         #expect(throws: ServerAddressError.insecureHTTPNotAllowed(host: "example.com")) {
             try ServerAddress(parsing: "http://example.com", policy: .httpsOnly)

@@ -38,6 +38,7 @@ import Testing
         return try #require(try store.load(account))
     }
 
+    // O-AUTH-4: a wrong password → 401 with the server's sentence, shown word for word; nothing stored.
     @Test @MainActor func wrongPasswordShowsTheServerSentence() async throws {
         let store = InMemorySecretStore()
         let model = model(store: store)
@@ -87,6 +88,7 @@ import Testing
         expectNoSecrets([password, refresh] + renewed.credential.secretValues, journal: journal)
     }
 
+    // O-AUTH-6: logout (`POST /auth/logout`, 204) clears the local credential; the token then gets 401.
     @Test @MainActor func logoutSignsOutAndTheTokenGets401Afterwards() async throws {
         let store = InMemorySecretStore()
         let stored = try await signIn(store: store)
