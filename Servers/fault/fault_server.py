@@ -24,6 +24,10 @@ Routes (JSON bodies unless noted; "envelope" = {"error":{"code","message"}}):
   GET  /_stats?key=K                {"attempts":a,"effects":e}
   POST /_reset                      clears every counter and log
   HEAD /  (second origin only)     200 with `Server: databricks` (a workspace root, for mount discovery)
+  GET  /_root?mode=same-origin|cross-origin|off   how `/` on the primary origin answers from now on (off: 404):
+           same-origin: 302 to /workspace-root (200 with `Server: databricks`); cross-origin: 302 to the
+           second origin's root (a workspace root too). For the probe's redirect rule; /_reset sets off.
+  POST /ticket-start?login_url=U    {"ticket":"fault-ticket","login_url":U} (a ticket flow whose login page is U)
   Fault routes below answer any method (GET and a keyed POST see the same fault). Any request
   carrying an Idempotency-Key header counts as an attempt for that key (see /_stats).
   GET  /reset                       headers (Content-Length 10000) + 100 bytes, then TCP RST
@@ -96,6 +100,7 @@ class State:
         self.effects = {}        # idempotency key -> effects applied
         self.responses = {}      # idempotency key -> stored reply of the applied write
         self.secondary = []      # requests seen by the secondary port
+        self.root_mode = "off"   # how `/` on the primary origin answers (see /_root)
         self.sse = {}            # stream -> {"connections", "last_event_ids"}
 
 
@@ -219,6 +224,16 @@ class Handler(BaseHTTPRequestHandler):
                 STATE.attempts[key] = STATE.attempts.get(key, 0) + 1
         if self.route == "/" and self.origin == "secondary":
             # The second origin plays a Databricks workspace root for mount discovery (HEAD /).
+            self.server_version, self.sys_version = "databricks", ""
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if self.route == "/" and self.origin == "primary" and STATE.root_mode != "off":
+            if STATE.root_mode == "cross-origin":
+                return self.redirect("http://127.0.0.1:%d/" % PORTS["secondary"])
+            return self.redirect("/workspace-root")
+        if self.route == "/workspace-root":
             self.server_version, self.sys_version = "databricks", ""
             self.send_response(200)
             self.send_header("Content-Length", "0")
@@ -477,6 +492,17 @@ class Handler(BaseHTTPRequestHandler):
     def r_redirect_http(self):
         self.redirect("http://127.0.0.1:%d/echo-headers" % PORTS["primary"])
 
+    def r_root_mode(self):
+        mode = self.q.get("mode", "off")
+        if mode not in ("off", "same-origin", "cross-origin"):
+            return self.error(400, "mode is off, same-origin or cross-origin.")
+        with STATE.lock:
+            STATE.root_mode = mode
+        self.json(200, {"mode": mode})
+
+    def r_ticket_start(self):
+        self.json(200, {"ticket": "fault-ticket", "login_url": self.q.get("login_url", "/auth/login")})
+
     def r_secondary_log(self):
         with STATE.lock:
             self.json(200, list(STATE.secondary))
@@ -600,6 +626,8 @@ ROUTES = {
     "/redirect-to-https": (ANY, Handler.r_redirect_https),
     "/redirect-to-http-from-tls": (ANY, Handler.r_redirect_http),
     "/_secondary_log": (GET, Handler.r_secondary_log),
+    "/_root": (GET, Handler.r_root_mode),
+    "/ticket-start": (("POST",), Handler.r_ticket_start),
     "/auth/required": (ANY, Handler.r_auth_required),
     "/auth/forbidden": (ANY, Handler.r_auth_forbidden),
     "/cookie/set": (GET, Handler.r_cookie_set),

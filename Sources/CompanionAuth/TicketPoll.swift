@@ -32,6 +32,10 @@ public struct TicketPollFlow: Sendable {
     public var startPath: String
     /// Path of the poll call.
     public var pollPath: String
+    /// The header that carries a PKCE verifier on every poll, for a server that binds its ticket to a
+    /// challenge (RFC 7636, S256): the start call then sends `{code_challenge, code_challenge_method}` as
+    /// JSON, so only the client that started the ticket can collect its token. `nil`: no proof.
+    public var proofHeader: String?
 
     /// Creates the flow against the server's start and poll paths.
     public init(address: ServerAddress, client: Client, opener: any BrowserOpener, startPath: String, pollPath: String)
@@ -45,7 +49,12 @@ public struct TicketPollFlow: Sendable {
 
     /// Runs the flow and returns the token with its expiry (8 h when the server gives none).
     public func run() async throws(AuthError) -> (token: String, expiresAt: Date) {
-        let start = try await client.call(.post, startPath)
+        let journal = client.configuration.journal
+        let pkce: PKCE? = proofHeader == nil ? nil : try PKCE.generate()
+        if let pkce { journal.register(secret: pkce.verifier) }
+        let start = try await client.call(
+            .post, startPath,
+            json: pkce.map { ["code_challenge": .string($0.challenge), "code_challenge_method": .string(PKCE.method)] })
         guard start.status == 200, let ticket = start.json?["ticket"]?.stringValue,
             let loginPath = start.json?["login_url"]?.stringValue
         else { throw .unexpected(start, "POST \(startPath)") }
@@ -53,21 +62,24 @@ public struct TicketPollFlow: Sendable {
             throw .unexpectedReply("the login page is not on this server")
         }
         try await opener.open(address.url(appending: loginPath))
+        var proof = HTTPHeaders()
+        if let proofHeader, let pkce { proof[proofHeader] = pkce.verifier }
         let clock = client.configuration.clock
         let sleeper = client.configuration.sleeper
         let deadline = clock.now().addingTimeInterval(limit.seconds)
         while true {
-            let reply = try await client.call(.get, "\(pollPath)?ticket=\(ticket)")
+            let reply = try await client.call(.get, "\(pollPath)?ticket=\(ticket)", headers: proof)
             switch reply.status {
             case 200:
                 guard let token = reply.json?["token"]?.stringValue else { throw .unexpected(reply, "the poll") }
-                client.configuration.journal.register(secret: token)
+                journal.register(secret: token)
                 let lifetime = reply.json?["expires_in"]?.doubleValue ?? 8 * 3600
                 return (token, clock.now().addingTimeInterval(lifetime))
             case 202:
                 break
             case 410:
-                throw .ticketExpired(reason: "the server gave the sign-in up")
+                let said = reply.json?["error"]?.stringValue.map { " (\($0))" } ?? ""
+                throw .ticketExpired(reason: "the server gave the sign-in up\(said)")
             default:
                 throw .unexpected(reply, "the poll")
             }

@@ -6,14 +6,16 @@ import Foundation
 ///
 /// Paths are relative to the server's API base; the `Client` keeps any mount path in front.
 public enum OmnigentAPI {
-    /// The sessions list (O-WATCH-1 uses `order=desc&sort_by=updated_at&limit=20`).
+    /// The sessions list (O-WATCH-1 uses `order=desc&sort_by=updated_at&limit=20`). A page is turned with
+    /// `after: page.lastID` (the next one) or `before: page.firstID` (the one before) (O-ERR-3).
     public static func sessions(
-        limit: Int = 20, after: String? = nil, search: String? = nil, includeArchived: Bool = false
+        limit: Int = 20, after: String? = nil, before: String? = nil, search: String? = nil,
+        includeArchived: Bool = false
     ) -> Request<OmnigentListPage<Session>> {
         Request<OmnigentListPage<Session>>.get(
             "/v1/sessions",
             query: [
-                "order": "desc", "sort_by": "updated_at", "limit": String(limit), "after": after,
+                "order": "desc", "sort_by": "updated_at", "limit": String(limit), "after": after, "before": before,
                 "search_query": search.flatMap { $0.isEmpty ? nil : $0 },
                 "include_archived": includeArchived ? "true" : nil,
             ])
@@ -27,11 +29,13 @@ public enum OmnigentAPI {
         .get("/v1/sessions/\(escape(id))", query: ["include_items": "false", "include_liveness": "false"])
     }
 
-    /// A session's items, newest first by default (O-WATCH-3).
-    public static func items(_ id: String, limit: Int = 100, after: String? = nil, order: String = "desc")
-        -> Request<OmnigentListPage<SessionItem>>
-    {
-        .get("/v1/sessions/\(escape(id))/items", query: ["order": order, "limit": String(limit), "after": after])
+    /// A session's items, newest first by default (O-WATCH-3), paged with `after` or `before` (O-ERR-3).
+    public static func items(
+        _ id: String, limit: Int = 100, after: String? = nil, before: String? = nil, order: String = "desc"
+    ) -> Request<OmnigentListPage<SessionItem>> {
+        .get(
+            "/v1/sessions/\(escape(id))/items",
+            query: ["order": order, "limit": String(limit), "after": after, "before": before])
     }
 
     /// Posts a user message as a real turn (O-WATCH-4). A server without a runner answers 503

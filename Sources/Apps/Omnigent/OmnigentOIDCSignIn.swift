@@ -49,6 +49,8 @@ public struct OmnigentOIDCSession: Sendable, Hashable {
         case refreshed
         /// The system browser ran the PKCE flow and the code was exchanged at `/auth/native-token`.
         case browser
+        /// The browser approved a ticket that was polled at `/auth/cli-poll` (O-AUTH-8/9).
+        case ticket
     }
 
     /// The signed-in user's id (`/v1/me`'s `user_id`, or `/auth/native-token`'s).
@@ -159,6 +161,42 @@ public struct OmnigentOIDCSignIn: Sendable {
         return code
     }
 
+    /// Signs out after a PKCE sign-in (O-AUTH-14): the grant is revoked at `<mount>/oauth/revoke`, the
+    /// credential kept for `account` is deleted from `secrets`, and the returned cookie (same name, empty,
+    /// expired) clears the web view's session cookie. Omnigent 0.19.1 reads the grant from the
+    /// `refresh_token` form field (a bare RFC 7009 `token` revokes nothing there), so both are sent.
+    /// A failed revoke is reported in `problem`, and signing out goes on locally all the same.
+    public func signOut(grant: String?, account: AccountKey, secrets: any SecretStore) async -> OmnigentOIDCSignOut {
+        var problems: [String] = []
+        var revoked = false
+        if let grant {
+            client.configuration.journal.register(secret: grant)
+            do {
+                let reply = try await client.call(
+                    .post, "/oauth/revoke",
+                    form: [
+                        "refresh_token": grant, "token": grant, "token_type_hint": "refresh_token",
+                        "client_id": OmnigentAccountsSignIn.oauth.clientID,
+                    ])
+                revoked = (200..<300).contains(reply.status)
+                if !revoked { problems.append("the server did not revoke the sign-in (status \(reply.status))") }
+            } catch {
+                problems.append("the server could not be reached to revoke the sign-in: \(error.description)")
+            }
+        }
+        do {
+            try secrets.delete(account)
+        } catch {
+            problems.append("the stored sign-in could not be removed: \(error.description)")
+        }
+        let cleared = OmnigentSessionCookie(
+            token: "", address: address, expiresIn: 0, now: Date(timeIntervalSince1970: 0))
+        client.configuration.journal.record(
+            .auth, "signed out", fields: ["origin": address.origin, "revoked": revoked ? "yes" : "no"])
+        return OmnigentOIDCSignOut(
+            revoked: revoked, clearedCookie: cleared, problem: problems.isEmpty ? nil : problems.joined(separator: "; "))
+    }
+
     /// The user `/v1/me` names for `token` sent as the session cookie, or nil when it is refused.
     func acceptedUser(_ token: String) async throws(AuthError) -> String? {
         let cookie = OmnigentSessionCookie(token: token, address: address, expiresIn: nil, now: Date())
@@ -212,4 +250,14 @@ public struct OmnigentOIDCSignIn: Sendable {
                 now: client.configuration.clock.now()),
             refreshToken: grant, source: .browser)
     }
+}
+
+/// What signing out of an OIDC server did (O-AUTH-14).
+public struct OmnigentOIDCSignOut: Sendable, Hashable {
+    /// Whether the server revoked the grant (false when there was none, or the call failed).
+    public var revoked: Bool
+    /// The cookie that replaces the session cookie in the web view's store: same name, no value, long expired.
+    public var clearedCookie: OmnigentSessionCookie
+    /// A sentence when part of signing out failed; the app is signed out locally all the same.
+    public var problem: String?
 }

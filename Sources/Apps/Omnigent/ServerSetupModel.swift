@@ -80,6 +80,13 @@ public final class ServerSetupModel {
         managedConfigurationCode = outcome.reportedError?.code
     }
 
+    /// The app became active: the managed configuration is read again from `source` and applied (O-MDM-15).
+    /// Nothing connects and no request is made (O-MDM-12); recents are untouched (O-MDM-14).
+    public func appDidBecomeActive(reading source: any ManagedConfigurationSource) {
+        let (declarative, classic) = source.read()
+        applyManagedConfiguration(declarative: declarative, classic: classic)
+    }
+
     /// Connects to what the address field says. A typed conversation URL (`…/c/<id>`) connects to the server
     /// in front of it and opens the conversation once the page loads; the `/c/<id>` path is never stored as
     /// part of the server (O-RECENT-4).
@@ -151,6 +158,21 @@ public final class ServerSetupModel {
         if heldOrigin != nil, heldOrigin != address.origin { dropHeldPath() }
         heldOrigin = nil
         return deferred.pageFinishedLoading()
+    }
+
+    /// Records that the server's page failed to load (O-RECENT-3): the server does not join recents and is
+    /// not saved; a deep-link path held for it is dropped (O-ROUTE-6); the phase says why.
+    public func pageDidFailToLoad(_ address: ServerAddress, reason: String) {
+        pageLoaded = false
+        dropHeldPath()
+        journal.record(.link, "page failed to load; recents unchanged", fields: ["origin": address.origin])
+        phase = .failed(reason)
+    }
+
+    /// The person said Cancel to a link's consent question (O-ROUTE-5, O-RECENT-3): nothing is asked of
+    /// the network, and the current server, its page, recents and the saved server stay as they are.
+    public func cancelConsent(to request: LinkConsentRequest) {
+        journal.record(.link, "link consent cancelled", fields: ["host": request.link.server.origin])
     }
 
     /// Decides what a deep link does, without touching the network.
