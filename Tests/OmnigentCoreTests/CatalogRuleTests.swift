@@ -64,7 +64,9 @@ struct CatalogRuleTests {
 
     // MARK: O-RECENT-3
 
-    @Test("O-RECENT-3: a server joins recents only after its page loaded; a failed load or a cancelled consent changes nothing")
+    @Test(
+        "O-RECENT-3: a server joins recents only after its page loaded; a failed load or a cancelled consent changes nothing"
+    )
     func recentsOnlyAfterASuccessfulLoad() async throws {
         let real = try realServer()
         let model = ServerSetupModel(policy: .allowingInsecureLoopback, journal: journal)
@@ -145,7 +147,9 @@ struct CatalogRuleTests {
         }
     }
 
-    @Test("O-MOUNT-5: a TLS error, a refused connection or a reply without the header keeps the URL, and connecting goes on")
+    @Test(
+        "O-MOUNT-5: a TLS error, a refused connection or a reply without the header keeps the URL, and connecting goes on"
+    )
     func probeErrorsKeepTheAddress() async throws {
         // TLS: the fault server's TLS port has a certificate nobody trusts.
         let tls = try TestServers.faultTLS().appendingPathComponent("/")
@@ -200,7 +204,8 @@ struct CatalogRuleTests {
         }
         let connection = request.open()
         #expect(connection.server.path.isEmpty || connection.server.path == "/")
-        let discovered = await WorkspaceDiscovery.discover(connection.server.url, journal: journal, requiringHTTPS: false)
+        let discovered = await WorkspaceDiscovery.discover(
+            connection.server.url, journal: journal, requiringHTTPS: false)
         #expect(discovered.path == WorkspaceDiscovery.mount)
         #expect(WorkspaceDiscovery.apiBase(for: discovered).path == WorkspaceDiscovery.workspaceAPIBase)
     }
@@ -220,7 +225,8 @@ struct CatalogRuleTests {
         let declarative = DeclarativeChannel()
         let source = DefaultsManagedConfigurationSource(suiteName: suite) { declarative.value.withLock { $0 } }
         let real = try realServer()
-        let model = ServerSetupModel(recents: RecentServers([real]), policy: .allowingInsecureLoopback, journal: journal)
+        let model = ServerSetupModel(
+            recents: RecentServers([real]), policy: .allowingInsecureLoopback, journal: journal)
         model.appDidBecomeActive(reading: source)
         #expect(model.presets.isEmpty)
 
@@ -291,14 +297,17 @@ struct CatalogRuleTests {
 
     // MARK: O-ERR-3
 
-    @Test("O-ERR-3: lists are {object: list, data, first_id, last_id, has_more}, paged with after and before; Unix seconds")
+    @Test(
+        "O-ERR-3: lists are {object: list, data, first_id, last_id, has_more}, paged with after and before; Unix seconds"
+    )
     func listsArePagedWithAfterAndBefore() async throws {
         let omnigent = client(try TestServers.omnigent())
         let agents = try await omnigent.send(OmnigentAPI.agents())
         let agent = try #require(agents.data.first(where: { $0.name == "debby" }) ?? agents.data.first)
         var created: [Session] = []
         for index in 1...3 {
-            created.append(try await omnigent.send(try OmnigentAPI.createSession(agentID: agent.id, title: "page \(index)")))
+            created.append(
+                try await omnigent.send(try OmnigentAPI.createSession(agentID: agent.id, title: "page \(index)")))
         }
         // The wire shape, as the server sends it.
         let raw = try await omnigent.send(Request<JSONValue>.get("/v1/sessions", query: ["limit": "2"]))

@@ -76,7 +76,8 @@ struct OutOfScopeTests {
         #expect(found.isEmpty, "out-of-scope code paths: \(found)")
     }
 
-    @Test("O-NOTIF-1: notifications are local; a full app flow calls no notification or push route, and 0.19.1 has none")
+    @Test(
+        "O-NOTIF-1: notifications are local; a full app flow calls no notification or push route, and 0.19.1 has none")
     func aFullFlowCallsNoPushRoute() async throws {
         let base = try TestServers.omnigent()
         // Omnigent 0.19.1 offers no notification, push or device route at all.
@@ -85,7 +86,9 @@ struct OutOfScopeTests {
         ).send(Request<JSONValue>.get("/openapi.json"))
         let routes = Array((spec["paths"]?.objectValue ?? [:]).keys)
         #expect(routes.count > 20 && routes.contains("/v1/sessions"))
-        #expect(!routes.contains { path in ["notif", "push", "apns", "device"].contains { path.lowercased().contains($0) } })
+        #expect(
+            !routes.contains { path in ["notif", "push", "apns", "device"].contains { path.lowercased().contains($0) } }
+        )
 
         // Setup, the page loading, the page asking for a notification and a badge, the sessions list, a
         // session's detail, a message, the read mark.

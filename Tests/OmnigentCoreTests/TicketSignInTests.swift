@@ -134,7 +134,8 @@ struct TicketSignInTests {
     }
 
     func ticketSignIn(clock: any WallClock, sleeper: any Sleeper, base: URL? = nil) throws -> OmnigentTicketSignIn {
-        let address = try base.map { try ServerAddress(parsing: $0.absoluteString, policy: .allowingInsecureLoopback) }
+        let address =
+            try base.map { try ServerAddress(parsing: $0.absoluteString, policy: .allowingInsecureLoopback) }
             ?? self.address()
         return OmnigentTicketSignIn(
             address: address,
@@ -147,7 +148,8 @@ struct TicketSignInTests {
 
     func subject() -> String { "ticket-\(UUID().uuidString.prefix(6).lowercased())@example.com" }
 
-    @Test("O-AUTH-8/9: POST /auth/cli-login opens the server's own login page; polls every 2 s: 202 waits, 200 signs in")
+    @Test(
+        "O-AUTH-8/9: POST /auth/cli-login opens the server's own login page; polls every 2 s: 202 waits, 200 signs in")
     func ticketFlowSignsIn() async throws {
         let clock = ManualWallClock()
         let subject = subject()
@@ -162,7 +164,9 @@ struct TicketSignInTests {
         let opened = try #require(browser.opened.first)
         #expect(browser.opened.count == 1)
         #expect(opened.path == "/auth/login" && opened.host == url.host && opened.port == url.port)
-        #expect(URLComponents(url: opened, resolvingAgainstBaseURL: false)?.queryItems?.contains { $0.name == "ticket" } == true)
+        #expect(
+            URLComponents(url: opened, resolvingAgainstBaseURL: false)?.queryItems?.contains { $0.name == "ticket" }
+                == true)
         // O-AUTH-9: two pending polls (202) two seconds apart, then the token (200).
         #expect(sleeper.delays == [.seconds(2), .seconds(2)])
         let polls = journal.events.filter { $0.kind == .response && $0.message.contains("/auth/cli-poll") }
@@ -170,7 +174,9 @@ struct TicketSignInTests {
         // The token is a session the server accepts, installed as the web view's cookie (8 h from the server).
         #expect(session.cookie.name == "ap_session")
         #expect(abs(session.cookie.expiresAt.timeIntervalSince(clock.now()) - 28_800) < 1)
-        #expect(try await OmnigentOIDCSignIn(address: signIn.address, client: signIn.client).acceptedUser(session.cookie.value) == subject)
+        #expect(
+            try await OmnigentOIDCSignIn(address: signIn.address, client: signIn.client).acceptedUser(
+                session.cookie.value) == subject)
         expectNoSecrets([session.cookie.value], journal: journal)
     }
 
@@ -235,7 +241,8 @@ struct TicketSignInTests {
         let flow = OmnigentOIDCSignIn(
             address: address,
             client: Client(
-                baseURL: address.url, configuration: .init(transportPolicy: .allowingInsecureLoopback, journal: journal)))
+                baseURL: address.url, configuration: .init(transportPolicy: .allowingInsecureLoopback, journal: journal)
+            ))
         let subject = subject()
         let signedOut = try await flow.signIn(
             storedToken: nil, storedGrant: nil, browser: HeadlessBrowser(subject: subject, provider: provider))
@@ -244,7 +251,8 @@ struct TicketSignInTests {
         let grant = try #require(signedOut.refreshToken)
         let otherGrant = try #require(kept.refreshToken)
         // The grant is kept in the secret store, as the Keychain would keep it.
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("omnigent-signout-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "omnigent-signout-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let secrets = FileSecretStore(folder: folder)
         let account = AccountKey(address: address, userID: subject)
@@ -258,7 +266,8 @@ struct TicketSignInTests {
         #expect(outcome.revoked && outcome.problem == nil)
         #expect(
             journal.events.contains {
-                $0.kind == .request && $0.message.hasPrefix("POST \(address.origin)/") && $0.message.hasSuffix("/oauth/revoke")
+                $0.kind == .request && $0.message.hasPrefix("POST \(address.origin)/")
+                    && $0.message.hasSuffix("/oauth/revoke")
             })
         // The grant is gone on the server: it no longer renews; another sign-in's grant still does.
         #expect(try await flow.renew(grant) == nil)
@@ -279,7 +288,8 @@ struct TicketSignInTests {
             address: gone,
             client: Client(
                 baseURL: gone.url,
-                configuration: .init(retryPolicy: .never, transportPolicy: .allowingInsecureLoopback, journal: journal)))
+                configuration: .init(retryPolicy: .never, transportPolicy: .allowingInsecureLoopback, journal: journal))
+        )
         let secrets = InMemorySecretStore()
         let account = AccountKey(address: gone, userID: "someone")
         try secrets.save(

@@ -194,7 +194,8 @@ public struct OmnigentOIDCSignIn: Sendable {
         client.configuration.journal.record(
             .auth, "signed out", fields: ["origin": address.origin, "revoked": revoked ? "yes" : "no"])
         return OmnigentOIDCSignOut(
-            revoked: revoked, clearedCookie: cleared, problem: problems.isEmpty ? nil : problems.joined(separator: "; "))
+            revoked: revoked, clearedCookie: cleared, problem: problems.isEmpty ? nil : problems.joined(separator: "; ")
+        )
     }
 
     /// The user `/v1/me` names for `token` sent as the session cookie, or nil when it is refused.
