@@ -224,21 +224,13 @@ class Handler(BaseHTTPRequestHandler):
                 STATE.attempts[key] = STATE.attempts.get(key, 0) + 1
         if self.route == "/" and self.origin == "secondary":
             # The second origin plays a Databricks workspace root for mount discovery (HEAD /).
-            self.server_version, self.sys_version = "databricks", ""
-            self.send_response(200)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return
+            return self.workspace_root()
         if self.route == "/" and self.origin == "primary" and STATE.root_mode != "off":
             if STATE.root_mode == "cross-origin":
                 return self.redirect("http://127.0.0.1:%d/" % PORTS["secondary"])
             return self.redirect("/workspace-root")
         if self.route == "/workspace-root":
-            self.server_version, self.sys_version = "databricks", ""
-            self.send_response(200)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return
+            return self.workspace_root()
         if self.route.startswith("/status/"):
             return self.r_status()
         if self.route.startswith("/replica/"):
@@ -253,6 +245,16 @@ class Handler(BaseHTTPRequestHandler):
             func(self)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+
+    def workspace_root(self):
+        """200 with `Server: databricks`, for this reply only (the handler serves a kept-alive connection)."""
+        self.server_version, self.sys_version = "databricks", ""
+        try:
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        finally:
+            del self.server_version, self.sys_version
 
     def header_dict(self):
         out = {}

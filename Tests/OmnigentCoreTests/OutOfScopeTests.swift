@@ -1,3 +1,4 @@
+import CompanionBridge
 import CompanionCore
 import CompanionHTTP
 import CompanionLinks

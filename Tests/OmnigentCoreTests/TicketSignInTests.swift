@@ -300,7 +300,7 @@ struct TicketSignInTests {
         let outcome = await flow.signOut(grant: "grant-value", account: account, secrets: secrets)
         #expect(!outcome.revoked)
         #expect(outcome.problem?.contains("revoke") == true)
-        #expect(try secrets.load(account) == nil)
+        #expect(secrets.load(account) == nil)
         #expect(outcome.clearedCookie.value.isEmpty)
     }
 }
