@@ -66,8 +66,10 @@ public struct TokenSet: Sendable, Hashable {
     public var refreshToken: String?
     /// When the access token expires, if the server said.
     public var expiresAt: Date?
-    /// The ID token's claims, if one came and passed the nonce check.
+    /// The ID token's claims, if one came and passed the nonce check (or the verifier, when one is set).
     public var idClaims: JSONValue?
+    /// The ID token itself (a secret: registered with the journal), if one came.
+    public var idToken: String? = nil
 }
 
 /// OAuth 2.0 authorization code with PKCE (RFC 6749, 7636), refresh and revocation (RFC 7009).
@@ -82,12 +84,20 @@ public struct OAuthClient: Sendable {
     public let client: Client
     /// The endpoints and client identity.
     public let configuration: OAuthConfiguration
+    /// Checks the ID token in full when set (signature with the provider's keys, `iss`, `aud`, `exp`,
+    /// `nonce`): a token that fails, or no ID token at all, refuses the sign-in. Without it only the
+    /// nonce is compared, which proves the reply answers this sign-in but not who signed the token.
+    public var idTokenVerifier: IDTokenVerifier?
 
-    /// Creates an OAuth client.
-    public init(address: ServerAddress, client: Client, configuration: OAuthConfiguration) {
+    /// Creates an OAuth client; `idTokenVerifier` checks the ID token in full (see the property).
+    public init(
+        address: ServerAddress, client: Client, configuration: OAuthConfiguration,
+        idTokenVerifier: IDTokenVerifier? = nil
+    ) {
         self.address = address
         self.client = client
         self.configuration = configuration
+        self.idTokenVerifier = idTokenVerifier
     }
 
     /// Builds the authorization request with fresh state, nonce and PKCE pair.
@@ -126,13 +136,25 @@ public struct OAuthClient: Sendable {
         return code
     }
 
-    /// Exchanges `code` for tokens with the request's verifier, checking the ID token's nonce.
+    /// Exchanges `code` for tokens with the request's verifier, checking the ID token: in full with
+    /// `idTokenVerifier` when one is set, else its nonce.
     public func exchange(code: String, for request: AuthorizationRequest) async throws(AuthError) -> TokenSet {
         client.configuration.journal.register(secret: code)
-        let tokens = try await tokenCall([
+        var tokens = try await tokenCall([
             "grant_type": "authorization_code", "code": code, "redirect_uri": configuration.redirectURI,
             "client_id": configuration.clientID, "code_verifier": request.pkce.verifier,
         ])
+        if let idTokenVerifier {
+            guard let idToken = tokens.idToken else {
+                throw .callbackRejected(reason: "the provider sent no ID token to check")
+            }
+            do {
+                tokens.idClaims = .object(try idTokenVerifier.verify(idToken, nonce: request.nonce).claims)
+            } catch {
+                throw .callbackRejected(reason: error.description)
+            }
+            return tokens
+        }
         if let claims = tokens.idClaims, claims["nonce"]?.stringValue != request.nonce {
             throw .callbackRejected(reason: "the ID token's nonce does not match the request (a replayed token)")
         }
@@ -179,7 +201,9 @@ public struct OAuthClient: Sendable {
         if let refresh { journal.register(secret: refresh) }
         let expiresAt = json["expires_in"]?.doubleValue.map { client.configuration.clock.now().addingTimeInterval($0) }
         var claims: JSONValue?
-        if let idToken = json["id_token"]?.stringValue {
+        let idToken = json["id_token"]?.stringValue
+        if let idToken {
+            journal.register(secret: idToken)
             let parts = idToken.split(separator: ".", omittingEmptySubsequences: false)
             guard parts.count >= 2, let payload = Base64URL.decode(parts[1]), let decoded = JSONValue(data: payload)
             else {
@@ -187,7 +211,8 @@ public struct OAuthClient: Sendable {
             }
             claims = decoded
         }
-        return TokenSet(accessToken: access, refreshToken: refresh, expiresAt: expiresAt, idClaims: claims)
+        return TokenSet(
+            accessToken: access, refreshToken: refresh, expiresAt: expiresAt, idClaims: claims, idToken: idToken)
     }
 }
 
