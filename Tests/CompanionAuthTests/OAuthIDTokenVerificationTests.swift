@@ -96,7 +96,7 @@ struct OAuthIDTokenVerificationTests {
         expectNoSecrets([idToken, tokens.accessToken], journal: journal)
     }
 
-    @Test("the exchange refuses an ID token for another audience, from another issuer, or signed with unknown keys")
+    @Test("the exchange refuses an ID token for another audience, from another issuer, or past its expiry")
     func refusedTokens() async throws {
         let provider = try await provider(clientID: "another-app")
         let browser = ProviderForm(subject: "mallory@example.com")
