@@ -62,10 +62,12 @@ struct JSONPullReader {
         return consume(.closeBracket)
     }
 
-    /// A key's bytes when the key has no escape (every key the servers write).
+    /// A key's bytes, checked to be UTF-8, when the key has no escape (every key the servers write).
     private mutating func plainKey() -> UnsafeBufferPointer<UInt8>? {
-        guard let scanned = scanString(), !scanned.hasEscape, scanned.isASCII else { return nil }
-        return UnsafeBufferPointer(rebasing: bytes[scanned.range])
+        guard let scanned = scanString(), !scanned.hasEscape else { return nil }
+        let key = UnsafeBufferPointer(rebasing: bytes[scanned.range])
+        guard scanned.isASCII || String(validating: key, as: UTF8.self) != nil else { return nil }
+        return key
     }
 
     // MARK: - Scalars

@@ -56,8 +56,8 @@ extension OmnigentListPage where Item == Session {
                     seen |= bit
                     return true
                 }
-                switch key.count {
-                case 4 where key.isKey("data"):
+                switch () {
+                case _ where key.isKey("data"):
                     guard once(1) else { return false }
                     var sessions: [Session] = []
                     let read = reader.readArray { reader in
@@ -67,14 +67,14 @@ extension OmnigentListPage where Item == Session {
                     }
                     data = sessions
                     return read
-                case 8 where key.isKey("first_id"), 7 where key.isKey("last_id"):
-                    let isFirst = key.count == 8
+                case _ where key.isKey("first_id"), _ where key.isKey("last_id"):
+                    let isFirst = key.isKey("first_id")
                     guard once(isFirst ? 2 : 4) else { return false }
                     if reader.readNull() { return true }
                     guard let value = reader.readString() else { return false }
                     if isFirst { firstID = value } else { lastID = value }
                     return true
-                case 8 where key.isKey("has_more"):
+                case _ where key.isKey("has_more"):
                     guard once(8) else { return false }
                     hasMore = reader.readBool()
                     return hasMore != nil

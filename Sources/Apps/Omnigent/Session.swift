@@ -162,24 +162,24 @@ extension Session {
                 target = Self.readDate(&reader)
                 return target != nil
             }
-            switch key.count {
-            case 2 where key.isKey("id"):
+            switch () {
+            case _ where key.isKey("id"):
                 guard once(1 << 0), let value = reader.readString() else { return false }
                 id = value
                 return true
-            case 5 where key.isKey("title"): return string(&title, 1 << 1)
-            case 6 where key.isKey("status"): return string(&status, 1 << 2)
-            case 8 where key.isKey("agent_id"): return string(&agentID, 1 << 3)
-            case 10 where key.isKey("agent_name"): return string(&agentName, 1 << 4)
-            case 8 where key.isKey("archived"): return bool(&archived, 1 << 5)
-            case 6 where key.isKey("labels"):
+            case _ where key.isKey("title"): return string(&title, 1 << 1)
+            case _ where key.isKey("status"): return string(&status, 1 << 2)
+            case _ where key.isKey("agent_id"): return string(&agentID, 1 << 3)
+            case _ where key.isKey("agent_name"): return string(&agentName, 1 << 4)
+            case _ where key.isKey("archived"): return bool(&archived, 1 << 5)
+            case _ where key.isKey("labels"):
                 guard once(1 << 6) else { return false }
                 if reader.readNull() { return true }
                 labels = Self.readLabels(&reader)
                 return labels != nil
-            case 10 where key.isKey("project_id"): return string(&projectID, 1 << 7)
-            case 25 where key.isKey("pending_elicitations_count"): return int(&count, 1 << 8)
-            case 20 where key.isKey("pending_elicitations"):
+            case _ where key.isKey("project_id"): return string(&projectID, 1 << 7)
+            case _ where key.isKey("pending_elicitations_count"): return int(&count, 1 << 8)
+            case _ where key.isKey("pending_elicitations"):
                 guard once(1 << 9) else { return false }
                 if reader.readNull() { return true }
                 guard let range = reader.skipValue(),
@@ -187,11 +187,11 @@ extension Session {
                 else { return false }
                 elicitations = value
                 return true
-            case 15 where key.isKey("last_task_error"): return string(&lastTaskError, 1 << 10)
-            case 10 where key.isKey("created_at"): return date(&createdAt, 1 << 11)
-            case 10 where key.isKey("updated_at"): return date(&updatedAt, 1 << 12)
-            case 13 where key.isKey("viewer_unread"): return bool(&viewerUnread, 1 << 13)
-            case 16 where key.isKey("viewer_last_seen"): return int(&viewerLastSeen, 1 << 14)
+            case _ where key.isKey("last_task_error"): return string(&lastTaskError, 1 << 10)
+            case _ where key.isKey("created_at"): return date(&createdAt, 1 << 11)
+            case _ where key.isKey("updated_at"): return date(&updatedAt, 1 << 12)
+            case _ where key.isKey("viewer_unread"): return bool(&viewerUnread, 1 << 13)
+            case _ where key.isKey("viewer_last_seen"): return int(&viewerLastSeen, 1 << 14)
             default: return reader.skipValue() != nil
             }
         }
