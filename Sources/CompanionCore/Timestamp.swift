@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Reading and writing the instants servers send, in every form the reference servers use.
 ///
@@ -127,14 +128,31 @@ public enum Timestamp {
         }
     }
 
+    /// Whether the last stamp decoded was a number. A `Decoder` cannot say what kind of value it holds, so a
+    /// stamp is tried as one kind and then the other, and a wrong first guess costs a thrown `DecodingError` (with
+    /// its message and coding path, several times the cost of reading the stamp). A server writes every stamp the
+    /// same way, so the kind last seen goes first. Only the order of the tries depends on it, never the result.
+    private static let lastWasNumber = Atomic<Bool>(false)
+
     static func decode(from decoder: any Decoder, zoneless: ZonelessRule) throws -> Date {
         let container = try decoder.singleValueContainer()
         do throws(TimestampError) {
-            if let text = try? container.decode(String.self) {
-                return try parse(text, zoneless: zoneless)
-            }
-            if let number = try? container.decode(Double.self) {
-                return try date(unixTime: number)
+            if lastWasNumber.load(ordering: .relaxed) {
+                if let number = try? container.decode(Double.self) {
+                    return try date(unixTime: number)
+                }
+                if let text = try? container.decode(String.self) {
+                    lastWasNumber.store(false, ordering: .relaxed)
+                    return try parse(text, zoneless: zoneless)
+                }
+            } else {
+                if let text = try? container.decode(String.self) {
+                    return try parse(text, zoneless: zoneless)
+                }
+                if let number = try? container.decode(Double.self) {
+                    lastWasNumber.store(true, ordering: .relaxed)
+                    return try date(unixTime: number)
+                }
             }
         } catch {
             throw DecodingError.dataCorrupted(
@@ -231,7 +249,8 @@ public enum Timestamp {
         }
     }
 
-    private static func date(unixInteger value: Int64, text: String) throws(TimestampError) -> Date {
+    /// The text is only rendered for an error: formatting a `Double` costs more than reading the stamp.
+    private static func date(unixInteger value: Int64, text: @autoclosure () -> String) throws(TimestampError) -> Date {
         var seconds = value
         var nanos: Int64 = 0
         if value.magnitude >= millisecondThreshold.magnitude {
@@ -239,7 +258,7 @@ public enum Timestamp {
             nanos = (value - seconds * 1_000) * 1_000_000
         }
         guard seconds >= earliestSecond, seconds <= latestSecond else {
-            throw .outOfRange(text.clipped())
+            throw .outOfRange(text().clipped())
         }
         return makeDate(unixSeconds: seconds, nanoseconds: nanos)
     }

@@ -7,13 +7,16 @@ import Foundation
 /// Paths are relative to the server's API base; the `Client` keeps any mount path in front.
 public enum OmnigentAPI {
     /// The sessions list (O-WATCH-1 uses `order=desc&sort_by=updated_at&limit=20`). A page is turned with
-    /// `after: page.lastID` (the next one) or `before: page.firstID` (the one before) (O-ERR-3).
+    /// `after: page.lastID` (the next one) or `before: page.firstID` (the one before) (O-ERR-3). Its reply is
+    /// read by `OmnigentListPage<Session>.decode`, straight from the bytes.
     public static func sessions(
         limit: Int = 20, after: String? = nil, before: String? = nil, search: String? = nil,
         includeArchived: Bool = false
     ) -> Request<OmnigentListPage<Session>> {
-        Request<OmnigentListPage<Session>>.get(
-            "/v1/sessions",
+        Request(path: "/v1/sessions") { body, response, decoder throws(HTTPError) in
+            try OmnigentListPage<Session>.decode(body, response: response, decoder: decoder)
+        }
+        .adding(
             query: [
                 "order": "desc", "sort_by": "updated_at", "limit": String(limit), "after": after, "before": before,
                 "search_query": search.flatMap { $0.isEmpty ? nil : $0 },

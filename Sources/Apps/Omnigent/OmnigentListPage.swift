@@ -1,4 +1,5 @@
 import CompanionCore
+import CompanionHTTP
 import Foundation
 
 /// One page of an Omnigent list: `{object: "list", data, first_id, last_id, has_more}` (O-ERR-3).
@@ -25,5 +26,64 @@ public struct OmnigentListPage<Item: Decodable & Sendable & Hashable>: Decodable
         self.firstID = firstID
         self.lastID = lastID
         self.hasMore = hasMore
+    }
+}
+
+extension OmnigentListPage where Item == Session {
+    /// Decodes a page of sessions from a response body: read straight from the bytes (`JSONPullReader`), about
+    /// ten times cheaper than `JSONDecoder` on a hundred sessions, to the same value; a body the reader does not
+    /// take (not JSON, an unexpected shape or type) is decoded by `JSONDecoding` with `decoder`, so every error
+    /// is the one `JSONDecoder` gives. The sessions list request decodes its reply with this.
+    public static func decode(_ body: Data, response: HTTPResponse, decoder: JSONDecoder) throws(HTTPError) -> Self {
+        if response.mediaType.map(JSONDecoding.isJSON) ?? true, let page = read(body, decoder: decoder) {
+            return page
+        }
+        return try JSONDecoding.decode(Self.self, from: body, response: response, decoder: decoder)
+    }
+
+    /// The page read by `JSONPullReader`, or `nil` to leave the body to `JSONDecoder`.
+    static func read(_ body: Data, decoder: JSONDecoder) -> Self? {
+        body.withUnsafeBytes { raw -> Self? in
+            var reader = JSONPullReader(raw.bindMemory(to: UInt8.self))
+            var data: [Session]?
+            var firstID: String?
+            var lastID: String?
+            var hasMore: Bool?
+            var seen: UInt8 = 0
+            let complete = reader.readObject { reader, key in
+                func once(_ bit: UInt8) -> Bool {
+                    guard seen & bit == 0 else { return false }
+                    seen |= bit
+                    return true
+                }
+                switch () {
+                case _ where key.isKey("data"):
+                    guard once(1) else { return false }
+                    var sessions: [Session] = []
+                    let read = reader.readArray { reader in
+                        guard let session = Session(reading: &reader, decoder: decoder) else { return false }
+                        sessions.append(session)
+                        return true
+                    }
+                    data = sessions
+                    return read
+                case _ where key.isKey("first_id"), _ where key.isKey("last_id"):
+                    let isFirst = key.isKey("first_id")
+                    guard once(isFirst ? 2 : 4) else { return false }
+                    if reader.readNull() { return true }
+                    guard let value = reader.readString() else { return false }
+                    if isFirst { firstID = value } else { lastID = value }
+                    return true
+                case _ where key.isKey("has_more"):
+                    guard once(8) else { return false }
+                    hasMore = reader.readBool()
+                    return hasMore != nil
+                default:
+                    return reader.skipValue() != nil
+                }
+            }
+            guard complete, reader.isAtEnd(), let data, let hasMore else { return nil }
+            return Self(data: data, firstID: firstID, lastID: lastID, hasMore: hasMore)
+        }
     }
 }

@@ -107,3 +107,122 @@ public struct Session: Codable, Sendable, Hashable, Identifiable {
         return "Untitled session"
     }
 }
+
+extension Session {
+    /// Reads one session object straight from the body's bytes, to the same value `init(from:)` decodes; `nil`
+    /// when anything is not in a form the reader takes (the caller then decodes the body with `JSONDecoder`).
+    ///
+    /// Stamps follow `Timestamp`'s rules (Omnigent writes Unix seconds), as the kit's default date decoding does.
+    /// `pending_elicitations`, present only on some routes and free-form inside, is handed to `decoder`.
+    init?(reading reader: inout JSONPullReader, decoder: JSONDecoder) {
+        var id: String?
+        var title: String?
+        var status: String?
+        var agentID: String?
+        var agentName: String?
+        var archived: Bool?
+        var labels: [String: String]?
+        var projectID: String?
+        var count: Int?
+        var elicitations: [Elicitation]?
+        var lastTaskError: String?
+        var createdAt: Date?
+        var updatedAt: Date?
+        var viewerUnread: Bool?
+        var viewerLastSeen: Int?
+        // A key met twice is left to `JSONDecoder`, so which one counts is its decision.
+        var seen: UInt32 = 0
+        let complete = reader.readObject { reader, key in
+            func once(_ bit: UInt32) -> Bool {
+                guard seen & bit == 0 else { return false }
+                seen |= bit
+                return true
+            }
+            func string(_ target: inout String?, _ bit: UInt32) -> Bool {
+                guard once(bit) else { return false }
+                if reader.readNull() { return true }
+                target = reader.readString()
+                return target != nil
+            }
+            func bool(_ target: inout Bool?, _ bit: UInt32) -> Bool {
+                guard once(bit) else { return false }
+                if reader.readNull() { return true }
+                target = reader.readBool()
+                return target != nil
+            }
+            func int(_ target: inout Int?, _ bit: UInt32) -> Bool {
+                guard once(bit) else { return false }
+                if reader.readNull() { return true }
+                target = reader.readInt()
+                return target != nil
+            }
+            func date(_ target: inout Date?, _ bit: UInt32) -> Bool {
+                guard once(bit) else { return false }
+                if reader.readNull() { return true }
+                target = Self.readDate(&reader)
+                return target != nil
+            }
+            switch () {
+            case _ where key.isKey("id"):
+                guard once(1 << 0), let value = reader.readString() else { return false }
+                id = value
+                return true
+            case _ where key.isKey("title"): return string(&title, 1 << 1)
+            case _ where key.isKey("status"): return string(&status, 1 << 2)
+            case _ where key.isKey("agent_id"): return string(&agentID, 1 << 3)
+            case _ where key.isKey("agent_name"): return string(&agentName, 1 << 4)
+            case _ where key.isKey("archived"): return bool(&archived, 1 << 5)
+            case _ where key.isKey("labels"):
+                guard once(1 << 6) else { return false }
+                if reader.readNull() { return true }
+                labels = Self.readLabels(&reader)
+                return labels != nil
+            case _ where key.isKey("project_id"): return string(&projectID, 1 << 7)
+            case _ where key.isKey("pending_elicitations_count"): return int(&count, 1 << 8)
+            case _ where key.isKey("pending_elicitations"):
+                guard once(1 << 9) else { return false }
+                if reader.readNull() { return true }
+                guard let range = reader.skipValue(),
+                    let value = try? decoder.decode([Elicitation].self, from: Data(reader.slice(range)))
+                else { return false }
+                elicitations = value
+                return true
+            case _ where key.isKey("last_task_error"): return string(&lastTaskError, 1 << 10)
+            case _ where key.isKey("created_at"): return date(&createdAt, 1 << 11)
+            case _ where key.isKey("updated_at"): return date(&updatedAt, 1 << 12)
+            case _ where key.isKey("viewer_unread"): return bool(&viewerUnread, 1 << 13)
+            case _ where key.isKey("viewer_last_seen"): return int(&viewerLastSeen, 1 << 14)
+            default: return reader.skipValue() != nil
+            }
+        }
+        guard complete, let id, let createdAt else { return nil }
+        self.init(
+            id: id, title: title, status: status ?? "idle", agentID: agentID, agentName: agentName,
+            archived: archived ?? false, labels: labels ?? [:], projectID: projectID,
+            pendingElicitationsCount: count ?? elicitations?.count ?? 0, pendingElicitations: elicitations,
+            lastTaskError: lastTaskError, createdAt: createdAt, updatedAt: updatedAt ?? createdAt,
+            viewerUnread: viewerUnread ?? false, viewerLastSeen: viewerLastSeen)
+    }
+
+    /// A stamp: a number (Unix seconds or milliseconds) or a string, by `Timestamp`'s rules.
+    private static func readDate(_ reader: inout JSONPullReader) -> Date? {
+        if reader.peek() == UInt8(ascii: "\"") {
+            guard let text = reader.readString() else { return nil }
+            return try? Timestamp.parse(text)
+        }
+        guard let number = reader.readDouble() else { return nil }
+        return try? Timestamp.date(unixTime: number)
+    }
+
+    /// Labels: an object of strings, each key once.
+    private static func readLabels(_ reader: inout JSONPullReader) -> [String: String]? {
+        var labels: [String: String] = [:]
+        let complete = reader.readObject { reader, key in
+            let name = String(decoding: key, as: UTF8.self)
+            guard labels[name] == nil, let value = reader.readString() else { return false }
+            labels[name] = value
+            return true
+        }
+        return complete ? labels : nil
+    }
+}

@@ -1,0 +1,186 @@
+import CompanionCore
+import CompanionHTTP
+import CompanionTestSupport
+import Foundation
+import Testing
+
+@testable import OmnigentCore
+
+/// The sessions page is read straight from the bytes (`OmnigentListPage<Session>.decode`); these tests hold it to
+/// `JSONDecoder`: the same value for every body it reads, and `JSONDecoder`'s own answer (value or error) for
+/// every body it leaves alone.
+@Suite("Omnigent sessions page read from bytes")
+struct SessionDecodingTests {
+    static let response = HTTPResponse(
+        status: 200, headers: ["Content-Type": "application/json"], url: URL(string: "http://h/v1/sessions"))
+
+    static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom(Client.defaultDateDecoding)
+        return decoder
+    }
+
+    /// What `JSONDecoder` makes of `body`: the page or the error.
+    static func reference(_ body: Data, response: HTTPResponse = response) -> Result<
+        OmnigentListPage<Session>, HTTPError
+    > {
+        Result { () throws(HTTPError) in
+            try JSONDecoding.decode(
+                OmnigentListPage<Session>.self, from: body, response: response, decoder: decoder())
+        }
+    }
+
+    static func fast(_ body: Data, response: HTTPResponse = response) -> Result<OmnigentListPage<Session>, HTTPError> {
+        Result { () throws(HTTPError) in
+            try OmnigentListPage<Session>.decode(body, response: response, decoder: decoder())
+        }
+    }
+
+    static func page(_ sessions: String, tail: String = #","has_more":false"#) -> Data {
+        Data(#"{"object":"list","data":[\#(sessions)]\#(tail)}"#.utf8)
+    }
+
+    @Test func theCapturedReplyReadsToWhatJSONDecoderDecodes() throws {
+        let body = try ModelTests.fixture("sessions-list")
+        let page = try #require(OmnigentListPage<Session>.read(body, decoder: Self.decoder()), "the reader took it")
+        #expect(!page.data.isEmpty)
+        #expect(Self.fast(body) == Self.reference(body))
+    }
+
+    /// One session with every field the model reads set away from its default, in the forms servers write:
+    /// escapes, raw UTF-8, a surrogate pair, an ISO stamp with a zone, milliseconds, labels, approvals.
+    static let everyField = #"""
+        {"id":"ddf346f6b0584305922f8f62d29f8392","title":"Caf\u00e9 \"plan\" \ud83d\ude00 – ç\n\/x",
+         "status":"waiting","agent_id":"eac9","agent_name":"debby","archived":true,
+         "labels":{"team":"core","k":"v \u00e9"},"project_id":"p-1","pending_elicitations_count":3,
+         "pending_elicitations":[{"id":"e1","type":"form","message":"Allow?","schema":{"properties":{}}}],
+         "last_task_error":"boom","created_at":"2026-11-30T12:00:00.123456+01:00","updated_at":1796083776123,
+         "viewer_unread":true,"viewer_last_seen":-17,"permission_level":4,"owner":"local",
+         "nested":{"a":[1,2.5e-3,-0,true,false,null,"s",{"b":[]}]},"comments_count":0}
+        """#
+
+    @Test func everyFieldReadsToWhatJSONDecoderDecodes() throws {
+        let body = Self.page(Self.everyField, tail: #","first_id":"a","last_id":null,"has_more":true"#)
+        // Every field the model reads is in the body, so a field added to `Session` without the reader fails here.
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(Self.everyField.utf8)) as? [String: Any])
+        for key in Session.CodingKeys.allCases {
+            #expect(object[key.rawValue] != nil, "\(key.rawValue) is in the body")
+        }
+        let page = try #require(OmnigentListPage<Session>.read(body, decoder: Self.decoder()), "the reader took it")
+        let session = try #require(page.data.first)
+        #expect(session.title == "Café \"plan\" 😀 – ç\n/x")
+        #expect(session.labels == ["team": "core", "k": "v é"])
+        #expect(session.pendingElicitations?.first?.message == "Allow?")
+        #expect(session.viewerLastSeen == -17)
+        #expect(page.firstID == "a" && page.lastID == nil && page.hasMore)
+        #expect(Self.fast(body) == Self.reference(body))
+    }
+
+    @Test func defaultsAndNullsReadAsJSONDecoderReadsThem() throws {
+        let bodies = [
+            Self.page(#"{"id":"a","created_at":1}"#),
+            Self.page(
+                #"{"id":"a","title":null,"status":null,"agent_id":null,"agent_name":null,"archived":null,"labels":null,"#
+                    + #""project_id":null,"pending_elicitations_count":null,"pending_elicitations":null,"#
+                    + #""last_task_error":null,"created_at":1.25,"updated_at":null,"viewer_unread":null,"#
+                    + #""viewer_last_seen":null}"#),
+            Self.page(#"{"id":"a","created_at":"2026-11-30","pending_elicitations":[]}"#),
+            Self.page(#" { "id" : "a" , "created_at" : 1796083776 } , {"id":"b","created_at":"1796083776000"} "#),
+            Self.page(""),
+            Data(#"  {"has_more":false,"data":[]}  "#.utf8),
+        ]
+        for body in bodies {
+            #expect(OmnigentListPage<Session>.read(body, decoder: Self.decoder()) != nil, "the reader took it")
+            #expect(Self.fast(body) == Self.reference(body))
+        }
+    }
+
+    /// Bodies the reader leaves to `JSONDecoder`; the answer is `JSONDecoder`'s, value or error alike.
+    @Test func whatTheReaderRefusesGetsJSONDecodersAnswer() throws {
+        let bodies = [
+            Self.page(#"{"id":"a","created_at":1,"id":"b"}"#),  // a key twice
+            Self.page(#"{"id":"a","created_at":1,"pending_elicitations_count":1.0}"#),  // not a plain integer
+            Self.page(#"{"id":"a","created_at":1,"title":5}"#),  // wrong type
+            Self.page(#"{"title":"x","created_at":1}"#),  // no id
+            Self.page(#"{"id":"a"}"#),  // no stamp
+            Self.page(#"{"id":"a","created_at":null}"#),
+            Self.page(#"{"id":"a","created_at":"yesterday"}"#),
+            Self.page(#"{"id":"a","created_at":1e300}"#),
+            Self.page(#"{"id":"a\ud800","created_at":1}"#),  // a lone surrogate
+            Self.page(#"{"id":"a\q","created_at":1}"#),  // an unknown escape
+            Self.page("{\"id\":\"a\tb\",\"created_at\":1}"),  // a raw control character
+            Self.page(#"{"id":"a","created_at":1,"labels":{"k":1}}"#),
+            Self.page(#"{"id":"a","created_at":1,"labels":{"k":"x","k":"y"}}"#),
+            Self.page(#"{"id":"a","created_at":1,"x":01}"#),  // a leading zero
+            Self.page(#"{"id":"a","created_at":1,"x":[1,]}"#),  // a trailing comma
+            Self.page(#"{"id":"a","created_at":1,"\u0078":1}"#),  // an escaped key
+            Self.page(#"{"id":"a","created_at":1,"pending_elicitations":[{"type":"form"}]}"#),
+            Self.page(#"{"id":"a","created_at":1}"#, tail: ""),  // no has_more
+            Self.page(#"{"id":"a","created_at":1}"#, tail: #","has_more":false} x"#),  // bytes after the end
+            Data(#"[]"#.utf8),
+            Data(#"{"data":null,"has_more":false}"#.utf8),
+            Self.page(
+                #"{"id":"a","created_at":1,"deep":"# + String(repeating: "[", count: 300)
+                    + String(repeating: "]", count: 300) + "}"),  // nested deeper than the reader goes
+            Data([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D]),  // a key that is not UTF-8
+            Data(Self.page(#"{"id":"\#u{E9}","created_at":1}"#).dropLast(2)),  // cut short
+            Data(),
+        ]
+        for body in bodies {
+            #expect(OmnigentListPage<Session>.read(body, decoder: Self.decoder()) == nil, "left to JSONDecoder")
+            #expect(Self.fast(body) == Self.reference(body))
+        }
+        // A body that is not JSON keeps its own error.
+        let html = HTTPResponse(status: 200, headers: ["Content-Type": "text/html"], url: URL(string: "http://h/"))
+        let page = Self.page(#"{"id":"a","created_at":1}"#)
+        #expect(Self.fast(page, response: html) == Self.reference(page, response: html))
+        guard case .failure(.unexpectedContentType) = Self.fast(page, response: html) else {
+            Issue.record("an HTML reply is refused")
+            return
+        }
+    }
+
+    @Test func nonASCIIWithoutEscapesIsValidated() throws {
+        let body = Self.page(#"{"id":"a","created_at":1,"title":"na\#u{EF}ve \#u{1F600}","x":"\#u{E9}"}"#)
+        let page = try #require(OmnigentListPage<Session>.read(body, decoder: Self.decoder()))
+        #expect(page.data.first?.title == "naïve 😀")
+        var broken = Self.page(#"{"id":"a","created_at":1,"title":"ab"}"#)
+        let index = try #require(broken.range(of: Data("ab".utf8))).lowerBound
+        broken[index] = 0xC3  // a lead byte followed by ASCII
+        #expect(OmnigentListPage<Session>.read(broken, decoder: Self.decoder()) == nil)
+        #expect(Self.fast(broken) == Self.reference(broken))
+    }
+
+    /// Against the real server: every page of the list, read by the request's own decoding, equals what
+    /// `JSONDecoder` makes of the same bytes, including a session whose title and labels need escapes.
+    @Test func everyPageOfTheRealServerReadsToWhatJSONDecoderDecodes() async throws {
+        let client = Client(
+            baseURL: try TestServers.omnigent(),
+            configuration: Client.Configuration(transportPolicy: .allowingInsecureLoopback))
+        let agents = try await client.send(OmnigentAPI.agents())
+        let agent = try #require(agents.data.first)
+        let title = "Decoding \"check\" Café 😀 \\ / \(UUID().uuidString)"
+        let created = try await client.send(try OmnigentAPI.createSession(agentID: agent.id, title: title))
+        _ = try await client.send(try OmnigentAPI.update(created.id, labels: ["ünï": "cödé \"q\"", "plain": "x"]))
+        var after: String?
+        var pages = 0
+        var found: Session?
+        repeat {
+            let request = OmnigentAPI.sessions(limit: 50, after: after)
+            let (page, response) = try await client.exchange(request)
+            var raw = Request<Data>.raw(.get, request.path)
+            raw.query = request.query
+            let body = try await client.send(raw)
+            #expect(
+                OmnigentListPage<Session>.read(body, decoder: Self.decoder()) != nil, "the reader took page \(pages)")
+            #expect(Self.fast(body, response: response) == Self.reference(body, response: response))
+            #expect(page.data.count <= 50)
+            found = found ?? page.data.first { $0.id == created.id }
+            pages += 1
+            after = page.hasMore ? page.lastID : nil
+        } while after != nil && pages < 100
+        let session = try #require(found, "the new session is listed")
+        #expect(session.title == title)
+        #expect(session.labels == ["ünï": "cödé \"q\"", "plain": "x"])
+    }
+}
