@@ -1,10 +1,5 @@
+import Foundation
 import Synchronization
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// One thing the kit did, as a debug panel or `companion journal` shows it.
 ///

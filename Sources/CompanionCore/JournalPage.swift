@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import Foundation
 
 /// The journal as one self-contained web page, a debug console for a run: every event in a list filterable by
 /// kind, status and text, a timing bar per response, and each event's (already redacted) headers and body on
