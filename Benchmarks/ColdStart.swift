@@ -56,9 +56,11 @@ enum ColdStart {
         }
     }
 
-    /// The `ColdStartReader` executable next to this one (`scripts/bench p3cold` builds both).
+    /// The `ColdStartReader` executable: `BENCH_COLDSTART_READER` (`scripts/bench p3cold` builds it fully static
+    /// in its own build folder), else the one next to this binary.
     static var readerPath: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+        if let path = ProcessInfo.processInfo.environment["BENCH_COLDSTART_READER"] { return path }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
             "ColdStartReader"
         ).path
     }
@@ -79,7 +81,7 @@ enum ColdStart {
         guard FileManager.default.isExecutableFile(atPath: reader) else {
             throw BenchmarkError(
                 "p3cold: \(reader) is missing; build it with "
-                    + "`swift build -c release --static-swift-stdlib --product ColdStartReader`")
+                    + "`scripts/bench p3cold` (or `swift build -c release --product ColdStartReader`)")
         }
         var floors: [String: [Double]] = [:]
         var readerTimes: [Int: Times] = [:]
@@ -154,7 +156,7 @@ enum ColdStart {
                 id: "p3cold", title: title, name: "sqlite3 CLI, N = \(count)", seconds: cli, operations: 1,
                 baseline: cli, parameter: count, series: "sqlite3 CLI")
             Report.record(
-                id: "p3cold", title: title, name: "CompanionKit, store-only binary (ColdStartReader), N = \(count)",
+                id: "p3cold", title: title, name: "CompanionKit, ColdStartReader (store only, static), N = \(count)",
                 seconds: wall, operations: 1, baseline: cli, parameter: count, series: "CompanionKit (ColdStartReader)")
             Report.record(
                 id: "p3cold", title: title, name: "CompanionKit in the Benchmarks binary, N = \(count)",
