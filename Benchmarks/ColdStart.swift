@@ -75,7 +75,7 @@ enum ColdStart {
         throw BenchmarkError("p3cold: the sqlite3 CLI is not on PATH")
     }
 
-    static func run(rounds: Int = 21) async throws {
+    static func run(rounds: Int = 41) async throws {
         let sqlite = try sqlitePath()
         let reader = readerPath
         guard FileManager.default.isExecutableFile(atPath: reader) else {
