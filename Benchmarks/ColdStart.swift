@@ -48,8 +48,11 @@ enum ColdStart {
         var wall: [Double] = []
         var inside: [Double] = []
 
-        mutating func add(_ child: (seconds: Double, lines: [Substring])) {
+        var cpu: [Double] = []
+
+        mutating func add(_ child: (seconds: Double, cpu: Double, lines: [Substring])) {
             wall.append(child.seconds)
+            cpu.append(child.cpu)
             if let line = child.lines.last, line.hasPrefix("#"), let seconds = Double(line.dropFirst()) {
                 inside.append(seconds)
             }
@@ -87,6 +90,7 @@ enum ColdStart {
         var readerTimes: [Int: Times] = [:]
         var kitTimes: [Int: Times] = [:]
         var cliTimes: [Int: Double] = [:]
+        var cliCPUTimes: [Int: Double] = [:]
         let root = try StoreBenchmarks.folder("p3cold")
         defer { try? FileManager.default.removeItem(at: root) }
         for count in sizes {
@@ -111,9 +115,12 @@ enum ColdStart {
             var readerRuns = Times()
             var kitRuns = Times()
             var cli: [Double] = []
+            var cliCPU: [Double] = []
             for _ in 0..<rounds {
                 readerRuns.add(try run(reader, [url.path]))
-                cli.append(try run(sqlite, cliArguments).seconds)
+                let cliRun = try run(sqlite, cliArguments)
+                cli.append(cliRun.seconds)
+                cliCPU.append(cliRun.cpu)
                 kitRuns.add(try run(CommandLine.arguments[0], ["p3cold-child", url.path]))
                 floors["reader", default: []].append(try run(reader, ["--start-only"]).seconds)
                 floors["benchmarks", default: []].append(try run(CommandLine.arguments[0], ["noop"]).seconds)
@@ -122,14 +129,18 @@ enum ColdStart {
             readerTimes[count] = readerRuns
             kitTimes[count] = kitRuns
             cliTimes[count] = median(cli)
+            cliCPUTimes[count] = median(cliCPU)
             try? FileManager.default.removeItem(at: url)
         }
-        report(rounds: rounds, reader: readerTimes, kit: kitTimes, cli: cliTimes, floors: floors.mapValues(median))
+        report(
+            rounds: rounds, reader: readerTimes, kit: kitTimes, cli: cliTimes, cliCPU: cliCPUTimes,
+            floors: floors.mapValues(median))
     }
 
     /// Prints the table and records its rows for `scripts/bench all`.
     static func report(
-        rounds: Int, reader: [Int: Times], kit: [Int: Times], cli cliTimes: [Int: Double], floors: [String: Double]
+        rounds: Int, reader: [Int: Times], kit: [Int: Times], cli cliTimes: [Int: Double], cliCPU: [Int: Double],
+        floors: [String: Double]
     ) {
         let title = "P3 cold: a new process opens the store and prints the first 50 of N items, median of \(rounds)"
         print("\n\(title)")
@@ -163,6 +174,23 @@ enum ColdStart {
                 seconds: benchWall, operations: 1, baseline: cli, parameter: count,
                 series: "CompanionKit (Benchmarks binary)")
         }
+        // CPU time (user + system) is steadier than wall time on a shared machine: the same medians, in CPU.
+        print("CPU ms (user + system), median: N, sqlite3 CLI, ColdStartReader, ratio, Benchmarks binary, ratio")
+        for count in sizes {
+            guard let ours = reader[count], let bench = kit[count], let cli = cliCPU[count] else { continue }
+            let (cpu, benchCPU) = (median(ours.cpu), median(bench.cpu))
+            print(
+                String(
+                    format: "  %d: %.2f, %.2f, %.2fx, %.2f, %.2fx", count, cli * 1000, cpu * 1000, cpu / cli,
+                    benchCPU * 1000, benchCPU / cli))
+            guard count == 1_000_000 else { continue }
+            Report.record(
+                id: "p3cold", title: title, name: "CPU (user + system), sqlite3 CLI, N = 1M", seconds: cli,
+                operations: 1, baseline: cli)
+            Report.record(
+                id: "p3cold", title: title, name: "CPU (user + system), CompanionKit, ColdStartReader, N = 1M",
+                seconds: cpu, operations: 1, baseline: cli)
+        }
         // The floors: each binary started with nothing to do, against sqlite3's whole run at 1M items.
         let baseline = cliTimes[1_000_000] ?? 1
         let rows = [
@@ -178,8 +206,12 @@ enum ColdStart {
         }
     }
 
-    /// Runs a process to its end with stdout captured; its wall time from launch to exit.
-    static func run(_ executable: String, _ arguments: [String]) throws -> (seconds: Double, lines: [Substring]) {
+    /// Runs a process to its end with stdout captured; its wall time from launch to exit, and its CPU time (user +
+    /// system, from the growth of this process's reaped children's usage: the children run one at a time).
+    static func run(
+        _ executable: String, _ arguments: [String]
+    ) throws -> (seconds: Double, cpu: Double, lines: [Substring]) {
+        let cpuBefore = childrenCPUSeconds()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -193,7 +225,19 @@ enum ColdStart {
         guard process.terminationStatus == 0 else {
             throw BenchmarkError("\(arguments.first ?? executable) exited with \(process.terminationStatus)")
         }
-        return (seconds, String(decoding: data, as: UTF8.self).split(separator: "\n"))
+        return (seconds, childrenCPUSeconds() - cpuBefore, String(decoding: data, as: UTF8.self).split(separator: "\n"))
+    }
+
+    /// User + system CPU seconds of this process's children that have ended and were waited for.
+    static func childrenCPUSeconds() -> Double {
+        var usage = rusage()
+        #if os(Linux)
+            getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+        #else
+            getrusage(RUSAGE_CHILDREN, &usage)
+        #endif
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
+            + Double(usage.ru_stime.tv_usec) / 1e6
     }
 
     /// The child: open the store, read the first 50, decode them and print id and title.
