@@ -6,10 +6,9 @@ import Foundation
 /// decoded), against the `sqlite3` CLI printing the same 50 rows of the same file, for N = 1k … 1M.
 /// Two kit processes are timed: `ColdStartReader`, a small executable that links only the store and the core
 /// (what a tool or an app that reads the cache links; `scripts/bench` builds it fully static), and the
-/// `Benchmarks` binary itself (`p3cold-child`),
-/// which also links the HTTP stack. Each binary is also started with nothing to do (its floor), and each child
-/// reports the time it spent inside main (open, read, decode, print), so the table splits the kit's own work
-/// from the process's start and exit.
+/// `Benchmarks` binary itself (`p3cold-child`), which also links the HTTP stack. Each binary is also started
+/// with nothing to do (its floor), and each child reports the time it spent inside main (open, read, decode,
+/// print), so the table splits the kit's own work from the process's start and exit.
 ///
 /// Both sides read the same file through a warm page cache (the machine is shared, so its caches are
 /// not dropped); "cold" means a new process: nothing of the store is open or in the process's memory.
