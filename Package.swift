@@ -124,7 +124,11 @@ let package = Package(
                 "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionVault", "MainworthyCore",
                 "OmnigentCore",
             ],
-            path: "Benchmarks", swiftSettings: strict),
+            path: "Benchmarks", exclude: ["ColdStartReader"], swiftSettings: strict),
+        // P3 cold's measured process: only the store and the core, as a tool that reads the cache links them.
+        .executableTarget(
+            name: "ColdStartReader", dependencies: ["CompanionStore", "CompanionCore"],
+            path: "Benchmarks/ColdStartReader", swiftSettings: strict),
 
         .executableTarget(
             name: "StoreCrashWorker", dependencies: ["CompanionStore", "CompanionCore"], path: "Tests/StoreCrashWorker",

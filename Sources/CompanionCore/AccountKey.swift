@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Which person on which server: the server's key plus the user's id on that server. The kit's one
 /// identity for everything kept per account: the stored credential, the offline database, drafts.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Any JSON document as a plain value: manifests, bridge payloads, and `companion get` output.
 ///

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension StringProtocol {
     /// The text cut to `limit` characters with an ellipsis, for quoting what a person or server gave

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One schema step: the statements that bring the database from `version - 1` to `version`.
 public struct Migration: Sendable, Hashable {

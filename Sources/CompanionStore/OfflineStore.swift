@@ -1,5 +1,10 @@
 import CompanionCore
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Where a store keeps its database.
 public enum StoreLocation: Sendable, Hashable {

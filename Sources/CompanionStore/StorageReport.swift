@@ -1,5 +1,10 @@
 import CompanionCore
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What a store holds, for a debug panel: its files and sizes, row counts and how old each
 /// cached entry is (P-DEBUG-5).
@@ -59,10 +64,12 @@ extension OfflineStore {
         if let url = fileURL {
             for suffix in ["", "-wal", "-shm"] {
                 let path = url.path + suffix
+                // The size is a `UInt` from swift-foundation and an `NSNumber` on Apple platforms, which
+                // bridges to `UInt` there: one cast reads both without naming Foundation's `NSNumber`.
                 if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                    let size = attributes[.size] as? NSNumber
+                    let size = attributes[.size] as? UInt
                 {
-                    files.append(StorageReport.File(name: url.lastPathComponent + suffix, bytes: size.intValue))
+                    files.append(StorageReport.File(name: url.lastPathComponent + suffix, bytes: Int(clamping: size)))
                 }
             }
         }

@@ -1,5 +1,10 @@
 import CompanionCore
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Keeps one open store per server and account for the life of the process.
 ///

@@ -209,6 +209,17 @@ struct StoreTests {
         #expect(try await store.draft("d") != nil)
     }
 
+    @Test func aStatementInAnErrorIsOneLineWithoutItsIndentation() {
+        let sql = "\n    SELECT item_id\n\t  FROM list_items  \r\n      WHERE list_key = ?   \n"
+        let error = StoreError.sqlite(code: 1, message: "no such table: list_items", sql: sql)
+        #expect(
+            error.description
+                == "The offline store refused a statement (SQLite 1: no such table: list_items) in: "
+                + "SELECT item_id FROM list_items WHERE list_key = ?")
+        let long = StoreError.busy(sql: String(repeating: "x ", count: 100)).description
+        #expect(long.hasSuffix("..."))
+    }
+
     @Test func changesArePublishedAfterCommit() async throws {
         let store = try OfflineStore(scope: testScope(), location: .memory, clock: clock)
         var changes = store.changes().makeAsyncIterator()
