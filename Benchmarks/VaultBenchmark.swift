@@ -39,15 +39,19 @@ enum VaultBenchmark {
         }
         let rounds = max(1, Int(options["--rounds"] ?? "") ?? 3)
         let key = try VaultKey(importing: keyString)
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("p5-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-
         // The server's process group (its pid file names the leader), for its CPU time during the pull.
         let serverGroup = environment["SGIT_SERVER_PIDFILE"].flatMap {
             try? String(contentsOfFile: $0, encoding: .utf8)
         }
         .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        if let count = options["--phases"].flatMap(Int.init) {
+            try await phases(server: server, key: key, serverGroup: serverGroup, rounds: count)
+            return
+        }
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("p5-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+
         var serverShares: [Double] = []
         var clientShares: [Double] = []
         var kitTimes: [Double] = []
@@ -247,6 +251,34 @@ enum VaultBenchmark {
                 ("CompanionKit pull, \(fetched) objects fetched", again, fetched),
                 ("CompanionKit full pull of the vault (for scale)", full, before.count),
             ], baseline: cliSeconds, baselineName: "sgit pull")
+    }
+
+    /// `--phases N`: only CompanionKit's default pull, N times, with the time and CPU of each phase (for profiling).
+    static func phases(server: URL, key: VaultKey, serverGroup: Int32?, rounds: Int) async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("p5-phases-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        for round in 0..<rounds {
+            let cpu0 = ProcessCPU.current()
+            let server0 = serverGroup.map(ProcessCPU.group) ?? 0
+            let started = ContinuousClock.now
+            let vault = try SGitVault(
+                key: key, source: HTTPVaultSource(server: server),
+                cache: scratch.appendingPathComponent("cache-\(round)"), log: VaultTrafficLog())
+            try await vault.pull()
+            let pulled = ContinuousClock.now
+            let cpu1 = ProcessCPU.current()
+            var bytes = 0
+            for file in try await vault.files() { bytes += try await vault.read(file).count }
+            let read = ContinuousClock.now
+            let cpu2 = ProcessCPU.current()
+            let server = (serverGroup.map(ProcessCPU.group) ?? 0) - server0
+            print(
+                String(
+                    format:
+                        "  round %d: pull %.3f s (cpu %.3f s), read %.3f s (cpu %.3f s), total %.3f s, server cpu %.3f s, %d B",
+                    round, (pulled - started).seconds, cpu1 - cpu0, (read - pulled).seconds, cpu2 - cpu1,
+                    (read - started).seconds, server, bytes))
+        }
     }
 
     static func timeSync(_ body: () throws -> Void) throws -> Double {
