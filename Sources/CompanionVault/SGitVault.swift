@@ -706,7 +706,8 @@ public actor SGitVault {
         var toFetch: [String] = []
         for id in ids {
             guard VaultFormat.isObjectID(id) else { throw .invalidIdentifier("object id") }
-            if let cached = cache.object(id) {
+            // `access(2)` first: failing to open a missing file through `Data(contentsOf:)` costs an error object.
+            if cache.contains(id), let cached = cache.object(id) {
                 log.record(.cacheHit, path: "bare/data/" + id, bytes: cached.count)
                 if keep { result[id] = cached }
             } else if stagedOnDisk.contains(id) {
