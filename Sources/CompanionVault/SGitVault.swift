@@ -232,7 +232,6 @@ public actor SGitVault {
         delivery: @escaping @Sendable (VaultFile, Data) async -> Void
     ) async throws(VaultError) {
         guard !byBlob.isEmpty else { return }
-        let cache = self.cache
         let key = self.key
         let log = self.log
         let stagingPath = staging?.path
@@ -248,17 +247,10 @@ public actor SGitVault {
                             guard let data = try? Data(contentsOf: URL(fileURLWithPath: stagingPath + "/" + id)) else {
                                 throw VaultError.cache(reason: "a staged object vanished")
                             }
+                            try Self.verify(id, data, log: log)
                             stored = data
                         } else {
-                            guard let data = cache.object(id) else { throw VaultError.objectMissing(id: id) }
-                            log.record(.cacheHit, path: "bare/data/" + id, bytes: data.count, detail: "blob")
-                            stored = data
-                        }
-                        do throws(VaultError) {
-                            try Self.verify(id, stored, log: log)
-                        } catch {
-                            if stagingPath == nil || !stagedOnDisk.contains(id) { cache.discard(id) }
-                            throw error
+                            stored = try await self.blob(id, of: files.first?.path ?? "")
                         }
                         try await Self.deliver(files, stored: stored, key: key, log: log, to: delivery)
                         return nil
@@ -471,26 +463,32 @@ public actor SGitVault {
     /// It runs off the actor, so several files can be read at once. A cached blob that fails its content address
     /// is dropped from the cache (the error is thrown), so the next read fetches it again.
     public nonisolated func read(_ file: VaultFile) async throws(VaultError) -> Data {
-        let objectPath = "bare/data/" + file.blobID
-        let stored: Data
-        if let cached = cache.object(file.blobID) {
-            log.record(.cacheHit, path: objectPath, bytes: cached.count, detail: "blob of \(file.path)")
-            stored = cached
-            do throws(VaultError) {
-                try Self.verify(file.blobID, stored, log: log)
-            } catch {
-                cache.discard(file.blobID)
-                throw error
-            }
-        } else {
-            guard let fetched = try await fetchRaw(objectPath) else { throw .objectMissing(id: file.blobID) }
-            try Self.verify(file.blobID, fetched, log: log)
-            try cache.store(file.blobID, fetched)
-            stored = fetched
-        }
-        let plain = try Self.decrypt(stored, path: objectPath, key: key, log: log, inflateLimit: file.size + 1)
+        let stored = try await blob(file.blobID, of: file.path)
+        let plain = try Self.decrypt(
+            stored, path: "bare/data/" + file.blobID, key: key, log: log, inflateLimit: file.size + 1)
         try Self.check(plain, of: file, log: log)
         return plain
+    }
+
+    /// A blob's stored bytes, checked against its content address: from the cache, or fetched (and cached) when the
+    /// cache lacks it. A cached copy that fails the check is dropped before the error is thrown, so the next read
+    /// or pull fetches it again.
+    private nonisolated func blob(_ id: String, of path: String) async throws(VaultError) -> Data {
+        let objectPath = "bare/data/" + id
+        if cache.contains(id), let cached = cache.object(id) {
+            log.record(.cacheHit, path: objectPath, bytes: cached.count, detail: "blob of \(path)")
+            do throws(VaultError) {
+                try Self.verify(id, cached, log: log)
+            } catch {
+                cache.discard(id)
+                throw error
+            }
+            return cached
+        }
+        guard let fetched = try await fetchRaw(objectPath) else { throw .objectMissing(id: id) }
+        try Self.verify(id, fetched, log: log)
+        try cache.store(id, fetched)
+        return fetched
     }
 
     /// Checks decrypted bytes against the size and content hash `file` records.

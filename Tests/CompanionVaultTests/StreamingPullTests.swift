@@ -111,6 +111,22 @@ final class HandedOver: Sendable {
         #expect(FileManager.default.fileExists(atPath: cached.path))
     }
 
+    @Test func aBlobMissingFromTheCacheIsFetchedAgainByTheNextStreamingPull() async throws {
+        let cache = try VaultTestSupport.scratch()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let source = CountingSource(LocalFolderVaultSource(root: objects))
+        let vault = try SGitVault(key: key, source: source, cache: cache, log: VaultTrafficLog())
+        let first = HandedOver()
+        try await vault.pull { file, data in first.receive(file, data) }
+        let file = try #require(try await vault.files().first { $0.path == "README.md" })
+        try FileManager.default.removeItem(at: cache.appendingPathComponent("objects/\(file.blobID)"))
+        source.reset()
+        let second = HandedOver()
+        try await vault.pull { file, data in second.receive(file, data) }
+        #expect(second.byPath == first.byPath)
+        #expect(source.requested == [key.refFileID, "bare/data/" + file.blobID])
+    }
+
     @Test func cachedObjectsArePrivateToTheUser() async throws {
         let cache = try VaultTestSupport.scratch()
         defer { try? FileManager.default.removeItem(at: cache) }
