@@ -1,6 +1,7 @@
 import CompanionCore
 import CompanionVault
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -14,6 +15,38 @@ import Foundation
 /// The server, the vault and the CLI come from `Servers/sgit` (`install.sh`, `start.sh`, `make-bench-vault.sh`);
 /// `--server`, `--key` and `--sgit` default to `SGIT_SERVER_URL`, `SGIT_BENCH_KEY` and `SGIT_CLI`.
 enum VaultBenchmark {
+    /// The ways CompanionKit pulls and reads the whole vault.
+    enum KitMode: String, CaseIterable {
+        /// The default: `pull(eachFile:)` through the batch route.
+        case streaming
+        /// `pull(eachFile:)` with one GET per object (several in flight).
+        case perObject
+        /// `pull()`, then `read` every file from the cache.
+        case pullThenRead
+
+        /// Pulls into the cold `cache` and reads every file; returns the file count and the plaintext bytes.
+        func pullAndRead(server: URL, key: VaultKey, cache: URL) async throws -> (files: Int, bytes: Int) {
+            let source =
+                self == .perObject ? HTTPVaultSource(server: server, batchSize: 1) : HTTPVaultSource(server: server)
+            let vault = try SGitVault(key: key, source: source, cache: cache, log: VaultTrafficLog())
+            if self == .pullThenRead {
+                try await vault.pull()
+                var bytes = 0
+                let files = try await vault.files()
+                for file in files { bytes += try await vault.read(file).count }
+                return (files.count, bytes)
+            }
+            let totals = Mutex((files: 0, bytes: 0))
+            try await vault.pull { _, data in
+                totals.withLock {
+                    $0.files += 1
+                    $0.bytes += data.count
+                }
+            }
+            return totals.withLock { $0 }
+        }
+    }
+
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
@@ -39,49 +72,50 @@ enum VaultBenchmark {
         }
         let rounds = max(1, Int(options["--rounds"] ?? "") ?? 3)
         let key = try VaultKey(importing: keyString)
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("p5-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-
         // The server's process group (its pid file names the leader), for its CPU time during the pull.
         let serverGroup = environment["SGIT_SERVER_PIDFILE"].flatMap {
             try? String(contentsOfFile: $0, encoding: .utf8)
         }
         .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        if let count = options["--phases"].flatMap(Int.init) {
+            try await phases(server: server, key: key, serverGroup: serverGroup, rounds: count)
+            return
+        }
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("p5-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+
         var serverShares: [Double] = []
         var clientShares: [Double] = []
         var kitTimes: [Double] = []
         var batchTimes: [Double] = []
+        var twoStepTimes: [Double] = []
         var cliTimes: [Double] = []
         var plainBytes = 0
         var fileCount = 0
         var lastCache = scratch
         for round in 0..<rounds {
-            // CompanionKit: a cold cache, pull everything, then read (verify, decrypt, check) every file; once by
-            // default (the batch route, several batches in flight), once with parallel GETs, one per object.
-            for batchSize in [1, 0] {
-                let cache = scratch.appendingPathComponent("kit-\(round)-\(batchSize)")
+            // CompanionKit, a cold cache each time, every file's bytes checked (content address, decryption, size
+            // and content hash): by default (the batch route, files handed over as their blobs arrive); with a
+            // GET per object; and the two-step way (pull, then `read` each file from the cache).
+            for mode in KitMode.allCases {
+                let cache = scratch.appendingPathComponent("kit-\(round)-\(mode)")
                 let serverCPU0 = serverGroup.map(ProcessCPU.group) ?? 0
                 let clientCPU0 = ProcessCPU.current()
                 let started = ContinuousClock.now
-                let source =
-                    batchSize == 0 ? HTTPVaultSource(server: server) : HTTPVaultSource(server: server, batchSize: 1)
-                let vault = try SGitVault(key: key, source: source, cache: cache, log: VaultTrafficLog())
-                try await vault.pull()
-                var bytes = 0
-                let files = try await vault.files()
-                for file in files { bytes += try await vault.read(file).count }
+                let (files, bytes) = try await mode.pullAndRead(server: server, key: key, cache: cache)
                 let seconds = (ContinuousClock.now - started).seconds
-                if batchSize == 1 {
-                    kitTimes.append(seconds)
-                } else {
+                switch mode {
+                case .perObject: kitTimes.append(seconds)
+                case .pullThenRead: twoStepTimes.append(seconds)
+                case .streaming:
                     batchTimes.append(seconds)
                     serverShares.append(((serverGroup.map(ProcessCPU.group) ?? 0) - serverCPU0) / seconds)
                     clientShares.append((ProcessCPU.current() - clientCPU0) / seconds)
+                    lastCache = cache
                 }
                 plainBytes = bytes
-                fileCount = files.count
-                lastCache = cache
+                fileCount = files
             }
 
             // sgit clone of the same vault: fetch, decrypt and write the working copy.
@@ -126,6 +160,40 @@ enum VaultBenchmark {
             floorTimes.append((ContinuousClock.now - started).seconds)
         }
 
+        // The server's own floor for the route CompanionKit uses: the same batches (same size, same number in
+        // flight), fetched by curl, nothing decoded, verified or decrypted.
+        let batchSize = HTTPVaultSource(server: server).batchSize
+        let inFlight = 4
+        var batchFloorTimes: [Double] = []
+        let batchConfig = scratch.appendingPathComponent("curl-batch-floor.txt")
+        var entries: [String] = []
+        var start = 0
+        while start < names.count {
+            let operations = names[start..<min(start + batchSize, names.count)].map {
+                #"{"op":"read","file_id":"bare/data/\#($0)"}"#
+            }
+            let body = scratch.appendingPathComponent("batch-\(start).json")
+            try Data(#"{"operations":[\#(operations.joined(separator: ","))]}"#.utf8).write(to: body)
+            entries.append(
+                "url = \"\(server.absoluteString)/api/vault/batch/\(key.vaultID)\"\ndata-binary = \"@\(body.path)\"\n"
+                    + "header = \"Content-Type: application/json\"\noutput = \"/dev/null\"\n")
+            start += batchSize
+        }
+        try entries.joined(separator: "next\n").write(to: batchConfig, atomically: true, encoding: .utf8)
+        for _ in 0..<rounds {
+            let curl = Process()
+            curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            curl.arguments = [
+                "curl", "-s", "--no-progress-meter", "--fail", "--parallel", "--parallel-max", "\(inFlight)", "-K",
+                batchConfig.path,
+            ]
+            let started = ContinuousClock.now
+            try curl.run()
+            curl.waitUntilExit()
+            guard curl.terminationStatus == 0 else { throw Failure(description: "curl batch floor run failed") }
+            batchFloorTimes.append((ContinuousClock.now - started).seconds)
+        }
+
         // Decrypt throughput alone: every cached object, in memory, AES-256-GCM (and zlib where used).
         let stored = try names.map { try Data(contentsOf: objectsFolder.appendingPathComponent($0)) }
         var decryptTimes: [Double] = []
@@ -139,25 +207,34 @@ enum VaultBenchmark {
 
         let kit = median(kitTimes)
         let kitBatch = median(batchTimes)
+        let twoStep = median(twoStepTimes)
         let cli = median(cliTimes)
         let megabytes = Double(plainBytes) / 1_048_576
         let decryptSeconds = median(decryptTimes)
         let floor = median(floorTimes)
+        let batchFloor = median(batchFloorTimes)
         let title =
             "P5: pull + decrypt \(fileCount) files, \(String(format: "%.1f", megabytes)) MB, median of \(rounds) rounds"
         Report.table(
             id: "p5", title: title,
             rows: [
                 ("CompanionKit, default (batch route)", kitBatch, fileCount),
+                ("CompanionKit, pull then read file by file", twoStep, fileCount),
                 ("CompanionKit, parallel GET per object", kit, fileCount),
                 ("sgit clone (sgit-ai CLI)", cli, fileCount),
                 ("floor: curl, 8 parallel GETs, no decrypt", floor, fileCount),
+                ("floor: curl, batch route, \(inFlight) in flight, no decrypt", batchFloor, fileCount),
             ], baseline: cli, baselineName: "sgit clone")
         let lines = [
             String(
                 format: "  speed vs sgit clone: default %.2fx, GET per object %.2fx (above 1 = faster)", cli / kitBatch,
                 cli / kit),
-            String(format: "  CompanionKit default / floor: %.2fx", kitBatch / floor),
+            String(
+                format: "  CompanionKit default / floor: %.2fx (per-object GETs), %.2fx (batch route, %d in flight)",
+                kitBatch / floor, kitBatch / batchFloor, inFlight),
+            String(
+                format: "  best possible on this route: sgit clone / batch floor = %.2fx faster than sgit clone",
+                cli / batchFloor),
             String(
                 format: "  decrypt only (%d objects)      %8.3f s  %7.1f MB/s", stored.count, decryptSeconds,
                 Double(decrypted) / 1_048_576 / decryptSeconds),
@@ -247,6 +324,41 @@ enum VaultBenchmark {
                 ("CompanionKit pull, \(fetched) objects fetched", again, fetched),
                 ("CompanionKit full pull of the vault (for scale)", full, before.count),
             ], baseline: cliSeconds, baselineName: "sgit pull")
+    }
+
+    /// `--phases N`: only CompanionKit's default pull, N times, with the time and CPU of each phase (for profiling).
+    static func phases(server: URL, key: VaultKey, serverGroup: Int32?, rounds: Int) async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("p5-phases-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        for round in 0..<rounds {
+            let cpu0 = ProcessCPU.current()
+            let server0 = serverGroup.map(ProcessCPU.group) ?? 0
+            let started = ContinuousClock.now
+            let (files, bytes) = try await KitMode.streaming.pullAndRead(
+                server: server, key: key, cache: scratch.appendingPathComponent("stream-\(round)"))
+            let streamed = ContinuousClock.now
+            let cpu1 = ProcessCPU.current()
+            let server1 = serverGroup.map(ProcessCPU.group) ?? 0
+            let vault = try SGitVault(
+                key: key, source: HTTPVaultSource(server: server),
+                cache: scratch.appendingPathComponent("cache-\(round)"), log: VaultTrafficLog())
+            try await vault.pull()
+            let pulled = ContinuousClock.now
+            let cpu2 = ProcessCPU.current()
+            let server2 = serverGroup.map(ProcessCPU.group) ?? 0
+            var readBytes = 0
+            for file in try await vault.files() { readBytes += try await vault.read(file).count }
+            let read = ContinuousClock.now
+            let cpu3 = ProcessCPU.current()
+            print(
+                String(
+                    format:
+                        "  round %d: default %.3f s (cpu %.3f s, server cpu %.3f s, %d files, %d B); "
+                        + "pull %.3f s (cpu %.3f s, server cpu %.3f s), then read %.3f s (cpu %.3f s, %d B)",
+                    round, (streamed - started).seconds, cpu1 - cpu0, server1 - server0, files, bytes,
+                    (pulled - streamed).seconds, cpu2 - cpu1, server2 - server1, (read - pulled).seconds, cpu3 - cpu2,
+                    readBytes))
+        }
     }
 
     static func timeSync(_ body: () throws -> Void) throws -> Double {

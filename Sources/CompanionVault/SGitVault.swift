@@ -133,6 +133,32 @@ public actor SGitVault {
     public func pull(
         branch: String? = nil, progress: (@Sendable (VaultPullProgress) -> Void)? = nil
     ) async throws(VaultError) -> VaultCommit {
+        try await pull(branch: branch, progress: progress, delivery: nil)
+    }
+
+    /// Pulls like `pull(branch:progress:)` and hands every file of the pulled head to `eachFile`, with its exact
+    /// bytes checked like `read(_:)` (content address, authenticated decryption, recorded size and content hash).
+    ///
+    /// This is the fast way to read a whole vault: a file is decrypted and handed over as soon as its blob has
+    /// arrived, on several cores, while later batches still download, and its bytes are never read back from the
+    /// cache. Files whose blobs were cached before are read from the cache. Each file is handed over once, in no
+    /// particular order, and several calls may run at once.
+    ///
+    /// - Returns: the head commit.
+    /// - Throws: as `pull(branch:progress:)`. Files handed over before an error are each complete and checked; the
+    ///   cache is then unchanged.
+    @discardableResult
+    public func pull(
+        branch: String? = nil, progress: (@Sendable (VaultPullProgress) -> Void)? = nil,
+        eachFile: @escaping @Sendable (VaultFile, Data) async -> Void
+    ) async throws(VaultError) -> VaultCommit {
+        try await pull(branch: branch, progress: progress, delivery: eachFile)
+    }
+
+    private func pull(
+        branch: String?, progress: (@Sendable (VaultPullProgress) -> Void)?,
+        delivery: (@Sendable (VaultFile, Data) async -> Void)?
+    ) async throws(VaultError) -> VaultCommit {
         let started = ContinuousClock.now
         let (refID, resolvedIndex) = try await resolveRef(branch: branch)
         var index = resolvedIndex
@@ -150,6 +176,11 @@ public actor SGitVault {
                 state.lastRef = refID
                 try cache.saveState(state)
             }
+            if let delivery {
+                let files = try filesIndex(headID).files
+                try await deliverLocal(
+                    Self.filesByBlob(files), staging: nil, stagedOnDisk: [], delivery: delivery)
+            }
             return try commit(headID)
         }
 
@@ -160,12 +191,100 @@ public actor SGitVault {
         if let index, index.features.contains("packs") { try await readPacks(into: &pull) }
         try await walkCommits(from: headID, into: &pull)
         try await walkTrees(into: &pull)
-        // 5. Blobs: verified and staged, decrypted later by `read`.
+        // 5. Blobs: verified and staged; when files are wanted, each is decrypted and handed over as it arrives.
         let missingBlobs = pull.blobIDs.filter { !pull.stagedBlobs.contains($0) }
+        var arrived: (@Sendable (String, Data) async throws(VaultError) -> Void)?
+        var byBlob: [String: [VaultFile]] = [:]
+        if let delivery {
+            guard let root = pull.commitRecords[headID]?.treeID else { throw .objectMissing(id: headID) }
+            var files: [VaultFile] = []
+            try flatten(tree: root, prefix: "", into: &files, depth: 0)
+            byBlob = Self.filesByBlob(files)
+            let wanted = byBlob
+            let key = self.key
+            let log = self.log
+            arrived = { (id, stored) throws(VaultError) in
+                guard let files = wanted[id] else { return }
+                try await Self.deliver(files, stored: stored, key: key, log: log, to: delivery)
+            }
+        }
         _ = try await objects(
-            missingBlobs, staging: staging, stagedOnDisk: pull.stagedBlobs, counter: pull.counter, keep: false)
+            missingBlobs, staging: staging, stagedOnDisk: pull.stagedBlobs, counter: pull.counter, keep: false,
+            arrived: arrived)
+        if let delivery {
+            for id in missingBlobs { byBlob[id] = nil }
+            try await deliverLocal(byBlob, staging: staging, stagedOnDisk: pull.stagedBlobs, delivery: delivery)
+        }
         try promote(pull, refID: refID, headID: headID)
         return try commit(headID)
+    }
+
+    /// The files of a commit grouped by blob (one blob can back several paths).
+    private static func filesByBlob(_ files: [VaultFile]) -> [String: [VaultFile]] {
+        var byBlob: [String: [VaultFile]] = [:]
+        for file in files { byBlob[file.blobID, default: []].append(file) }
+        return byBlob
+    }
+
+    /// Hands over files whose blobs are already local (cached, or staged from a pack), several at once.
+    private func deliverLocal(
+        _ byBlob: [String: [VaultFile]], staging: URL?, stagedOnDisk: Set<String>,
+        delivery: @escaping @Sendable (VaultFile, Data) async -> Void
+    ) async throws(VaultError) {
+        guard !byBlob.isEmpty else { return }
+        let key = self.key
+        let log = self.log
+        let stagingPath = staging?.path
+        let width = max(2, ProcessInfo.processInfo.activeProcessorCount)
+        let outcome: VaultError? = await withTaskGroup(of: VaultError?.self) { group in
+            var pending = byBlob.makeIterator()
+            func addNext() {
+                guard let (id, files) = pending.next() else { return }
+                group.addTask {
+                    do throws(VaultError) {
+                        let stored: Data
+                        if let stagingPath, stagedOnDisk.contains(id) {
+                            guard let data = try? Data(contentsOf: URL(fileURLWithPath: stagingPath + "/" + id)) else {
+                                throw VaultError.cache(reason: "a staged object vanished")
+                            }
+                            try Self.verify(id, data, log: log)
+                            stored = data
+                        } else {
+                            stored = try await self.blob(id, of: files.first?.path ?? "")
+                        }
+                        try await Self.deliver(files, stored: stored, key: key, log: log, to: delivery)
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+            }
+            for _ in 0..<width { addNext() }
+            while let next = await group.next() {
+                if let error = next {
+                    group.cancelAll()
+                    return error
+                }
+                addNext()
+            }
+            return nil
+        }
+        if let outcome { throw outcome }
+    }
+
+    /// Decrypts one verified blob once and hands it over for each of its files, after checking each file's size
+    /// and content hash.
+    private static func deliver(
+        _ files: [VaultFile], stored: Data, key: VaultKey, log: VaultTrafficLog,
+        to delivery: @Sendable (VaultFile, Data) async -> Void
+    ) async throws(VaultError) {
+        guard let first = files.first else { return }
+        let limit = (files.map(\.size).max() ?? first.size) + 1
+        let plain = try decrypt(stored, path: "bare/data/" + first.blobID, key: key, log: log, inflateLimit: limit)
+        for file in files {
+            try check(plain, of: file, log: log)
+            await delivery(file, plain)
+        }
     }
 
     /// What one pull has fetched and verified so far, before anything is promoted into the cache.
@@ -340,20 +459,40 @@ public actor SGitVault {
     }
 
     /// The bytes of `file` (from `files()`), checked against its recorded size and content hash.
-    public func read(_ file: VaultFile) async throws(VaultError) -> Data {
-        let objectPath = "bare/data/" + file.blobID
-        let stored: Data
-        if let cached = cache.object(file.blobID) {
-            log.record(.cacheHit, path: objectPath, bytes: cached.count, detail: "blob of \(file.path)")
-            stored = cached
-            try verify(file.blobID, stored)
-        } else {
-            guard let fetched = try await fetchRaw(objectPath) else { throw .objectMissing(id: file.blobID) }
-            try verify(file.blobID, fetched)
-            try cache.store(file.blobID, fetched)
-            stored = fetched
+    ///
+    /// It runs off the actor, so several files can be read at once. A cached blob that fails its content address
+    /// is dropped from the cache (the error is thrown), so the next read fetches it again.
+    public nonisolated func read(_ file: VaultFile) async throws(VaultError) -> Data {
+        let stored = try await blob(file.blobID, of: file.path)
+        let plain = try Self.decrypt(
+            stored, path: "bare/data/" + file.blobID, key: key, log: log, inflateLimit: file.size + 1)
+        try Self.check(plain, of: file, log: log)
+        return plain
+    }
+
+    /// A blob's stored bytes, checked against its content address: from the cache, or fetched (and cached) when the
+    /// cache lacks it. A cached copy that fails the check is dropped before the error is thrown, so the next read
+    /// or pull fetches it again.
+    private nonisolated func blob(_ id: String, of path: String) async throws(VaultError) -> Data {
+        let objectPath = "bare/data/" + id
+        if cache.contains(id), let cached = cache.object(id) {
+            log.record(.cacheHit, path: objectPath, bytes: cached.count, detail: "blob of \(path)")
+            do throws(VaultError) {
+                try Self.verify(id, cached, log: log)
+            } catch {
+                cache.discard(id)
+                throw error
+            }
+            return cached
         }
-        let plain = try decrypt(stored, path: objectPath, inflateLimit: file.size + 1)
+        guard let fetched = try await fetchRaw(objectPath) else { throw .objectMissing(id: id) }
+        try Self.verify(id, fetched, log: log)
+        try cache.store(id, fetched)
+        return fetched
+    }
+
+    /// Checks decrypted bytes against the size and content hash `file` records.
+    private static func check(_ plain: Data, of file: VaultFile, log: VaultTrafficLog) throws(VaultError) {
         let started = ContinuousClock.now
         guard plain.count == file.size else {
             log.record(.error, path: file.path, bytes: plain.count, detail: "size mismatch")
@@ -367,7 +506,6 @@ public actor SGitVault {
         log.record(
             .verify, path: file.path, bytes: plain.count, durationMs: VaultKey.milliseconds(since: started),
             detail: "size and content hash match")
-        return plain
     }
 
     /// The first-parent chain from the pulled head, newest first, at most `limit` commits, messages decrypted.
@@ -483,7 +621,7 @@ public actor SGitVault {
     }
 
     /// One GET through the source, logged; `nil` on 404.
-    private func fetchRaw(_ fileID: String) async throws(VaultError) -> Data? {
+    private nonisolated func fetchRaw(_ fileID: String) async throws(VaultError) -> Data? {
         try await Self.fetch(fileID, vaultID: vaultID, source: source, log: log)
     }
 
@@ -543,16 +681,31 @@ public actor SGitVault {
         return result
     }
 
-    /// Fetches the objects in `ids` concurrently (cache and staging first), verifying and staging each fetched one.
-    /// Returns the stored bytes when `keep` is true.
+    /// One step of `objects`: a batch has arrived, or a share of one was verified and staged.
+    private enum FetchStep: Sendable {
+        case fetched([String: Data], ids: [String])
+        case staged([(String, Data)])
+    }
+
+    /// How many arrived objects one staging task verifies, writes and hands on: small enough that a batch is spread
+    /// over every core, large enough that a task is worth its scheduling.
+    private static let stagingShare = 25
+
+    /// Fetches the objects in `ids` concurrently (cache and staging first), verifying and staging each fetched one,
+    /// then passing it to `arrived`. Returns the stored bytes when `keep` is true.
+    ///
+    /// Requests and the work on what they bring run as separate tasks, so the next request goes out the moment one
+    /// answer is in, and the server is never left waiting on the verification, writing or decryption of the last.
     private func objects(
-        _ ids: [String], staging: URL, stagedOnDisk: Set<String>, counter: ProgressCounter, keep: Bool = true
+        _ ids: [String], staging: URL, stagedOnDisk: Set<String>, counter: ProgressCounter, keep: Bool = true,
+        arrived: (@Sendable (String, Data) async throws(VaultError) -> Void)? = nil
     ) async throws(VaultError) -> [String: Data] {
         var result: [String: Data] = [:]
         var toFetch: [String] = []
         for id in ids {
             guard VaultFormat.isObjectID(id) else { throw .invalidIdentifier("object id") }
-            if let cached = cache.object(id) {
+            // `access(2)` first: failing to open a missing file through `Data(contentsOf:)` costs an error object.
+            if cache.contains(id), let cached = cache.object(id) {
                 log.record(.cacheHit, path: "bare/data/" + id, bytes: cached.count)
                 if keep { result[id] = cached }
             } else if stagedOnDisk.contains(id) {
@@ -570,8 +723,10 @@ public actor SGitVault {
         let source = self.source
         let log = self.log
         let vaultID = self.vaultID
+        let stagingPath = staging.path
         let batch = max(1, source.batchSize)
-        // Batches: 4 in flight, so the next ones download while earlier ones are verified and written.
+        // Batches: 4 requests in flight, so the server always has the next one queued while earlier answers are
+        // verified, written and decrypted.
         let width = batch > 1 ? min(maxConcurrentFetches, 4) : maxConcurrentFetches
         var chunks: [[String]] = []
         var start = 0
@@ -580,39 +735,55 @@ public actor SGitVault {
             start += batch
         }
         let fetched: Result<[String: Data], VaultError> = await withTaskGroup(
-            of: Result<[(String, Data)], VaultError>.self
+            of: Result<FetchStep, VaultError>.self
         ) { group in
             var iterator = chunks.makeIterator()
-            func addNext() -> Bool {
-                guard let chunk = iterator.next() else { return false }
+            func fetchNext() {
+                guard let chunk = iterator.next() else { return }
                 group.addTask {
                     do throws(VaultError) {
                         let stored = try await Self.fetchObjects(chunk, vaultID: vaultID, source: source, log: log)
-                        var done: [(String, Data)] = []
-                        for id in chunk {
-                            guard let data = stored[id] else {
-                                log.record(.error, path: "bare/data/" + id, status: 404, detail: "object missing")
-                                throw VaultError.objectMissing(id: id)
-                            }
-                            try Self.verify(id, data, log: log)
-                            try Self.write(data, to: staging.appendingPathComponent(id))
-                            counter.add(objects: 1, bytes: data.count)
-                            done.append((id, keep ? data : Data()))
-                        }
-                        return .success(done)
+                        return .success(.fetched(stored, ids: chunk))
                     } catch {
                         return .failure(error)
                     }
                 }
-                return true
             }
-            for _ in 0..<width where !addNext() { break }
+            func stage(_ share: [String], from stored: [String: Data]) {
+                var items: [(String, Data)] = []
+                for id in share { items.append((id, stored[id] ?? Data())) }
+                let missing = share.filter { stored[$0] == nil }
+                group.addTask {
+                    do throws(VaultError) {
+                        if let id = missing.first {
+                            log.record(.error, path: "bare/data/" + id, status: 404, detail: "object missing")
+                            throw VaultError.objectMissing(id: id)
+                        }
+                        for (id, data) in items {
+                            try Self.verify(id, data, log: log)
+                            try VaultCache.writeFile(data, path: stagingPath + "/" + id)
+                            counter.add(objects: 1, bytes: data.count)
+                            if let arrived { try await arrived(id, data) }
+                        }
+                        return .success(.staged(keep ? items : []))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            for _ in 0..<width { fetchNext() }
             var collected: [String: Data] = [:]
             while let next = await group.next() {
                 switch next {
-                case .success(let items):
-                    if keep { for (id, data) in items { collected[id] = data } }
-                    _ = addNext()
+                case .success(.fetched(let stored, let ids)):
+                    fetchNext()
+                    var index = 0
+                    while index < ids.count {
+                        stage(Array(ids[index..<min(index + Self.stagingShare, ids.count)]), from: stored)
+                        index += Self.stagingShare
+                    }
+                case .success(.staged(let items)):
+                    for (id, data) in items { collected[id] = data }
                 case .failure(let error):
                     group.cancelAll()
                     return .failure(error)
@@ -644,9 +815,14 @@ public actor SGitVault {
             detail: "SHA-256 content address")
     }
 
-    private func decrypt(_ stored: Data, path: String, inflateLimit: Int = VaultFormat.defaultInflateLimit)
-        throws(VaultError) -> Data
-    {
+    private func decrypt(_ stored: Data, path: String) throws(VaultError) -> Data {
+        try Self.decrypt(stored, path: path, key: key, log: log)
+    }
+
+    private static func decrypt(
+        _ stored: Data, path: String, key: VaultKey, log: VaultTrafficLog,
+        inflateLimit: Int = VaultFormat.defaultInflateLimit
+    ) throws(VaultError) -> Data {
         let started = ContinuousClock.now
         do {
             let (plain, compressed) = try VaultFormat.open(
@@ -662,15 +838,7 @@ public actor SGitVault {
     }
 
     private func write(_ data: Data, to url: URL) throws(VaultError) {
-        try Self.write(data, to: url)
-    }
-
-    private static func write(_ data: Data, to url: URL) throws(VaultError) {
-        do {
-            try data.write(to: url)
-        } catch {
-            throw .cache(reason: "could not stage an object")
-        }
+        try VaultCache.writeFile(data, path: url.path)
     }
 }
 

@@ -138,6 +138,23 @@ struct ServerEnvironment {
         #expect(log.events.contains { $0.kind == .request && $0.path.contains("batch of") })
     }
 
+    /// The default way to read a whole vault: `pull(eachFile:)` through the batch route of the real server.
+    @Test func streamingPullHandsOverEveryFileOfTheHeadByteIdentical() async throws {
+        let manifest = try environment.vault("main")
+        let (vault, cache) = try open(manifest)
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let handed = HandedOver()
+        let head = try await vault.pull { file, data in handed.receive(file, data) }
+        let want = try #require(manifest.branches["current"]?.first)
+        #expect(head.message == want.message)
+        #expect(Set(handed.byPath.keys) == Set(want.files.keys))
+        #expect(handed.count == want.files.count)
+        for (path, data) in handed.byPath {
+            #expect(data.count == want.files[path]?.size, "\(path) size")
+            #expect(sha256(data) == want.files[path]?.sha256, "\(path) bytes")
+        }
+    }
+
     @Test func emptyVaultByVaultKey() async throws {
         let manifest = try environment.vault("empty")
         #expect(manifest.keyString.hasPrefix("sgit_private_vault_"))

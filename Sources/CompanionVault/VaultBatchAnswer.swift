@@ -1,0 +1,209 @@
+import Foundation
+
+/// The answer of the batch route, `{"results": [{"file_id": …, "status": "ok" | "not_found", "data": <base64>}, …]}`,
+/// read without a general JSON decoder.
+///
+/// Rule: the answer is a few megabytes of base64 inside JSON strings, and a general decoder walks every one of those
+/// bytes in Swift before a single object can be verified. This reader finds each string's closing quote with
+/// `memchr` and decodes the base64 straight from the answer's bytes, about ten times less work. It accepts only
+/// plain JSON (objects, arrays, strings without escapes, numbers, literals); anything else gives `nil`, and the
+/// caller falls back to `JSONDecoder`, so an unusual but valid answer is still read the slow way.
+enum VaultBatchAnswer {
+    /// One entry of `results`.
+    struct Item: Equatable {
+        /// `file_id`, if present.
+        var fileID: String?
+        /// `status`, if present.
+        var status: String?
+        /// `data`, base64-decoded; `nil` when absent or not base64.
+        var data: Data?
+        /// Whether `data` was present (so that "present but not base64" can be told from "absent").
+        var hasData = false
+    }
+
+    /// The `results` entries of `answer`, or `nil` when the answer is not the plain shape this reader takes.
+    static func parse(_ answer: Data) -> [Item]? {
+        answer.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> [Item]? in
+            guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+            var reader = Reader(base: base, count: raw.count)
+            return reader.document()
+        }
+    }
+
+    private struct Reader {
+        let base: UnsafePointer<UInt8>
+        let count: Int
+        var index = 0
+        /// How deep the reader is; deeper than this is refused rather than recursed into.
+        var depth = 0
+
+        init(base: UnsafePointer<UInt8>, count: Int) {
+            self.base = base
+            self.count = count
+        }
+
+        mutating func document() -> [Item]? {
+            var items: [Item]?
+            guard expect(UInt8(ascii: "{")) else { return nil }
+            if peek() == UInt8(ascii: "}") {
+                index += 1
+                return finish(items ?? [])
+            }
+            while true {
+                guard let key = string() else { return nil }
+                guard expect(UInt8(ascii: ":")) else { return nil }
+                if key.elementsEqual("results".utf8) {
+                    guard items == nil, let found = results() else { return nil }
+                    items = found
+                } else {
+                    guard skipValue() else { return nil }
+                }
+                guard let next = next() else { return nil }
+                if next == UInt8(ascii: "}") { break }
+                guard next == UInt8(ascii: ",") else { return nil }
+            }
+            return finish(items ?? [])
+        }
+
+        mutating func finish(_ items: [Item]) -> [Item]? {
+            skipSpace()
+            return index == count ? items : nil
+        }
+
+        mutating func results() -> [Item]? {
+            var items: [Item] = []
+            guard expect(UInt8(ascii: "[")) else { return nil }
+            if peek() == UInt8(ascii: "]") {
+                index += 1
+                return items
+            }
+            while true {
+                guard let item = item() else { return nil }
+                items.append(item)
+                guard let next = next() else { return nil }
+                if next == UInt8(ascii: "]") { return items }
+                guard next == UInt8(ascii: ",") else { return nil }
+            }
+        }
+
+        mutating func item() -> Item? {
+            var item = Item()
+            guard expect(UInt8(ascii: "{")) else { return nil }
+            if peek() == UInt8(ascii: "}") {
+                index += 1
+                return item
+            }
+            while true {
+                guard let key = string() else { return nil }
+                guard expect(UInt8(ascii: ":")) else { return nil }
+                skipSpace()
+                let isString = index < count && base[index] == UInt8(ascii: "\"")
+                let known = ["file_id", "status", "data"].contains { key.elementsEqual($0.utf8) }
+                // Any other type (even null) is left to the general decoder, so both read an answer alike.
+                if known, !isString { return nil }
+                if key.elementsEqual("file_id".utf8) {
+                    guard let value = string() else { return nil }
+                    item.fileID = String(decoding: value, as: UTF8.self)
+                } else if key.elementsEqual("status".utf8) {
+                    guard let value = string() else { return nil }
+                    item.status = String(decoding: value, as: UTF8.self)
+                } else if key.elementsEqual("data".utf8) {
+                    guard let value = string() else { return nil }
+                    item.hasData = true
+                    item.data = Data(base64Encoded: Data(value))
+                } else {
+                    guard skipValue() else { return nil }
+                }
+                guard let next = next() else { return nil }
+                if next == UInt8(ascii: "}") { return item }
+                guard next == UInt8(ascii: ",") else { return nil }
+            }
+        }
+
+        /// A string without escapes; its bytes, quotes excluded.
+        mutating func string() -> UnsafeBufferPointer<UInt8>? {
+            skipSpace()
+            guard index < count, base[index] == UInt8(ascii: "\"") else { return nil }
+            let start = index + 1
+            guard start <= count,
+                let found = memchr(base + start, Int32(UInt8(ascii: "\"")), count - start)
+            else { return nil }
+            let end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            let value = UnsafeBufferPointer(start: base + start, count: end - start)
+            // An escape sends the whole answer to the general decoder. (A raw control character, which JSON forbids,
+            // is let through: it cannot match a wanted file id, and base64 decoding refuses it.)
+            if memchr(base + start, Int32(UInt8(ascii: "\\")), end - start) != nil { return nil }
+            index = end + 1
+            return value
+        }
+
+        /// Skips any value: a string, a number or literal, or a nested object or array.
+        mutating func skipValue() -> Bool {
+            skipSpace()
+            guard index < count else { return false }
+            switch base[index] {
+            case UInt8(ascii: "\""):
+                return string() != nil
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                let close = base[index] == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
+                let isObject = close == UInt8(ascii: "}")
+                guard depth < 64 else { return false }
+                depth += 1
+                defer { depth -= 1 }
+                index += 1
+                if peek() == close {
+                    index += 1
+                    return true
+                }
+                while true {
+                    if isObject {
+                        guard string() != nil, expect(UInt8(ascii: ":")) else { return false }
+                    }
+                    guard skipValue(), let next = next() else { return false }
+                    if next == close { return true }
+                    guard next == UInt8(ascii: ",") else { return false }
+                }
+            default:
+                let start = index
+                while index < count {
+                    let byte = base[index]
+                    let isScalar =
+                        (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                        || (byte >= UInt8(ascii: "a")
+                            && byte <= UInt8(ascii: "z"))
+                        || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+")
+                        || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "E")
+                    guard isScalar else { break }
+                    index += 1
+                }
+                return index > start
+            }
+        }
+
+        mutating func skipSpace() {
+            while index < count {
+                let byte = base[index]
+                guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
+                index += 1
+            }
+        }
+
+        mutating func peek() -> UInt8? {
+            skipSpace()
+            return index < count ? base[index] : nil
+        }
+
+        /// The next non-space byte, consumed.
+        mutating func next() -> UInt8? {
+            guard let byte = peek() else { return nil }
+            index += 1
+            return byte
+        }
+
+        mutating func expect(_ byte: UInt8) -> Bool {
+            guard peek() == byte else { return false }
+            index += 1
+            return true
+        }
+    }
+}
