@@ -211,7 +211,7 @@ enum ColdStart {
     static func run(
         _ executable: String, _ arguments: [String]
     ) throws -> (seconds: Double, cpu: Double, lines: [Substring]) {
-        let cpuBefore = childrenCPUSeconds()
+        let cpuBefore = ProcessCPU.reapedChildren()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -225,19 +225,10 @@ enum ColdStart {
         guard process.terminationStatus == 0 else {
             throw BenchmarkError("\(arguments.first ?? executable) exited with \(process.terminationStatus)")
         }
-        return (seconds, childrenCPUSeconds() - cpuBefore, String(decoding: data, as: UTF8.self).split(separator: "\n"))
-    }
-
-    /// User + system CPU seconds of this process's children that have ended and were waited for.
-    static func childrenCPUSeconds() -> Double {
-        var usage = rusage()
-        #if os(Linux)
-            getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
-        #else
-            getrusage(RUSAGE_CHILDREN, &usage)
-        #endif
-        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
-            + Double(usage.ru_stime.tv_usec) / 1e6
+        return (
+            seconds, ProcessCPU.reapedChildren() - cpuBefore,
+            String(decoding: data, as: UTF8.self).split(separator: "\n")
+        )
     }
 
     /// The child: open the store, read the first 50, decode them and print id and title.

@@ -162,13 +162,13 @@ enum OmnigentBenchmarks {
             return seen
         }
         _ = try await walk()
-        let cpu0 = cpuSeconds()
+        let cpu0 = ProcessCPU.current()
         let wall0 = ContinuousClock.now
         var seen = 0
         for _ in 0..<passes { seen = try await walk() }
-        let loop = (cpuSeconds() - cpu0) / Double(passes)
+        let loop = (ProcessCPU.current() - cpu0) / Double(passes)
         let wall = (ContinuousClock.now - wall0).seconds / Double(passes)
-        print("{\"loop\": \(loop), \"wall\": \(wall), \"total\": \(cpuSeconds()), \"sessions\": \(seen)}")
+        print("{\"loop\": \(loop), \"wall\": \(wall), \"total\": \(ProcessCPU.current()), \"sessions\": \(seen)}")
     }
 
     static let p2Python = """
@@ -201,18 +201,6 @@ enum OmnigentBenchmarks {
 
         asyncio.run(main())
         """
-
-    /// User + system CPU seconds of this process so far.
-    static func cpuSeconds() -> Double {
-        var usage = rusage()
-        #if os(Linux)
-            getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        #else
-            getrusage(RUSAGE_SELF, &usage)
-        #endif
-        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
-            + Double(usage.ru_stime.tv_usec) / 1e6
-    }
 
     // MARK: - P6 latency
 
@@ -365,7 +353,31 @@ enum OmnigentBenchmarks {
 
 /// CPU seconds (user + system) of this process, or of a process group read from /proc (Linux).
 enum ProcessCPU {
-    static func current() -> Double { OmnigentBenchmarks.cpuSeconds() }
+    /// The CPU seconds of this process so far.
+    static func current() -> Double { usage(of: selfWho) }
+
+    /// The CPU seconds of this process's children that have ended and were waited for.
+    static func reapedChildren() -> Double { usage(of: childrenWho) }
+
+    #if os(Linux)
+        private static let selfWho = Int32(RUSAGE_SELF.rawValue)
+        private static let childrenWho = Int32(RUSAGE_CHILDREN.rawValue)
+    #else
+        private static let selfWho = RUSAGE_SELF
+        private static let childrenWho = RUSAGE_CHILDREN
+    #endif
+
+    /// User + system CPU seconds from `getrusage`.
+    private static func usage(of who: Int32) -> Double {
+        var usage = rusage()
+        #if os(Linux)
+            getrusage(__rusage_who_t(who), &usage)
+        #else
+            getrusage(who, &usage)
+        #endif
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
+            + Double(usage.ru_stime.tv_usec) / 1e6
+    }
 
     /// The CPU seconds of every live process in group `group`, from /proc/<pid>/stat (fields 14 and 15,
     /// in clock ticks). 0 where /proc is missing.

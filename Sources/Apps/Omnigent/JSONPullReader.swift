@@ -304,6 +304,19 @@ struct JSONPullReader {
     private static let falseBytes = Array("false".utf8)
 }
 
+/// Which of an object's known keys have been read, one bit each, so a key met twice is noticed (and the body
+/// left to `JSONDecoder`, whose decision it is which one counts).
+struct KeysSeen<Bits: FixedWidthInteger> {
+    private var bits: Bits = 0
+
+    /// Marks `bit` as read; `false` when it already was.
+    mutating func first(_ bit: Bits) -> Bool {
+        guard bits & bit == 0 else { return false }
+        bits |= bit
+        return true
+    }
+}
+
 extension UInt8 {
     fileprivate static let quote = UInt8(ascii: "\"")
     fileprivate static let backslash = UInt8(ascii: "\\")

@@ -49,16 +49,11 @@ extension OmnigentListPage where Item == Session {
             var firstID: String?
             var lastID: String?
             var hasMore: Bool?
-            var seen: UInt8 = 0
+            var seen = KeysSeen<UInt8>()
             let complete = reader.readObject { reader, key in
-                func once(_ bit: UInt8) -> Bool {
-                    guard seen & bit == 0 else { return false }
-                    seen |= bit
-                    return true
-                }
                 switch () {
                 case _ where key.isKey("data"):
-                    guard once(1) else { return false }
+                    guard seen.first(1) else { return false }
                     var sessions: [Session] = []
                     let read = reader.readArray { reader in
                         guard let session = Session(reading: &reader, decoder: decoder) else { return false }
@@ -69,13 +64,13 @@ extension OmnigentListPage where Item == Session {
                     return read
                 case _ where key.isKey("first_id"), _ where key.isKey("last_id"):
                     let isFirst = key.isKey("first_id")
-                    guard once(isFirst ? 2 : 4) else { return false }
+                    guard seen.first(isFirst ? 2 : 4) else { return false }
                     if reader.readNull() { return true }
                     guard let value = reader.readString() else { return false }
                     if isFirst { firstID = value } else { lastID = value }
                     return true
                 case _ where key.isKey("has_more"):
-                    guard once(8) else { return false }
+                    guard seen.first(8) else { return false }
                     hasMore = reader.readBool()
                     return hasMore != nil
                 default:

@@ -131,40 +131,35 @@ extension Session {
         var viewerUnread: Bool?
         var viewerLastSeen: Int?
         // A key met twice is left to `JSONDecoder`, so which one counts is its decision.
-        var seen: UInt32 = 0
+        var seen = KeysSeen<UInt32>()
         let complete = reader.readObject { reader, key in
-            func once(_ bit: UInt32) -> Bool {
-                guard seen & bit == 0 else { return false }
-                seen |= bit
-                return true
-            }
             func string(_ target: inout String?, _ bit: UInt32) -> Bool {
-                guard once(bit) else { return false }
+                guard seen.first(bit) else { return false }
                 if reader.readNull() { return true }
                 target = reader.readString()
                 return target != nil
             }
             func bool(_ target: inout Bool?, _ bit: UInt32) -> Bool {
-                guard once(bit) else { return false }
+                guard seen.first(bit) else { return false }
                 if reader.readNull() { return true }
                 target = reader.readBool()
                 return target != nil
             }
             func int(_ target: inout Int?, _ bit: UInt32) -> Bool {
-                guard once(bit) else { return false }
+                guard seen.first(bit) else { return false }
                 if reader.readNull() { return true }
                 target = reader.readInt()
                 return target != nil
             }
             func date(_ target: inout Date?, _ bit: UInt32) -> Bool {
-                guard once(bit) else { return false }
+                guard seen.first(bit) else { return false }
                 if reader.readNull() { return true }
                 target = Self.readDate(&reader)
                 return target != nil
             }
             switch () {
             case _ where key.isKey("id"):
-                guard once(1 << 0), let value = reader.readString() else { return false }
+                guard seen.first(1 << 0), let value = reader.readString() else { return false }
                 id = value
                 return true
             case _ where key.isKey("title"): return string(&title, 1 << 1)
@@ -173,14 +168,14 @@ extension Session {
             case _ where key.isKey("agent_name"): return string(&agentName, 1 << 4)
             case _ where key.isKey("archived"): return bool(&archived, 1 << 5)
             case _ where key.isKey("labels"):
-                guard once(1 << 6) else { return false }
+                guard seen.first(1 << 6) else { return false }
                 if reader.readNull() { return true }
                 labels = Self.readLabels(&reader)
                 return labels != nil
             case _ where key.isKey("project_id"): return string(&projectID, 1 << 7)
             case _ where key.isKey("pending_elicitations_count"): return int(&count, 1 << 8)
             case _ where key.isKey("pending_elicitations"):
-                guard once(1 << 9) else { return false }
+                guard seen.first(1 << 9) else { return false }
                 if reader.readNull() { return true }
                 guard let range = reader.skipValue(),
                     let value = try? decoder.decode([Elicitation].self, from: Data(reader.slice(range)))
