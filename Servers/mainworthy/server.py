@@ -43,11 +43,21 @@ class Faults:
         self.requests: list[dict] = []
         self.fails: list[dict] = []
         self.drops: list[dict] = []
+        # The log's change feed: `version` counts changes (an entry added, a status set, a clear); waiters of
+        # `GET /_control/requests?after=N` wake on `changed`.
+        self.version = 0
+        self.changed = asyncio.Event()
+
+    def touch(self):
+        self.version += 1
+        self.changed.set()
+        self.changed = asyncio.Event()
 
     def clear(self):
         self.requests.clear()
         self.fails.clear()
         self.drops.clear()
+        self.touch()
 
 
 F = Faults()
@@ -91,8 +101,19 @@ async def control_reset(request: Request):
 async def control_requests(request: Request):
     if request.method == "DELETE":
         F.requests.clear()
+        F.touch()
         return Response(status_code=204)
-    return JSONResponse({"items": F.requests})
+    # `?after=N&wait_ms=M`: answers once the log changed past version N, or after M ms (at most 10 s), so a test
+    # waits on the log's changes instead of polling it.
+    after = request.query_params.get("after")
+    if after is not None and after.isdigit() and F.version <= int(after):
+        wait_ms = request.query_params.get("wait_ms", "5000")
+        timeout = min(int(wait_ms) if wait_ms.isdigit() else 5000, 10_000) / 1000
+        try:
+            await asyncio.wait_for(F.changed.wait(), timeout)
+        except asyncio.TimeoutError:
+            pass
+    return JSONResponse({"items": F.requests, "version": F.version})
 
 
 async def control_fail(request: Request):
@@ -241,11 +262,13 @@ class Middleware:
                  "cookie": "cookie" in headers, "at": S.store.stamp(), "status": None, "replayed": False,
                  "dropped": False}
         F.requests.append(entry)
+        F.touch()
 
         async def logged(message):
             if message["type"] == "http.response.start":
                 entry["status"] = message["status"]
                 entry["replayed"] = any(k.lower() == b"idempotent-replayed" for k, _ in message.get("headers", []))
+                F.touch()
             await send(message)
 
         fail = matching(F.fails, scope["method"], scope["path"])

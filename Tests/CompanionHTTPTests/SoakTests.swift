@@ -39,6 +39,8 @@ struct SoakTests {
         }
         private let streams: Mutex<Streams>
         let capacity: Int
+        /// Fires after every update, so the test waits on the tally's changes instead of polling it.
+        let changes = ChangeSignal()
 
         init(streams count: Int, messages capacity: Int) {
             self.capacity = capacity
@@ -48,13 +50,20 @@ struct SoakTests {
                     connected: Array(repeating: false, count: count)))
         }
 
-        func connected(_ stream: Int) { streams.withLock { $0.connected[stream] = true } }
+        func connected(_ stream: Int) {
+            let first = streams.withLock { state in
+                defer { state.connected[stream] = true }
+                return !state.connected[stream]
+            }
+            if first { changes.changed() }
+        }
         /// Counts message `number` on `stream`; a number outside the run counts as a duplicate at index 0.
         func saw(_ number: Int, on stream: Int) {
             streams.withLock { state in
                 let index = (0..<capacity).contains(number) ? number : 0
                 state.counts[stream][index] = state.counts[stream][index] &+ 1
             }
+            changes.changed()
         }
         func connectedCount() -> Int { streams.withLock { $0.connected.filter { $0 }.count } }
         /// How many of `expected` the stream never saw, and how many it saw more than once.
@@ -148,12 +157,9 @@ struct SoakTests {
         }
         defer { readers.cancel() }
 
-        // Every stream is open before the first message is posted: a poll of the tally (which 50 streams update)
-        // under a bounded deadline, not a sleep that hopes the streams are open by then.
-        let connectDeadline = ContinuousClock.now + .seconds(60)
-        while tally.connectedCount() < 50, ContinuousClock.now < connectDeadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        // Every stream is open before the first message is posted: a wait on the tally's changes (each stream
+        // signals its first event) under a 60 s deadline, not a sleep that hopes the streams are open by then.
+        _ = await tally.changes.wait(upTo: .seconds(60)) { tally.connectedCount() == 50 }
         #expect(tally.connectedCount() == 50, "only \(tally.connectedCount()) of 50 streams opened")
 
         // Post at a steady rate and sample RSS once a second.
@@ -182,7 +188,8 @@ struct SoakTests {
             try await pacer.sleep(for: max(.zero, start + .milliseconds(100 * tick) - ContinuousClock.now))
         }
 
-        // Bounded wait for the last events to arrive everywhere: a poll of the tally under a 30 s deadline.
+        // Bounded wait for the last events to arrive everywhere: a wait on the tally's changes (every counted event
+        // signals) under a 30 s deadline; what is still missing then is reported below.
         let posted = tick
         func expected(_ stream: Int) -> [Int] {
             stream < 40 ? Array(stride(from: stream % 10, to: posted, by: 10)) : Array(1...faultCount)
@@ -190,8 +197,7 @@ struct SoakTests {
         func missing() -> (lost: Int, duplicated: Int) {
             (0..<50).map { tally.check($0, expected: expected($0)) }.reduce((0, 0)) { ($0.0 + $1.0, $0.1 + $1.1) }
         }
-        let drainDeadline = ContinuousClock.now + .seconds(30)
-        while missing().lost > 0, ContinuousClock.now < drainDeadline { try await Task.sleep(for: .milliseconds(100)) }
+        _ = await tally.changes.wait(upTo: .seconds(30)) { missing().lost == 0 }
         let (lost, duplicated) = missing()
         let warmUp = min(60, max(1, seconds / 4))
         let steady = Array(samples.dropFirst(warmUp))

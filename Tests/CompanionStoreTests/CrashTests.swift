@@ -25,6 +25,18 @@ struct CrashTests {
         throw OwnServerError(description: "StoreCrashWorker is not built; run `swift build --build-tests` first")
     }
 
+    /// Reads the worker's progress lines until `line` has been read, or the worker's output ends.
+    static func read(_ handle: FileHandle, through line: String) {
+        var buffer = Data()
+        while true {
+            let chunk = handle.availableData
+            if chunk.isEmpty { return }
+            buffer.append(chunk)
+            let lines = String(decoding: buffer, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            if lines.dropLast().contains(where: { $0 == line }) { return }
+        }
+    }
+
     @Test func everyGroupIsWholeAfterRandomKills() async throws {
         let folder = try TemporaryFolder()
         let worker = try Self.workerURL()
@@ -39,14 +51,16 @@ struct CrashTests {
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
             try process.run()
-            // Kill at a random moment: half the time right after start (opening, migrating),
-            // otherwise after the store opened, 0–120 ms into the writing.
+            // Kill at a random point, chosen by the seeded source and reached by reading the worker's progress
+            // lines (no sleeping): half the time as the store opens (opening, migrating), otherwise some rounds
+            // into the writing, while the next round's writes are under way.
+            let line: String
             if random.next() % 2 == 0 {
-                _ = output.fileHandleForReading.availableData
-                usleep(UInt32(random.next() % 120_000))
+                line = "WRITE \(random.next() % 60 + 1)"
             } else {
-                usleep(UInt32(random.next() % 30_000))
+                line = "START"
             }
+            Self.read(output.fileHandleForReading, through: line)
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal || process.terminationStatus == 0)

@@ -31,6 +31,8 @@ public final class ChromiumDevTools: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Fires on every event the browser sends, and when it goes away: waits re-check their condition then.
+    let arrivals = ChangeSignal()
     private let commandPipe: Int32
     private let group: pid_t
     private let profile: URL
@@ -119,8 +121,8 @@ public final class ChromiumDevTools: Sendable {
                 if count <= 0 { break }
                 written += count
             }
-            Task { [self] in
-                try? await Task.sleep(for: .seconds(15))
+            // The bound on the answer: a one-shot timer that fails the command if it is still pending then.
+            _ = Expiry(after: .seconds(15)) { [self] in
                 self.fail(id, Failure(description: "DevTools command \(method) got no answer within 15 s"))
             }
         }
@@ -140,6 +142,10 @@ public final class ChromiumDevTools: Sendable {
         let page = DevToolsPage(browser: self, session: session)
         try await page.send("Page.enable")
         try await page.send("Runtime.enable")
+        // The page reports its own changes as DevTools events, so a wait re-checks on them instead of polling:
+        // a binding (each call is a `Runtime.bindingCalled` event) that a DOM observer calls at most once a task.
+        try await page.send("Runtime.addBinding", .object(["name": .string(DevToolsPage.changedBinding)]))
+        try await page.addScriptOnNewDocument(DevToolsPage.changeReporter)
         return page
     }
 
@@ -186,6 +192,7 @@ public final class ChromiumDevTools: Sendable {
                     continuation?.resume(returning: message)
                 } else {
                     state.withLock { $0.events.append(message) }
+                    arrivals.changed()
                 }
             }
         }
@@ -196,6 +203,7 @@ public final class ChromiumDevTools: Sendable {
             return Array(state.pending.values)
         }
         for continuation in waiting { continuation.resume(throwing: Failure(description: "the browser went away")) }
+        arrivals.changed()
     }
 }
 
@@ -257,14 +265,43 @@ public struct DevToolsPage: Sendable {
         return result["result"]?["value"] ?? .null
     }
 
-    /// Polls `expression` until it is `true`, every 50 ms, for at most `seconds`; then throws.
+    /// The binding a page calls when it changed (see `changeReporter`); `reportChange()` is the call.
+    public static let changedBinding = "__devtoolsChanged"
+
+    /// JavaScript that reports a change of the page: call it after changing state that a wait may be checking.
+    public static let reportChange = "if (typeof \(changedBinding) === 'function') \(changedBinding)('');"
+
+    /// Installed at document start in every page: reports DOM changes, the load and in-document navigations
+    /// through the binding, at most once per task.
+    static let changeReporter = """
+        (() => {
+          let queued = false;
+          const report = () => {
+            if (queued) return;
+            queued = true;
+            setTimeout(() => { queued = false; \(reportChange) }, 0);
+          };
+          new MutationObserver(report).observe(document, {
+            subtree: true, childList: true, attributes: true, characterData: true });
+          for (const name of ['readystatechange', 'load', 'popstate', 'hashchange']) {
+            (name === 'readystatechange' ? document : window).addEventListener(name, report);
+          }
+        })();
+        """
+
+    /// Waits until `expression` is `true`, for at most `seconds`; then throws. Event-driven: the expression is
+    /// checked now and again after each DevTools event (the page's reported changes, loads, console output, new
+    /// execution contexts), never on a timer.
     public func waitUntil(_ expression: String, seconds: Double = 20) async throws {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1_000))
-        while ContinuousClock.now < deadline {
-            if (try? await evaluate(expression)) == .bool(true) { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw ChromiumDevTools.Failure(description: "`\(expression)` did not hold within \(seconds) s")
+        try await waitUntil(seconds: seconds, "`\(expression)`") { (try? await evaluate(expression)) == .bool(true) }
+    }
+
+    /// Waits until `condition` holds, checking it now and after each DevTools event, for at most `seconds`;
+    /// then throws a failure naming `what`.
+    public func waitUntil(seconds: Double, _ what: String, _ condition: () async throws -> Bool) async throws {
+        let held = try await browser.arrivals.wait(
+            upTo: .milliseconds(Int(seconds * 1_000)), until: condition)
+        guard held else { throw ChromiumDevTools.Failure(description: "\(what) did not hold within \(seconds) s") }
     }
 
     /// The console messages and uncaught exceptions the page reported so far, as text.

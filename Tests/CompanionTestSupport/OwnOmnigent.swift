@@ -1,4 +1,11 @@
 import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// An Omnigent server this test owns: started with `Servers/omnigent/start.sh` in a temporary
 /// state folder, killed (SIGKILL to its process group) to simulate the server going away, and
@@ -6,6 +13,8 @@ import Foundation
 public final class OwnOmnigent: Sendable {
     /// The state folder (database, logs, pid and process group files).
     public let stateDirectory: URL
+    /// The read end of the liveness pipe of the running server (see `start()`), or nil before a start.
+    private let liveness = Mutex<Int32?>(nil)
 
     /// Prepares a fresh state folder.
     public init() throws {
@@ -30,6 +39,19 @@ public final class OwnOmnigent: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // The liveness pipe: its write end is the script's descriptor 7, inherited by the server it starts (it
+        // only writes its pid files and logs elsewhere), so the read end sees end-of-file when the server is gone
+        // and `kill()` waits for that event.
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw OwnServerError(description: "no liveness pipe (errno \(errno))") }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        defer { close(ends[1]) }
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 7)
+        let previous = liveness.withLock { held in
+            defer { held = ends[0] }
+            return held
+        }
+        if let previous { close(previous) }
         var pid: pid_t = 0
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -60,7 +82,22 @@ public final class OwnOmnigent: Sendable {
             let group = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), group > 1
         else { return }
         _ = Foundation.kill(-group, SIGKILL)
-        for _ in 0..<100 where Foundation.kill(-group, 0) == 0 { usleep(20_000) }
+        // Wait for the server to be gone: the liveness pipe's end-of-file (every holder of its write end has
+        // exited), bounded at 2 s.
+        if let end = liveness.withLock({ held in
+            defer { held = nil }
+            return held
+        }) {
+            var descriptor = pollfd(fd: end, events: Int16(POLLIN), revents: 0)
+            var scratch = [UInt8](repeating: 0, count: 64)
+            let deadline = ContinuousClock.now + .seconds(2)
+            while ContinuousClock.now < deadline {
+                let remaining = max(1, Int32((deadline - ContinuousClock.now) / .milliseconds(1)))
+                guard poll(&descriptor, 1, remaining) > 0 else { break }
+                if scratch.withUnsafeMutableBytes({ read(end, $0.baseAddress, $0.count) }) <= 0 { break }
+            }
+            close(end)
+        }
         try? FileManager.default.removeItem(at: stateDirectory.appendingPathComponent("pid"))
     }
 

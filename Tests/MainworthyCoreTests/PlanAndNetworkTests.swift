@@ -208,17 +208,20 @@ func unusedPort() throws -> Int {
     try ListeningSocket().port
 }
 
-/// Polls the server's log every 20 ms for at most 5 s until `condition` holds.
+/// Waits on the server's log for at most 5 s until `condition` holds: checked now and after each change the
+/// server reports (its change feed, `log(changedAfter:waitMs:)`), not on a timer.
 func waitForLog(
     _ server: ReferenceServer, _ condition: @Sendable ([ReferenceServer.LoggedRequest]) -> Bool
 ) async throws {
     let deadline = ContinuousClock.now + .seconds(5)
-    while !condition(try await server.log()) {
-        guard ContinuousClock.now < deadline else {
+    var log = try await server.log(changedAfter: nil)
+    while !condition(log.items) {
+        let left = (deadline - ContinuousClock.now) / .milliseconds(1)
+        guard left > 0, let version = log.version else {
             Issue.record("the server's log did not reach the expected state within 5 s")
             return
         }
-        try await Task.sleep(for: .milliseconds(20))
+        log = try await server.log(changedAfter: version, waitMs: Int(left.rounded(.up)))
     }
 }
 

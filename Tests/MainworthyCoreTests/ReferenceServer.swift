@@ -24,7 +24,11 @@ struct ReferenceServer {
         }
     }
 
-    struct Log: Decodable, Sendable { var items: [LoggedRequest] }
+    struct Log: Decodable, Sendable {
+        var items: [LoggedRequest]
+        /// How many changes the log has seen; `log(changedAfter:)` waits for the next.
+        var version: Int?
+    }
 
     let url: URL
     let control: Client
@@ -45,6 +49,14 @@ struct ReferenceServer {
     /// The request log since the last reset or `clearLog()`.
     func log() async throws -> [LoggedRequest] {
         try await control.send(Request<Log>.get("/_control/requests")).items
+    }
+
+    /// The request log with its version; with a `version`, once the log changed past it (an entry added or
+    /// answered), or as it stands after `waitMs` with no change: the server's change feed, waited on rather
+    /// than polled.
+    func log(changedAfter version: Int?, waitMs: Int = 0) async throws -> Log {
+        let wait = version.map { "?after=\($0)&wait_ms=\(waitMs)" } ?? ""
+        return try await control.send(Request<Log>.get("/_control/requests" + wait))
     }
 
     /// Empties the request log.

@@ -35,7 +35,9 @@ struct AddressRuleTests {
 
     @Test(
         "O-URL-4: a remote host never gets http by inference, even in debug",
-        arguments: ["dbc-1.cloud.databricks.com", "192.168.1.5:6767"])
+        // A cloud host, and a host on the local network by name with the server's port (tests name no
+        // address outside 127.0.0.1: the rule is about any host that is not this machine).
+        arguments: ["dbc-1.cloud.databricks.com", "mac-mini.local:6767"])
     func remoteIsHTTPS(_ input: String) throws {
         #expect(try ServerAddress(parsing: input, policy: Self.debug).description == "https://\(input)")
     }

@@ -268,8 +268,7 @@ final class HeadlessBrowser: BrowserStep {
     let journal = Journal()
 
     init() throws {
-        url = try TestServers.url("OMNIGENT_OIDC_URL")
-        provider = try TestServers.url("OMNIGENT_OIDC_ISSUER")
+        (url, provider) = try omnigentOIDCServers()
     }
 
     func signIn() throws -> OmnigentOIDCSignIn {

@@ -125,8 +125,7 @@ struct TicketSignInTests {
     let journal = Journal()
 
     init() throws {
-        url = try TestServers.url("OMNIGENT_OIDC_URL")
-        provider = try TestServers.url("OMNIGENT_OIDC_ISSUER")
+        (url, provider) = try omnigentOIDCServers()
     }
 
     func address() throws -> ServerAddress {

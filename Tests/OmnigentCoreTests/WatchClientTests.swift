@@ -183,19 +183,11 @@ final class RecordingTransport: Transport {
             WatchCookieSync(serverURL: url, cookieHeader: "ap_session=header-mode", syncedAt: Date()))
         let watch = WatchClient(apiBase: url, cookies: keeper, policy: .allowingInsecureLoopback, journal: journal)
         let stream = watch.live(id)
-        // The first event, or nothing within 30 s (a bound, not a wait: the server sends at once).
-        let first = try await withThrowingTaskGroup(of: ServerSentEvent?.self) { group in
-            group.addTask {
-                for try await event in stream { return event }
-                return nil
-            }
-            group.addTask {
-                try await Task.sleep(for: .seconds(30))
-                return nil
-            }
-            let value = try await group.next() ?? nil
-            group.cancelAll()
-            return value
+        // The first event, or nothing within 30 s (a bound, not a wait: the server sends at once; the deadline
+        // cancels the read).
+        let first = try await withDeadline(.seconds(30)) { () -> ServerSentEvent? in
+            for try await event in stream { return event }
+            return nil
         }
         let event = try #require(first, "the live stream sent nothing")
         #expect(!event.event.isEmpty)

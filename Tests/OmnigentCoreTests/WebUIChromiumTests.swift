@@ -18,7 +18,9 @@ struct WebUIChromiumTests {
     static let recorder = """
         window.__posted = [];
         window.webkit = { messageHandlers: { \(OmnigentBootstrap.handlerName): {
-          postMessage: function (message) { window.__posted.push(JSON.parse(JSON.stringify(message))); } } } };
+          postMessage: function (message) {
+            window.__posted.push(JSON.parse(JSON.stringify(message)));
+            \(DevToolsPage.reportChange) } } } };
         """
 
     /// The shell's side of one round: every posted message decoded and handled; emits evaluated in the page.
@@ -43,15 +45,15 @@ struct WebUIChromiumTests {
         }
 
         /// Pumps until `expression` holds in the page (bounded; generous, since the page loads its whole UI
-        /// while the rest of the suite runs on the same cores).
+        /// while the rest of the suite runs on the same cores). Pumps and checks again after each DevTools event
+        /// (a posted message, a DOM change, a navigation), not on a timer.
         mutating func pump(until expression: String, seconds: Double = 60) async throws {
-            let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1_000))
-            while ContinuousClock.now < deadline {
-                try await pump()
-                if try await page.evaluate(expression) == .bool(true) { return }
-                try await Task.sleep(for: .milliseconds(50))
+            var shell = self
+            defer { self = shell }
+            try await page.waitUntil(seconds: seconds, "`\(expression)`") {
+                try await shell.pump()
+                return try await shell.page.evaluate(expression) == .bool(true)
             }
-            throw ChromiumDevTools.Failure(description: "`\(expression)` did not hold within \(seconds) s")
         }
     }
 

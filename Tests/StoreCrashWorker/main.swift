@@ -8,6 +8,10 @@ import Foundation
 /// Every group write stamps all members with one fetch time and puts that time in each body, and
 /// every outbox row is queued with a resource named after it, so the parent can check after a
 /// SIGKILL that each group is whole and each outbox row has its local change.
+///
+/// Progress goes to standard output, one line each, so the parent can kill at a chosen point instead of after a
+/// random sleep: `START` before the store opens, `OPEN` once it is open, `WRITE <n>` before the n-th round of
+/// writes begins.
 let arguments = CommandLine.arguments
 guard arguments.count == 3, let seed = UInt64(arguments[2]) else {
     FileHandle.standardError.write(Data("usage: StoreCrashWorker <folder> <seed>\n".utf8))
@@ -17,12 +21,14 @@ let random = SeededRandomSource(seed: seed)
 let folder = URL(fileURLWithPath: arguments[1], isDirectory: true)
 let scope = AccountKey(serverKey: "crash-test", userID: "worker")
 
+FileHandle.standardOutput.write(Data("START\n".utf8))
 do {
     let store = try OfflineStore(scope: scope, location: .directory(folder))
     FileHandle.standardOutput.write(Data("OPEN\n".utf8))
     var step = 0
     while true {
         step += 1
+        FileHandle.standardOutput.write(Data("WRITE \(step)\n".utf8))
         let stamp = Date(timeIntervalSince1970: Double(seed) * 1_000_000 + Double(step))
         let name = "group-\(random.next() % 4)"
         let count = Int(random.next() % 6) + 2
