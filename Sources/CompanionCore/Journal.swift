@@ -1,5 +1,10 @@
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One thing the kit did, as a debug panel or `companion journal` shows it.
 ///
@@ -98,8 +103,8 @@ public final class Journal: Sendable {
     public func scrub(_ text: String) -> String {
         let secrets = state.withLock { $0.secrets }
         var result = redactor.scrubShapes(text)
-        for secret in secrets.sorted(by: { $0.count > $1.count }) where Redactor.text(result, contains: secret) {
-            result = result.replacingOccurrences(of: secret, with: Redactor.mask)
+        for secret in secrets.sorted(by: { $0.count > $1.count }) {
+            result = Redactor.text(result, replacing: secret, with: Redactor.mask)
         }
         return result
     }

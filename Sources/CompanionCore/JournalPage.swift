@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The journal as one self-contained web page, a debug console for a run: every event in a list filterable by
 /// kind, status and text, a timing bar per response, and each event's (already redacted) headers and body on
@@ -25,7 +29,7 @@ public enum JournalPage {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .companionISO8601
         let json = (try? encoder.encode(events)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
-        let data = json.replacingOccurrences(of: "<", with: "\\u003c")
+        let data = json.replacing("<", with: "\\u003c")
         let kinds = JournalEvent.Kind.allCases.map { "<option>\($0.rawValue)</option>" }.joined()
         return """
             <!DOCTYPE html>
@@ -52,8 +56,8 @@ public enum JournalPage {
     }
 
     static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        text.replacing("&", with: "&amp;").replacing("<", with: "&lt;")
+            .replacing(">", with: "&gt;").replacing("\"", with: "&quot;")
     }
 
     static let style = """

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Decides what is secret in headers, URLs, JSON bodies and free text, and replaces it.
 ///
@@ -109,6 +113,26 @@ public struct Redactor: Sendable, Hashable {
         firstIndex(of: Array(needle.utf8), in: Array(text.utf8), from: 0) != nil
     }
 
+    /// `text` with every occurrence of `needle` replaced by `replacement`, compared byte for byte (UTF-8 is
+    /// self-synchronizing, so a match always starts and ends on a character boundary).
+    static func text(_ text: String, replacing needle: String, with replacement: String) -> String {
+        let pattern = Array(needle.utf8)
+        let bytes = Array(text.utf8)
+        guard var match = firstIndex(of: pattern, in: bytes, from: 0) else { return text }
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var copied = 0
+        while true {
+            result.append(contentsOf: bytes[copied..<match])
+            result.append(contentsOf: replacement.utf8)
+            copied = match + pattern.count
+            guard let next = firstIndex(of: pattern, in: bytes, from: copied) else { break }
+            match = next
+        }
+        result.append(contentsOf: bytes[copied...])
+        return String(decoding: result, as: UTF8.self)
+    }
+
     /// The headers with every secret value masked; names are kept so a reader sees what was sent.
     public func redact(headers: [String: String]) -> [String: String] {
         var result: [String: String] = [:]
@@ -147,32 +171,22 @@ public struct Redactor: Sendable, Hashable {
     /// A JSON body with every secret field's value masked, re-encoded with sorted keys; `nil` when
     /// the body is not JSON (the caller then records only its size).
     public func redact(json body: Data) -> String? {
-        guard !body.isEmpty,
-            let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
-        else { return nil }
-        let cleaned = redact(jsonObject: object)
-        guard JSONSerialization.isValidJSONObject(cleaned) || cleaned is String || cleaned is NSNumber,
-            let data = try? JSONSerialization.data(
-                withJSONObject: cleaned, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
-        else { return nil }
-        return scrubShapes(String(decoding: data, as: UTF8.self))
+        guard !body.isEmpty, let value = try? JSONDecoder().decode(JSONValue.self, from: body) else { return nil }
+        return scrubShapes(redact(value: value).jsonString())
     }
 
-    private func redact(jsonObject: Any) -> Any {
-        if let dictionary = jsonObject as? [String: Any] {
-            var result: [String: Any] = [:]
-            for (key, value) in dictionary {
-                result[key] = isSecretField(key) && !(value is NSNull) ? Self.mask : redact(jsonObject: value)
+    private func redact(value: JSONValue) -> JSONValue {
+        switch value {
+        case .object(let members):
+            var result: [String: JSONValue] = [:]
+            for (key, member) in members {
+                result[key] = isSecretField(key) && !member.isNull ? .string(Self.mask) : redact(value: member)
             }
-            return result
+            return .object(result)
+        case .array(let elements): return .array(elements.map { redact(value: $0) })
+        case .string(let text): return .string(scrubShapes(text))
+        default: return value
         }
-        if let array = jsonObject as? [Any] {
-            return array.map { redact(jsonObject: $0) }
-        }
-        if let string = jsonObject as? String {
-            return scrubShapes(string)
-        }
-        return jsonObject
     }
 
     /// Masks secrets recognisable in free text: `Bearer …`/`Basic …` credentials (any case), JSON Web

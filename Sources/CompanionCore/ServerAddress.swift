@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The address of a self-hosted server, normalized from what a person typed.
 ///
@@ -39,7 +43,7 @@ public struct ServerAddress: Sendable, Hashable, Codable, CustomStringConvertibl
     /// `policy` decides whether plain http is possible: only to a loopback host, and only under
     /// `TransportPolicy.allowingInsecureLoopback`.
     public init(parsing input: String, policy: TransportPolicy = .httpsOnly) throws(ServerAddressError) {
-        let trimmed = input.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = input.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw .empty }
         guard let syntax = AddressSyntax(trimmed[...]) else { throw .malformed }
         if syntax.scheme == nil, let colon = trimmed.firstIndex(of: ":") {
@@ -248,4 +252,14 @@ public enum ServerAddressError: Error, Sendable, Equatable, LocalizedError, Cust
 
     /// The same sentence, for `localizedDescription`.
     public var errorDescription: String? { description }
+}
+
+extension String {
+    /// The text without leading and trailing white space and line breaks (Unicode's White_Space).
+    fileprivate func trimmingWhitespace() -> String {
+        guard let first = firstIndex(where: { !$0.isWhitespace }),
+            let last = lastIndex(where: { !$0.isWhitespace })
+        else { return "" }
+        return String(self[first...last])
+    }
 }
