@@ -138,10 +138,9 @@ enum VaultBenchmark {
         }
 
         // The floor: the same objects' stored bytes fetched by curl, 8 transfers at once, nothing decrypted.
-        let objectsFolder = lastCache.appendingPathComponent("objects")
-        let names = try FileManager.default.contentsOfDirectory(atPath: objectsFolder.path).filter {
-            $0.hasPrefix("obj-")
-        }
+        let cached = try SGitVault(
+            key: key, source: HTTPVaultSource(server: server), cache: lastCache, log: VaultTrafficLog())
+        let names = cached.cachedObjectIDs().sorted()
         var floorTimes: [Double] = []
         let config = scratch.appendingPathComponent("curl-floor.txt")
         let readBase = server.absoluteString + "/api/vault/read/" + key.vaultID + "/bare%2Fdata%2F"
@@ -195,7 +194,12 @@ enum VaultBenchmark {
         }
 
         // Decrypt throughput alone: every cached object, in memory, AES-256-GCM (and zlib where used).
-        let stored = try names.map { try Data(contentsOf: objectsFolder.appendingPathComponent($0)) }
+        let stored = try names.map { (id) throws -> Data in
+            guard let object = cached.cachedObject(id) else {
+                throw Failure(description: "cached object \(id) unreadable")
+            }
+            return object
+        }
         var decryptTimes: [Double] = []
         var decrypted = 0
         for _ in 0..<max(3, rounds) {
@@ -302,15 +306,13 @@ enum VaultBenchmark {
         let vault = try SGitVault(
             key: key, source: HTTPVaultSource(server: server), cache: cache, log: VaultTrafficLog())
         let full = try await time { _ = try await vault.pull() }
-        let before = Set(
-            try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("objects").path))
+        let before = vault.cachedObjectIDs()
 
         try Data("one new file\n".utf8).write(to: folder.appendingPathComponent("new-file.txt"))
         try cli(["commit", "-m", "one new file"], in: folder)
         try cli(["push"], in: folder)
         let again = try await time { _ = try await vault.pull() }
-        let after = Set(
-            try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("objects").path))
+        let after = vault.cachedObjectIDs()
         guard try await vault.read("new-file.txt") == Data("one new file\n".utf8) else {
             throw Failure(description: "the incremental pull did not bring the new file")
         }

@@ -207,3 +207,31 @@ enum VaultBatchAnswer {
         }
     }
 }
+
+extension VaultBatchAnswer {
+    /// A batch answer as `JSONDecoder` reads it: the general path for answers `parse` leaves alone (and the
+    /// reference `parse` is tested against).
+    struct Decoded: Decodable {
+        /// One result as sent.
+        struct Item: Decodable {
+            let fileID: String?
+            let status: String?
+            let data: String?
+            enum CodingKeys: String, CodingKey {
+                case fileID = "file_id"
+                case status
+                case data
+            }
+        }
+        let results: [Item]?
+
+        /// The results as `parse` gives them (`data` base64-decoded; `hasData` when the field was present).
+        var items: [VaultBatchAnswer.Item] {
+            (results ?? []).map {
+                VaultBatchAnswer.Item(
+                    fileID: $0.fileID, status: $0.status, data: $0.data.flatMap { Data(base64Encoded: $0) },
+                    hasData: $0.data != nil)
+            }
+        }
+    }
+}
