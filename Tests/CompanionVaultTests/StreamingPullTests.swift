@@ -214,6 +214,33 @@ final class BatchingSource: VaultSource {
         #expect(VaultBatchAnswer.parse(Data(#" { "results" : [ ] } "#.utf8)) == [])
     }
 
+    /// The answer's own base64 decoder gives what `Data(base64Encoded:)` gives on valid text; on noise it never
+    /// accepts what Foundation refuses, and it refuses padding anywhere but at the end (Foundation takes `QU=D`).
+    @Test func base64AgreesWithFoundation() {
+        var generator = SystemRandomNumberGenerator()
+        func decoded(_ text: [UInt8]) -> Data? { text.withUnsafeBufferPointer { VaultBatchAnswer.base64($0) } }
+        for length in 0..<70 {
+            let bytes = Data((0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            let text = Array(bytes.base64EncodedString().utf8)
+            #expect(decoded(text) == bytes, "\(length) bytes")
+            guard !text.isEmpty else { continue }
+            for _ in 0..<20 {
+                var noisy = text
+                noisy[Int.random(in: 0..<noisy.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+                if Bool.random(using: &generator) { noisy.removeLast() }
+                if let ours = decoded(noisy) {
+                    #expect(ours == Data(base64Encoded: Data(noisy)), "\(String(decoding: noisy, as: UTF8.self))")
+                }
+            }
+        }
+        for text in ["", "AA==", "AAA=", "AB==", "AAB=", "QUJD", "QUJDRA==", "QUJDREU="] {
+            #expect(decoded(Array(text.utf8)) == Data(base64Encoded: text), "\(text)")
+        }
+        for refused in ["=", "==", "====", "A===", "QU=D", "QUJD\n", "QUJ", "QU JD", "Q\u{0}JD"] {
+            #expect(decoded(Array(refused.utf8)) == nil, "\(refused)")
+        }
+    }
+
     @Test func neverTrapsOnNoise() {
         let seed = Data(
             #"{"vault_id":"v","results":[{"file_id":"bare/data/obj-cas-imm-0","status":"ok","data":"QUJD"}]}"#.utf8)
