@@ -138,10 +138,9 @@ enum VaultBenchmark {
         }
 
         // The floor: the same objects' stored bytes fetched by curl, 8 transfers at once, nothing decrypted.
-        let objectsFolder = lastCache.appendingPathComponent("objects")
-        let names = try FileManager.default.contentsOfDirectory(atPath: objectsFolder.path).filter {
-            $0.hasPrefix("obj-")
-        }
+        let cached = try SGitVault(
+            key: key, source: HTTPVaultSource(server: server), cache: lastCache, log: VaultTrafficLog())
+        let names = cached.cachedObjectIDs().sorted()
         var floorTimes: [Double] = []
         let config = scratch.appendingPathComponent("curl-floor.txt")
         let readBase = server.absoluteString + "/api/vault/read/" + key.vaultID + "/bare%2Fdata%2F"
@@ -162,40 +161,17 @@ enum VaultBenchmark {
 
         // The server's own floor for the route CompanionKit uses: the same batches (same size, same number in
         // flight), fetched by curl, nothing decoded, verified or decrypted.
-        let batchSize = HTTPVaultSource(server: server).batchSize
-        let inFlight = 4
         var batchFloorTimes: [Double] = []
-        let batchConfig = scratch.appendingPathComponent("curl-batch-floor.txt")
-        var entries: [String] = []
-        var start = 0
-        while start < names.count {
-            let operations = names[start..<min(start + batchSize, names.count)].map {
-                #"{"op":"read","file_id":"bare/data/\#($0)"}"#
-            }
-            let body = scratch.appendingPathComponent("batch-\(start).json")
-            try Data(#"{"operations":[\#(operations.joined(separator: ","))]}"#.utf8).write(to: body)
-            entries.append(
-                "url = \"\(server.absoluteString)/api/vault/batch/\(key.vaultID)\"\ndata-binary = \"@\(body.path)\"\n"
-                    + "header = \"Content-Type: application/json\"\noutput = \"/dev/null\"\n")
-            start += batchSize
-        }
-        try entries.joined(separator: "next\n").write(to: batchConfig, atomically: true, encoding: .utf8)
-        for _ in 0..<rounds {
-            let curl = Process()
-            curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            curl.arguments = [
-                "curl", "-s", "--no-progress-meter", "--fail", "--parallel", "--parallel-max", "\(inFlight)", "-K",
-                batchConfig.path,
-            ]
-            let started = ContinuousClock.now
-            try curl.run()
-            curl.waitUntilExit()
-            guard curl.terminationStatus == 0 else { throw Failure(description: "curl batch floor run failed") }
-            batchFloorTimes.append((ContinuousClock.now - started).seconds)
-        }
+        let batchConfig = try batchFloorConfig(names: names, server: server, key: key, scratch: scratch)
+        for _ in 0..<rounds { batchFloorTimes.append(try batchFloor(batchConfig)) }
 
         // Decrypt throughput alone: every cached object, in memory, AES-256-GCM (and zlib where used).
-        let stored = try names.map { try Data(contentsOf: objectsFolder.appendingPathComponent($0)) }
+        let stored = try names.map { (id) throws -> Data in
+            guard let object = cached.cachedObject(id) else {
+                throw Failure(description: "cached object \(id) unreadable")
+            }
+            return object
+        }
         var decryptTimes: [Double] = []
         var decrypted = 0
         for _ in 0..<max(3, rounds) {
@@ -223,7 +199,7 @@ enum VaultBenchmark {
                 ("CompanionKit, parallel GET per object", kit, fileCount),
                 ("sgit clone (sgit-ai CLI)", cli, fileCount),
                 ("floor: curl, 8 parallel GETs, no decrypt", floor, fileCount),
-                ("floor: curl, batch route, \(inFlight) in flight, no decrypt", batchFloor, fileCount),
+                ("floor: curl, batch route, \(floorInFlight) in flight, no decrypt", batchFloor, fileCount),
             ], baseline: cli, baselineName: "sgit clone")
         let lines = [
             String(
@@ -231,7 +207,7 @@ enum VaultBenchmark {
                 cli / kit),
             String(
                 format: "  CompanionKit default / floor: %.2fx (per-object GETs), %.2fx (batch route, %d in flight)",
-                kitBatch / floor, kitBatch / batchFloor, inFlight),
+                kitBatch / floor, kitBatch / batchFloor, floorInFlight),
             String(
                 format: "  best possible on this route: sgit clone / batch floor = %.2fx faster than sgit clone",
                 cli / batchFloor),
@@ -302,15 +278,13 @@ enum VaultBenchmark {
         let vault = try SGitVault(
             key: key, source: HTTPVaultSource(server: server), cache: cache, log: VaultTrafficLog())
         let full = try await time { _ = try await vault.pull() }
-        let before = Set(
-            try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("objects").path))
+        let before = vault.cachedObjectIDs()
 
         try Data("one new file\n".utf8).write(to: folder.appendingPathComponent("new-file.txt"))
         try cli(["commit", "-m", "one new file"], in: folder)
         try cli(["push"], in: folder)
         let again = try await time { _ = try await vault.pull() }
-        let after = Set(
-            try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("objects").path))
+        let after = vault.cachedObjectIDs()
         guard try await vault.read("new-file.txt") == Data("one new file\n".utf8) else {
             throw Failure(description: "the incremental pull did not bring the new file")
         }
@@ -324,6 +298,45 @@ enum VaultBenchmark {
                 ("CompanionKit pull, \(fetched) objects fetched", again, fetched),
                 ("CompanionKit full pull of the vault (for scale)", full, before.count),
             ], baseline: cliSeconds, baselineName: "sgit pull")
+    }
+
+    /// How many batch requests the floor keeps in flight (as the default pull does).
+    static let floorInFlight = 4
+
+    /// A curl config fetching `names` through the batch route in CompanionKit's batches, answers discarded.
+    static func batchFloorConfig(names: [String], server: URL, key: VaultKey, scratch: URL) throws -> URL {
+        let batchSize = HTTPVaultSource(server: server).batchSize
+        let batchConfig = scratch.appendingPathComponent("curl-batch-floor.txt")
+        var entries: [String] = []
+        var start = 0
+        while start < names.count {
+            let operations = names[start..<min(start + batchSize, names.count)].map {
+                #"{"op":"read","file_id":"bare/data/\#($0)"}"#
+            }
+            let body = scratch.appendingPathComponent("batch-\(start).json")
+            try Data(#"{"operations":[\#(operations.joined(separator: ","))]}"#.utf8).write(to: body)
+            entries.append(
+                "url = \"\(server.absoluteString)/api/vault/batch/\(key.vaultID)\"\ndata-binary = \"@\(body.path)\"\n"
+                    + "header = \"Content-Type: application/json\"\noutput = \"/dev/null\"\n")
+            start += batchSize
+        }
+        try entries.joined(separator: "next\n").write(to: batchConfig, atomically: true, encoding: .utf8)
+        return batchConfig
+    }
+
+    /// One run of the batch floor (`floorInFlight` requests at once); its wall time in seconds.
+    static func batchFloor(_ config: URL) throws -> Double {
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        curl.arguments = [
+            "curl", "-s", "--no-progress-meter", "--fail", "--parallel", "--parallel-max", "\(floorInFlight)", "-K",
+            config.path,
+        ]
+        let started = ContinuousClock.now
+        try curl.run()
+        curl.waitUntilExit()
+        guard curl.terminationStatus == 0 else { throw Failure(description: "curl batch floor run failed") }
+        return (ContinuousClock.now - started).seconds
     }
 
     /// `--phases N`: only CompanionKit's default pull, N times, with the time and CPU of each phase (for profiling).
@@ -350,14 +363,21 @@ enum VaultBenchmark {
             for file in try await vault.files() { readBytes += try await vault.read(file).count }
             let read = ContinuousClock.now
             let cpu3 = ProcessCPU.current()
+            // The batch floor on the same objects, with the server's CPU time for it: what the server alone costs.
+            let config = try batchFloorConfig(
+                names: vault.cachedObjectIDs().sorted(), server: server, key: key, scratch: scratch)
+            let server3 = serverGroup.map(ProcessCPU.group) ?? 0
+            let floor = try batchFloor(config)
+            let server4 = serverGroup.map(ProcessCPU.group) ?? 0
             print(
                 String(
                     format:
                         "  round %d: default %.3f s (cpu %.3f s, server cpu %.3f s, %d files, %d B); "
-                        + "pull %.3f s (cpu %.3f s, server cpu %.3f s), then read %.3f s (cpu %.3f s, %d B)",
+                        + "pull %.3f s (cpu %.3f s, server cpu %.3f s), then read %.3f s (cpu %.3f s, %d B); "
+                        + "batch floor (curl) %.3f s (server cpu %.3f s)",
                     round, (streamed - started).seconds, cpu1 - cpu0, server1 - server0, files, bytes,
                     (pulled - streamed).seconds, cpu2 - cpu1, server2 - server1, (read - pulled).seconds, cpu3 - cpu2,
-                    readBytes))
+                    readBytes, floor, server4 - server3))
         }
     }
 

@@ -109,19 +109,6 @@ public struct HTTPVaultSource: VaultSource {
             }
         }
         struct Body: Encodable { let operations: [Operation] }
-        struct Answer: Decodable {
-            struct Item: Decodable {
-                let fileID: String?
-                let status: String?
-                let data: String?
-                enum CodingKeys: String, CodingKey {
-                    case fileID = "file_id"
-                    case status
-                    case data
-                }
-            }
-            let results: [Item]?
-        }
         let body = (try? JSONEncoder().encode(Body(operations: fileIDs.map { Operation(fileID: $0) }))) ?? Data()
         // A batch of reads changes nothing on the server, so it may be retried under a fixed key.
         let (status, answerData) = try await send(
@@ -130,12 +117,10 @@ public struct HTTPVaultSource: VaultSource {
         let items: [VaultBatchAnswer.Item]
         if status == 200, let fast = VaultBatchAnswer.parse(answerData) {
             items = fast
-        } else if status == 200, let answer = try? JSONDecoder().decode(Answer.self, from: answerData) {
-            items = (answer.results ?? []).map {
-                VaultBatchAnswer.Item(
-                    fileID: $0.fileID, status: $0.status, data: $0.data.flatMap { Data(base64Encoded: $0) },
-                    hasData: $0.data != nil)
-            }
+        } else if status == 200,
+            let answer = try? JSONDecoder().decode(VaultBatchAnswer.Decoded.self, from: answerData)
+        {
+            items = answer.items
         } else {
             // No batch route here (404/405, or an answer of another shape): read objects one by one from now on.
             if status != 200 { batchRoute.refused() }

@@ -110,7 +110,15 @@ public actor SGitVault {
         self.cache = try VaultCache(root: cache)
         self.log = log
         self.maxConcurrentFetches = max(1, maxConcurrentFetches)
-        self.state = try self.cache.loadState(vaultID: key.vaultID)
+        var state = try self.cache.loadState(vaultID: key.vaultID)
+        if !self.cache.droppedPacks.isEmpty {
+            // Their objects are gone: no cached history is known whole any more, and cached trees may lack blobs.
+            state.complete = []
+            state.packs = []
+            state.rewalk = true
+            try self.cache.saveState(state)
+        }
+        self.state = state
     }
 
     /// Opens a vault on an SG/Send server, given its server URL.
@@ -121,6 +129,20 @@ public actor SGitVault {
 
     /// The head commit id of the last successful pull, if any.
     public var head: String? { state.lastRef.flatMap { state.heads[$0] } }
+
+    /// The ids of every object in the local cache: what pulls and reads stored, for tools that inspect the cache.
+    public nonisolated func cachedObjectIDs() -> Set<String> { cache.objectIDs() }
+
+    /// The stored (still encrypted) bytes of the cached object `id`, checked against its content address; `nil`
+    /// when the cache lacks it or its copy fails the check (that copy is then dropped, as on `read`).
+    public nonisolated func cachedObject(_ id: String) -> Data? {
+        guard VaultFormat.isObjectID(id), let stored = cache.object(id) else { return nil }
+        guard (try? VaultFormat.verifyContentAddress(id: id, stored: stored)) != nil else {
+            cache.discard(id)
+            return nil
+        }
+        return stored
+    }
 
     // MARK: Pull
 
@@ -178,21 +200,20 @@ public actor SGitVault {
             }
             if let delivery {
                 let files = try filesIndex(headID).files
-                try await deliverLocal(
-                    Self.filesByBlob(files), staging: nil, stagedOnDisk: [], delivery: delivery)
+                try await deliverLocal(Self.filesByBlob(files), writer: nil, delivery: delivery)
             }
             return try commit(headID)
         }
 
-        let staging = try cache.makeStaging()
-        defer { try? FileManager.default.removeItem(at: staging) }
-        var pull = PullStaging(folder: staging, counter: ProgressCounter(started: started, progress: progress))
+        let writer = try PackWriter(cache: cache)
+        defer { writer.abandon() }
+        var pull = PullStaging(writer: writer, counter: ProgressCounter(started: started, progress: progress))
         if index == nil { index = try await fetchIndex() }
         if let index, index.features.contains("packs") { try await readPacks(into: &pull) }
         try await walkCommits(from: headID, into: &pull)
         try await walkTrees(into: &pull)
         // 5. Blobs: verified and staged; when files are wanted, each is decrypted and handed over as it arrives.
-        let missingBlobs = pull.blobIDs.filter { !pull.stagedBlobs.contains($0) }
+        let missingBlobs = pull.blobIDs.filter { !writer.contains($0) }
         var arrived: (@Sendable (String, Data) async throws(VaultError) -> Void)?
         var byBlob: [String: [VaultFile]] = [:]
         if let delivery {
@@ -208,12 +229,10 @@ public actor SGitVault {
                 try await Self.deliver(files, stored: stored, key: key, log: log, to: delivery)
             }
         }
-        _ = try await objects(
-            missingBlobs, staging: staging, stagedOnDisk: pull.stagedBlobs, counter: pull.counter, keep: false,
-            arrived: arrived)
+        _ = try await objects(missingBlobs, writer: writer, counter: pull.counter, keep: false, arrived: arrived)
         if let delivery {
             for id in missingBlobs { byBlob[id] = nil }
-            try await deliverLocal(byBlob, staging: staging, stagedOnDisk: pull.stagedBlobs, delivery: delivery)
+            try await deliverLocal(byBlob, writer: writer, delivery: delivery)
         }
         try promote(pull, refID: refID, headID: headID)
         return try commit(headID)
@@ -226,15 +245,14 @@ public actor SGitVault {
         return byBlob
     }
 
-    /// Hands over files whose blobs are already local (cached, or staged from a pack), several at once.
+    /// Hands over files whose blobs are already local (cached, or in this pull's pack), several at once.
     private func deliverLocal(
-        _ byBlob: [String: [VaultFile]], staging: URL?, stagedOnDisk: Set<String>,
+        _ byBlob: [String: [VaultFile]], writer: PackWriter?,
         delivery: @escaping @Sendable (VaultFile, Data) async -> Void
     ) async throws(VaultError) {
         guard !byBlob.isEmpty else { return }
         let key = self.key
         let log = self.log
-        let stagingPath = staging?.path
         let width = max(2, ProcessInfo.processInfo.activeProcessorCount)
         let outcome: VaultError? = await withTaskGroup(of: VaultError?.self) { group in
             var pending = byBlob.makeIterator()
@@ -243,8 +261,8 @@ public actor SGitVault {
                 group.addTask {
                     do throws(VaultError) {
                         let stored: Data
-                        if let stagingPath, stagedOnDisk.contains(id) {
-                            guard let data = try? Data(contentsOf: URL(fileURLWithPath: stagingPath + "/" + id)) else {
+                        if let writer, writer.contains(id) {
+                            guard let data = writer.object(id) else {
                                 throw VaultError.cache(reason: "a staged object vanished")
                             }
                             try Self.verify(id, data, log: log)
@@ -289,14 +307,12 @@ public actor SGitVault {
 
     /// What one pull has fetched and verified so far, before anything is promoted into the cache.
     private struct PullStaging {
-        /// The staging folder (removed after the pull).
-        let folder: URL
+        /// This pull's pack: every object it fetched and verified (pack members, blobs), appended as it arrives.
+        let writer: PackWriter
         /// Progress reporting.
         let counter: ProgressCounter
         /// Decrypted-walk objects held in memory (commits and trees only).
         var staged: [String: Data] = [:]
-        /// Objects already written to the staging folder (pack members, blobs).
-        var stagedBlobs: Set<String> = []
         /// Pack zips read in this pull.
         var newPacks: Set<String> = []
         /// New commits, newest first.
@@ -334,8 +350,7 @@ public actor SGitVault {
                 pull.counter.add(objects: 1, bytes: zip.count)
                 for member in try VaultPack.members(of: zip, name: name) where !cache.contains(member.objectID) {
                     try verify(member.objectID, member.stored)
-                    try write(member.stored, to: pull.folder.appendingPathComponent(member.objectID))
-                    pull.stagedBlobs.insert(member.objectID)
+                    try pull.writer.append(member.objectID, member.stored)
                 }
                 pull.newPacks.insert(name)
             }
@@ -347,8 +362,7 @@ public actor SGitVault {
         var frontier = [headID]
         var seen: Set<String> = [headID]
         while !frontier.isEmpty {
-            let fetched = try await objects(
-                frontier, staging: pull.folder, stagedOnDisk: pull.stagedBlobs, counter: pull.counter)
+            let fetched = try await objects(frontier, writer: pull.writer, counter: pull.counter)
             var next: [String] = []
             for id in frontier {
                 guard let stored = fetched[id] else { throw .objectMissing(id: id) }
@@ -365,19 +379,22 @@ public actor SGitVault {
         }
     }
 
-    /// 4. Trees of the new commits, skipping sub-trees already cached (their closure is cached too).
+    /// 4. Trees of the new commits, skipping sub-trees already cached (their closure is cached too), unless a
+    ///    damaged pack was dropped since the last pull (`rewalk`): then cached trees are walked too.
     private func walkTrees(into pull: inout PullStaging) async throws(VaultError) {
+        let rewalk = state.rewalk == true
         var seenTrees: Set<String> = []
         var seenBlobs: Set<String> = []
         var frontier: [String] = []
         for id in pull.newCommits {
-            if let tree = pull.commitRecords[id]?.treeID, !cache.contains(tree), seenTrees.insert(tree).inserted {
+            if let tree = pull.commitRecords[id]?.treeID, rewalk || !cache.contains(tree),
+                seenTrees.insert(tree).inserted
+            {
                 frontier.append(tree)
             }
         }
         while !frontier.isEmpty {
-            let fetched = try await objects(
-                frontier, staging: pull.folder, stagedOnDisk: pull.stagedBlobs, counter: pull.counter)
+            let fetched = try await objects(frontier, writer: pull.writer, counter: pull.counter)
             var next: [String] = []
             for id in frontier {
                 guard let stored = fetched[id] else { throw .objectMissing(id: id) }
@@ -388,7 +405,7 @@ public actor SGitVault {
                 for entry in entries {
                     switch entry.kind {
                     case .folder(let tree):
-                        if !cache.contains(tree), seenTrees.insert(tree).inserted { next.append(tree) }
+                        if rewalk || !cache.contains(tree), seenTrees.insert(tree).inserted { next.append(tree) }
                     case .file(let blob, _, _, _, _):
                         if !cache.contains(blob), seenBlobs.insert(blob).inserted { pull.blobIDs.append(blob) }
                     }
@@ -398,16 +415,13 @@ public actor SGitVault {
         }
     }
 
-    /// 6. Promotes blobs, trees children-first, then commits into the cache; then saves the state.
+    /// 6. Appends the new commits and trees to the pull's pack, commits the pack (its index is written last, so
+    ///    the pack joins the cache whole or not at all), then saves the state.
     private func promote(_ pull: PullStaging, refID: String, headID: String) throws(VaultError) {
-        for (id, data) in pull.staged
-        where !FileManager.default.fileExists(atPath: pull.folder.appendingPathComponent(id).path) {
-            try write(data, to: pull.folder.appendingPathComponent(id))
-        }
-        try cache.promote(pull.blobIDs, from: pull.folder)
-        try cache.promote(pull.treeOrder.reversed(), from: pull.folder)
-        try cache.promote(pull.newCommits.reversed(), from: pull.folder)
+        for (id, data) in pull.staged where !cache.contains(id) { try pull.writer.append(id, data) }
+        try cache.commit(pull.writer)
         var updated = state
+        updated.rewalk = nil
         updated.heads[refID] = headID
         updated.lastRef = refID
         updated.complete.formUnion(pull.newCommits)
@@ -691,26 +705,25 @@ public actor SGitVault {
     /// over every core, large enough that a task is worth its scheduling.
     private static let stagingShare = 25
 
-    /// Fetches the objects in `ids` concurrently (cache and staging first), verifying and staging each fetched one,
-    /// then passing it to `arrived`. Returns the stored bytes when `keep` is true.
+    /// Fetches the objects in `ids` concurrently (cache and this pull's pack first), verifying each fetched one and
+    /// appending it to the pack, then passing it to `arrived`. Returns the stored bytes when `keep` is true.
     ///
     /// Requests and the work on what they bring run as separate tasks, so the next request goes out the moment one
     /// answer is in, and the server is never left waiting on the verification, writing or decryption of the last.
     private func objects(
-        _ ids: [String], staging: URL, stagedOnDisk: Set<String>, counter: ProgressCounter, keep: Bool = true,
+        _ ids: [String], writer: PackWriter, counter: ProgressCounter, keep: Bool = true,
         arrived: (@Sendable (String, Data) async throws(VaultError) -> Void)? = nil
     ) async throws(VaultError) -> [String: Data] {
         var result: [String: Data] = [:]
         var toFetch: [String] = []
         for id in ids {
             guard VaultFormat.isObjectID(id) else { throw .invalidIdentifier("object id") }
-            // `access(2)` first: failing to open a missing file through `Data(contentsOf:)` costs an error object.
             if cache.contains(id), let cached = cache.object(id) {
                 log.record(.cacheHit, path: "bare/data/" + id, bytes: cached.count)
                 if keep { result[id] = cached }
-            } else if stagedOnDisk.contains(id) {
+            } else if writer.contains(id) {
                 if keep {
-                    guard let data = try? Data(contentsOf: staging.appendingPathComponent(id)) else {
+                    guard let data = writer.object(id) else {
                         throw .cache(reason: "a staged object vanished")
                     }
                     result[id] = data
@@ -723,7 +736,6 @@ public actor SGitVault {
         let source = self.source
         let log = self.log
         let vaultID = self.vaultID
-        let stagingPath = staging.path
         let batch = max(1, source.batchSize)
         // Batches: 4 requests in flight, so the server always has the next one queued while earlier answers are
         // verified, written and decrypted.
@@ -761,7 +773,7 @@ public actor SGitVault {
                         }
                         for (id, data) in items {
                             try Self.verify(id, data, log: log)
-                            try VaultCache.writeFile(data, path: stagingPath + "/" + id)
+                            try writer.append(id, data)
                             counter.add(objects: 1, bytes: data.count)
                             if let arrived { try await arrived(id, data) }
                         }
@@ -835,10 +847,6 @@ public actor SGitVault {
             log.record(.error, path: path, bytes: stored.count, detail: "decrypt failed")
             throw error
         }
-    }
-
-    private func write(_ data: Data, to url: URL) throws(VaultError) {
-        try VaultCache.writeFile(data, path: url.path)
     }
 }
 

@@ -110,7 +110,7 @@ enum VaultBatchAnswer {
                 } else if key.elementsEqual("data".utf8) {
                     guard let value = string() else { return nil }
                     item.hasData = true
-                    item.data = Data(base64Encoded: Data(value))
+                    item.data = VaultBatchAnswer.base64(value)
                 } else {
                     guard skipValue() else { return nil }
                 }
@@ -204,6 +204,88 @@ enum VaultBatchAnswer {
             guard peek() == byte else { return false }
             index += 1
             return true
+        }
+    }
+}
+
+extension VaultBatchAnswer {
+    /// Each ASCII byte's 6-bit value in the base64 alphabet; 0xFF for any other byte.
+    private static let base64Values: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (value, byte) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
+            table[Int(byte)] = UInt8(value)
+        }
+        return table
+    }()
+
+    /// Decodes padded base64 (RFC 4648 §4) straight from the answer's bytes into the result, without copying the
+    /// text first; `nil` on anything else. Valid text gives what `Data(base64Encoded:)` gives; text that decoder
+    /// accepts by leniency (padding inside the text, `====`) is refused here, and its object counts as unreadable.
+    static func base64(_ text: UnsafeBufferPointer<UInt8>) -> Data? {
+        let count = text.count
+        guard count % 4 == 0 else { return nil }
+        guard count > 0, let input = text.baseAddress else { return Data() }
+        var padding = 0
+        if input[count - 1] == UInt8(ascii: "=") { padding += 1 }
+        if input[count - 2] == UInt8(ascii: "=") { padding += 1 }
+        var output = Data(count: count / 4 * 3 - padding)
+        let valid = output.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) -> Bool in
+            guard let out = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return padding == 3 }
+            return base64Values.withUnsafeBufferPointer { table -> Bool in
+                var written = 0
+                var position = 0
+                let whole = count - (padding > 0 ? 4 : 0)
+                while position < whole {
+                    let a = table[Int(input[position])]
+                    let b = table[Int(input[position + 1])]
+                    let c = table[Int(input[position + 2])]
+                    let d = table[Int(input[position + 3])]
+                    guard (a | b | c | d) & 0xC0 == 0 else { return false }
+                    out[written] = a << 2 | b >> 4
+                    out[written + 1] = b << 4 | c >> 2
+                    out[written + 2] = c << 6 | d
+                    written += 3
+                    position += 4
+                }
+                guard padding > 0 else { return true }
+                let a = table[Int(input[position])]
+                let b = table[Int(input[position + 1])]
+                guard (a | b) & 0xC0 == 0 else { return false }
+                out[written] = a << 2 | b >> 4
+                if padding == 1 {
+                    let c = table[Int(input[position + 2])]
+                    guard c & 0xC0 == 0 else { return false }
+                    out[written + 1] = b << 4 | c >> 2
+                }
+                return true
+            }
+        }
+        return valid ? output : nil
+    }
+
+    /// A batch answer as `JSONDecoder` reads it: the general path for answers `parse` leaves alone (and the
+    /// reference `parse` is tested against).
+    struct Decoded: Decodable {
+        /// One result as sent.
+        struct Item: Decodable {
+            let fileID: String?
+            let status: String?
+            let data: String?
+            enum CodingKeys: String, CodingKey {
+                case fileID = "file_id"
+                case status
+                case data
+            }
+        }
+        let results: [Item]?
+
+        /// The results as `parse` gives them (`data` base64-decoded; `hasData` when the field was present).
+        var items: [VaultBatchAnswer.Item] {
+            (results ?? []).map {
+                VaultBatchAnswer.Item(
+                    fileID: $0.fileID, status: $0.status, data: $0.data.flatMap { Data(base64Encoded: $0) },
+                    hasData: $0.data != nil)
+            }
         }
     }
 }

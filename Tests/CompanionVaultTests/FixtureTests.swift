@@ -130,12 +130,8 @@ import Testing
     }
 
     @Test func tamperedObjectIsRefusedAndNothingIsCached() async throws {
-        let copy = try VaultTestSupport.copyOfFixtureObjects()
+        let copy = try VaultTestSupport.copyOfFixtureObjects(tampering: "obj-cas-imm-1a761a52f61f", at: 20)
         defer { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
-        let blob = copy.appendingPathComponent("bare/data/obj-cas-imm-1a761a52f61f")
-        var bytes = try Data(contentsOf: blob)
-        bytes[bytes.startIndex + 20] ^= 0x01
-        try bytes.write(to: blob)
 
         let cache = try VaultTestSupport.scratch()
         defer { try? FileManager.default.removeItem(at: cache) }
@@ -172,10 +168,7 @@ import Testing
             key: key, source: LocalFolderVaultSource(root: objects), cache: cache, log: VaultTrafficLog())
         try await vault.pull()
         let file = try #require(try await vault.files().first { $0.path == "notes/todo.txt" })
-        let cached = cache.appendingPathComponent("objects/\(file.blobID)")
-        var bytes = try Data(contentsOf: cached)
-        bytes[bytes.startIndex + 14] ^= 0x80
-        try bytes.write(to: cached)
+        try VaultTestSupport.tamperCachedObject(cache, id: file.blobID, at: 14)
         await #expect(throws: VaultError.contentAddressMismatch(id: file.blobID)) {
             try await vault.read("notes/todo.txt")
         }

@@ -258,6 +258,8 @@ struct ServerEnvironment {
             key: VaultKey(importing: manifest.keyString), source: source, cache: cache, log: VaultTrafficLog())
         try await vault.pull()
         let first = Set(source.requested.filter { $0.hasPrefix("bare/data/") })
+        let firstPacks = try VaultCache(root: cache).packIndexes()
+        #expect(firstPacks.count == 1, "one pack per pull")
 
         // Push one more commit with the real CLI: one new file, one untouched folder.
         let marker = "pushed by the test at \(Date().timeIntervalSince1970)\n"
@@ -282,6 +284,12 @@ struct ServerEnvironment {
         let second = source.requested.filter { $0.hasPrefix("bare/data/") }
         #expect(Set(second).isDisjoint(with: first), "no object fetched twice across pulls")
         #expect(second.count == 3, "the new commit, its root tree and the new blob: \(second)")
+        // The second pull wrote a pack of its own holding just those objects; the first pack is untouched.
+        let packs = try VaultCache(root: cache).packIndexes()
+        #expect(packs.count == 2)
+        for (name, index) in firstPacks { #expect(packs[name] == index) }
+        let added = packs.filter { firstPacks[$0.key] == nil }.values.flatMap { $0.entries.keys }
+        #expect(Set(added.map { "bare/data/" + $0 }) == Set(second))
         #expect(try await vault.read("new.txt") == Data(marker.utf8))
     }
 }

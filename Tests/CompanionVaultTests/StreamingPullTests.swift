@@ -74,12 +74,8 @@ final class HandedOver: Sendable {
     }
 
     @Test func tamperedBlobStopsTheStreamingPullAndCachesNothing() async throws {
-        let copy = try VaultTestSupport.copyOfFixtureObjects()
+        let copy = try VaultTestSupport.copyOfFixtureObjects(tampering: "obj-cas-imm-1a761a52f61f", at: 20)
         defer { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
-        let blob = copy.appendingPathComponent("bare/data/obj-cas-imm-1a761a52f61f")
-        var bytes = try Data(contentsOf: blob)
-        bytes[bytes.startIndex + 20] ^= 0x01
-        try bytes.write(to: blob)
         let cache = try VaultTestSupport.scratch()
         defer { try? FileManager.default.removeItem(at: cache) }
         let vault = try SGitVault(
@@ -101,14 +97,11 @@ final class HandedOver: Sendable {
         try await vault.pull()
         let file = try #require(try await vault.files().first { $0.path == "notes/todo.txt" })
         let good = try await vault.read(file)
-        let cached = cache.appendingPathComponent("objects/\(file.blobID)")
-        var bytes = try Data(contentsOf: cached)
-        bytes[bytes.startIndex + 14] ^= 0x80
-        try bytes.write(to: cached)
+        try VaultTestSupport.tamperCachedObject(cache, id: file.blobID, at: 14)
         await #expect(throws: VaultError.contentAddressMismatch(id: file.blobID)) { try await vault.read(file) }
-        #expect(!FileManager.default.fileExists(atPath: cached.path), "the bad copy is dropped")
+        #expect(!VaultTestSupport.cachedObjects(cache).contains(file.blobID), "the bad copy is dropped")
         #expect(try await vault.read(file) == good, "and fetched again on the next read")
-        #expect(FileManager.default.fileExists(atPath: cached.path))
+        #expect(VaultTestSupport.cachedObjects(cache).contains(file.blobID))
     }
 
     @Test func aBlobMissingFromTheCacheIsFetchedAgainByTheNextStreamingPull() async throws {
@@ -119,10 +112,12 @@ final class HandedOver: Sendable {
         let first = HandedOver()
         try await vault.pull { file, data in first.receive(file, data) }
         let file = try #require(try await vault.files().first { $0.path == "README.md" })
-        try FileManager.default.removeItem(at: cache.appendingPathComponent("objects/\(file.blobID)"))
+        // Dropped from the pack index on disk; a new reader of the cache no longer has it.
+        try VaultCache(root: cache).discard(file.blobID)
+        let reopened = try SGitVault(key: key, source: source, cache: cache, log: VaultTrafficLog())
         source.reset()
         let second = HandedOver()
-        try await vault.pull { file, data in second.receive(file, data) }
+        try await reopened.pull { file, data in second.receive(file, data) }
         #expect(second.byPath == first.byPath)
         #expect(source.requested == [key.refFileID, "bare/data/" + file.blobID])
     }
@@ -133,11 +128,16 @@ final class HandedOver: Sendable {
         let vault = try SGitVault(
             key: key, source: LocalFolderVaultSource(root: objects), cache: cache, log: VaultTrafficLog())
         try await vault.pull()
-        for name in VaultTestSupport.cachedObjects(cache) {
-            let path = cache.appendingPathComponent("objects/\(name)").path
+        #expect(!VaultTestSupport.cachedObjects(cache).isEmpty)
+        let packs = VaultTestSupport.packFiles(cache)
+        #expect(packs.contains { $0.hasSuffix(".pack") } && packs.contains { $0.hasSuffix(".idx") })
+        for name in packs + ["../state.json"] {
+            let path = cache.appendingPathComponent("packs/\(name)").path
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
             #expect((attributes[.posixPermissions] as? Int) == 0o600, "\(name)")
         }
+        let folder = try FileManager.default.attributesOfItem(atPath: cache.appendingPathComponent("packs").path)
+        #expect((folder[.posixPermissions] as? Int) == 0o700)
     }
 }
 
@@ -174,19 +174,7 @@ final class BatchingSource: VaultSource {
 /// The batch answer reader: the same items as `JSONDecoder` on plain answers, `nil` (so the decoder runs) on
 /// anything unusual, and never a trap.
 @Suite struct BatchAnswerTests {
-    private struct Answer: Decodable {
-        struct Item: Decodable {
-            let fileID: String?
-            let status: String?
-            let data: String?
-            enum CodingKeys: String, CodingKey {
-                case fileID = "file_id"
-                case status
-                case data
-            }
-        }
-        let results: [Item]?
-    }
+    private typealias Answer = VaultBatchAnswer.Decoded
 
     @Test func readsWhatTheServerSends() throws {
         let payload = Data((0..<300).map { UInt8($0 & 0xFF) })
@@ -224,6 +212,33 @@ final class BatchingSource: VaultSource {
         for text in unusual { #expect(VaultBatchAnswer.parse(Data(text.utf8)) == nil, "\(text)") }
         #expect(VaultBatchAnswer.parse(Data(#"{}"#.utf8)) == [])
         #expect(VaultBatchAnswer.parse(Data(#" { "results" : [ ] } "#.utf8)) == [])
+    }
+
+    /// The answer's own base64 decoder gives what `Data(base64Encoded:)` gives on valid text; on noise it never
+    /// accepts what Foundation refuses, and it refuses padding anywhere but at the end (Foundation takes `QU=D`).
+    @Test func base64AgreesWithFoundation() {
+        var generator = SystemRandomNumberGenerator()
+        func decoded(_ text: [UInt8]) -> Data? { text.withUnsafeBufferPointer { VaultBatchAnswer.base64($0) } }
+        for length in 0..<70 {
+            let bytes = Data((0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            let text = Array(bytes.base64EncodedString().utf8)
+            #expect(decoded(text) == bytes, "\(length) bytes")
+            guard !text.isEmpty else { continue }
+            for _ in 0..<20 {
+                var noisy = text
+                noisy[Int.random(in: 0..<noisy.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+                if Bool.random(using: &generator) { noisy.removeLast() }
+                if let ours = decoded(noisy) {
+                    #expect(ours == Data(base64Encoded: Data(noisy)), "\(String(decoding: noisy, as: UTF8.self))")
+                }
+            }
+        }
+        for text in ["", "AA==", "AAA=", "AB==", "AAB=", "QUJD", "QUJDRA==", "QUJDREU="] {
+            #expect(decoded(Array(text.utf8)) == Data(base64Encoded: text), "\(text)")
+        }
+        for refused in ["=", "==", "====", "A===", "QU=D", "QUJD\n", "QUJ", "QU JD", "Q\u{0}JD"] {
+            #expect(decoded(Array(refused.utf8)) == nil, "\(refused)")
+        }
     }
 
     @Test func neverTrapsOnNoise() {

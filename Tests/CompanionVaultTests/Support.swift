@@ -51,10 +51,41 @@ enum VaultTestSupport {
         return target
     }
 
-    /// All files in the cache's objects folder.
+    /// A copy of the fixture's objects folder with one byte of object `id`'s stored bytes flipped (`xor 0x01` at
+    /// `offset`), for tests that a tampered object is refused.
+    static func copyOfFixtureObjects(tampering id: String, at offset: Int) throws -> URL {
+        let copy = try copyOfFixtureObjects()
+        let object = copy.appendingPathComponent("bare/data/\(id)")
+        var bytes = try Data(contentsOf: object)
+        bytes[bytes.startIndex + offset] ^= 0x01
+        try bytes.write(to: object)
+        return copy
+    }
+
+    /// Every object id the cache at `cache` holds, as a fresh reader of its folder sees it (pack indexes on disk).
     static func cachedObjects(_ cache: URL) -> [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("objects").path))?
-            .filter { !$0.hasPrefix(".") }.sorted() ?? []
+        guard FileManager.default.fileExists(atPath: cache.path), let reader = try? VaultCache(root: cache) else {
+            return []
+        }
+        return reader.objectIDs().sorted()
+    }
+
+    /// Flips one bit of cached object `id` where it is stored (`xor 0x80` at `offset` of its bytes), leaving the
+    /// pack's length and index as they were.
+    static func tamperCachedObject(_ cache: URL, id: String, at offset: Int) throws {
+        let reader = try VaultCache(root: cache)
+        let (name, index) = try #require(reader.packIndexes().first { $0.value.entries[id] != nil })
+        let entry = try #require(index.entries[id])
+        let pack = cache.appendingPathComponent("packs/\(name).pack")
+        var bytes = try Data(contentsOf: pack)
+        bytes[bytes.startIndex + entry.offset + offset] ^= 0x80
+        try bytes.write(to: pack)
+    }
+
+    /// The `packs/` folder of a cache and the names in it (indexes and packs).
+    static func packFiles(_ cache: URL) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("packs").path))?.sorted()
+            ?? []
     }
 }
 

@@ -161,9 +161,10 @@ struct VaultTests {
         await #expect(throws: VaultError.self) { try await rig.session.pull(id) }
         try await StandIn.clear(path)
         #expect(rig.log.events.first?.kind == .error)
-        let cached = FileManager.default.fileExists(
-            atPath: rig.folder.appendingPathComponent("vaults/fixturevault01/objects/\(fixture.head)").path)
-        #expect(!cached)
+        // The cache keeps objects in packs (`packs/<name>.pack` and its index): a failed pull leaves none.
+        let packs = try? FileManager.default.contentsOfDirectory(
+            atPath: rig.folder.appendingPathComponent("vaults/fixturevault01/packs").path)
+        #expect((packs ?? []).isEmpty, "\(fixture.head) and the rest are not cached")
     }
 
     @Test("P-VAULT-11, P-VLOG-6: a wrong read key is 'vault not found, never pushed, or wrong key' and keeps nothing")
