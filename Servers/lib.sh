@@ -258,9 +258,10 @@ srv_python_start() {
 }
 srv_python_env() { :; }
 
-# fault: Servers/fault/fault_server.py (stdlib only), three listeners it picks itself, announced by
-# `READY <primary> <secondary> <tls>`; ENV_VAR is the primary, <ENV_VAR>2 the second origin and
-# COMPANION_FAULT_TLS_URL (ENV_VAR with _URL replaced by _TLS_URL) the TLS port.
+# fault: Servers/fault/fault_server.py (stdlib only), five listeners it picks itself, announced by
+# `READY <primary> <secondary> <tls> <root-same> <root-cross>`; ENV_VAR is the primary, <ENV_VAR>2 the second
+# origin, COMPANION_FAULT_TLS_URL (ENV_VAR with _URL replaced by _TLS_URL) the TLS port, and
+# COMPANION_FAULT_ROOT_SAME_URL / COMPANION_FAULT_ROOT_CROSS_URL the two origins whose root redirects.
 srv_fault_start() {
     local py
     py=$(srv_find_python) || { srv_say "$SRV_NAME: no Python >= 3.12 found"; return 1; }
@@ -268,15 +269,17 @@ srv_fault_start() {
     srv_boot "$py" env $EXTRA_ENV "$py" "$SRV_DIR/fault_server.py" --state-dir "$SRV_STATE" --log "$SRV_STATE/requests.log" || return 1
     # shellcheck disable=SC2086
     set -- $SRV_READY_LINE
-    [ $# -eq 4 ] || { srv_say "$SRV_NAME: READY line '$SRV_READY_LINE' does not name three ports"; return 1; }
+    [ $# -eq 6 ] || { srv_say "$SRV_NAME: READY line '$SRV_READY_LINE' does not name five ports"; return 1; }
     SRV_URL=http://127.0.0.1:$2
-    echo "$3 $4" > "$SRV_STATE/ports"
+    echo "$3 $4 $5 $6" > "$SRV_STATE/ports"
 }
 srv_fault_env() {
     local ports
     ports=($(cat "$SRV_STATE/ports"))
     echo "export ${ENV_VAR}2=http://127.0.0.1:${ports[0]}"
     echo "export ${ENV_VAR%_URL}_TLS_URL=https://127.0.0.1:${ports[1]}"
+    echo "export ${ENV_VAR%_URL}_ROOT_SAME_URL=http://127.0.0.1:${ports[2]}"
+    echo "export ${ENV_VAR%_URL}_ROOT_CROSS_URL=http://127.0.0.1:${ports[3]}"
 }
 
 # omnigent: a dedicated Omnigent server from the venv of Servers/omnigent/requirements.txt, with its

@@ -3,8 +3,8 @@
 
 Usage: python3 fault_server.py --state-dir DIR [--log FILE]
 
-Binds three listeners on 127.0.0.1 (port 0 each) and prints one line to stdout:
-    READY <primary> <secondary> <tls>
+Binds five listeners on 127.0.0.1 (port 0 each) and prints one line to stdout:
+    READY <primary> <secondary> <tls> <root-same> <root-cross>
 The secondary port is "another origin" (same routes; every request to it is
 recorded). The TLS port uses a self-signed certificate made with the `openssl`
 CLI in DIR, so clients fail to trust it. SIGTERM/SIGINT stop the server cleanly.
@@ -24,9 +24,10 @@ Routes (JSON bodies unless noted; "envelope" = {"error":{"code","message"}}):
   GET  /_stats?key=K                {"attempts":a,"effects":e}
   POST /_reset                      clears every counter and log
   HEAD /  (second origin only)     200 with `Server: databricks` (a workspace root, for mount discovery)
-  GET  /_root?mode=same-origin|cross-origin|off   how `/` on the primary origin answers from now on (off: 404):
-           same-origin: 302 to /workspace-root (200 with `Server: databricks`); cross-origin: 302 to the
-           second origin's root (a workspace root too). For the probe's redirect rule; /_reset sets off.
+  ANY  /  (root-same origin only)   302 to /workspace-root (200 with `Server: databricks`)
+  ANY  /  (root-cross origin only)  302 to the second origin's root, /?via=root-cross (a workspace root too)
+           Two origins of their own, for the probe's redirect rule: their roots never change, so no test
+           has to switch a shared server's behaviour while others use it.
   POST /ticket-start?login_url=U    {"ticket":"fault-ticket","login_url":U} (a ticket flow whose login page is U)
   Fault routes below answer any method (GET and a keyed POST see the same fault). Any request
   carrying an Idempotency-Key header counts as an attempt for that key (see /_stats).
@@ -100,7 +101,6 @@ class State:
         self.effects = {}        # idempotency key -> effects applied
         self.responses = {}      # idempotency key -> stored reply of the applied write
         self.secondary = []      # requests seen by the secondary port
-        self.root_mode = "off"   # how `/` on the primary origin answers (see /_root)
         self.sse = {}            # stream -> {"connections", "last_event_ids"}
 
 
@@ -225,9 +225,10 @@ class Handler(BaseHTTPRequestHandler):
         if self.route == "/" and self.origin == "secondary":
             # The second origin plays a Databricks workspace root for mount discovery (HEAD /).
             return self.workspace_root()
-        if self.route == "/" and self.origin == "primary" and STATE.root_mode != "off":
-            if STATE.root_mode == "cross-origin":
-                return self.redirect("http://127.0.0.1:%d/" % PORTS["secondary"])
+        if self.route == "/" and self.origin == "root-cross":
+            # Marked, so a test can tell this redirect's target from other requests to the second origin.
+            return self.redirect("http://127.0.0.1:%d/?via=root-cross" % PORTS["secondary"])
+        if self.route == "/" and self.origin == "root-same":
             return self.redirect("/workspace-root")
         if self.route == "/workspace-root":
             return self.workspace_root()
@@ -494,14 +495,6 @@ class Handler(BaseHTTPRequestHandler):
     def r_redirect_http(self):
         self.redirect("http://127.0.0.1:%d/echo-headers" % PORTS["primary"])
 
-    def r_root_mode(self):
-        mode = self.q.get("mode", "off")
-        if mode not in ("off", "same-origin", "cross-origin"):
-            return self.error(400, "mode is off, same-origin or cross-origin.")
-        with STATE.lock:
-            STATE.root_mode = mode
-        self.json(200, {"mode": mode})
-
     def r_ticket_start(self):
         self.json(200, {"ticket": "fault-ticket", "login_url": self.q.get("login_url", "/auth/login")})
 
@@ -628,7 +621,6 @@ ROUTES = {
     "/redirect-to-https": (ANY, Handler.r_redirect_https),
     "/redirect-to-http-from-tls": (ANY, Handler.r_redirect_http),
     "/_secondary_log": (GET, Handler.r_secondary_log),
-    "/_root": (GET, Handler.r_root_mode),
     "/ticket-start": (("POST",), Handler.r_ticket_start),
     "/auth/required": (ANY, Handler.r_auth_required),
     "/auth/forbidden": (ANY, Handler.r_auth_forbidden),
@@ -691,13 +683,16 @@ def main():
 
     servers = {"primary": Server(("127.0.0.1", 0), Handler),
                "secondary": Server(("127.0.0.1", 0), type("SecondaryHandler", (Handler,), {"origin": "secondary"})),
-               "tls": Server(("127.0.0.1", 0), TLSHandler)}
+               "tls": Server(("127.0.0.1", 0), TLSHandler),
+               "root-same": Server(("127.0.0.1", 0), type("RootSameHandler", (Handler,), {"origin": "root-same"})),
+               "root-cross": Server(("127.0.0.1", 0), type("RootCrossHandler", (Handler,), {"origin": "root-cross"}))}
     servers["tls"].socket = context.wrap_socket(servers["tls"].socket, server_side=True,
                                                 do_handshake_on_connect=False)
     for name, server in servers.items():
         PORTS[name] = server.server_address[1]
         threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
-    print("READY %d %d %d" % (PORTS["primary"], PORTS["secondary"], PORTS["tls"]), flush=True)
+    print("READY %d %d %d %d %d" % (PORTS["primary"], PORTS["secondary"], PORTS["tls"], PORTS["root-same"],
+                                    PORTS["root-cross"]), flush=True)
     log("ready on %r" % PORTS)
     while not STOP.wait(0.1):
         pass

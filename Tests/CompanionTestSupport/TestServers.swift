@@ -37,6 +37,10 @@ public enum TestServers {
     public static func fault() throws -> URL { try url("COMPANION_FAULT_URL") }
     /// The fault server's second origin (another port), for cross-origin cases.
     public static func faultSecondOrigin() throws -> URL { try url("COMPANION_FAULT_URL2") }
+    /// A fault server origin whose root always answers 302 to its own `/workspace-root` (a workspace root).
+    public static func faultRootSameOrigin() throws -> URL { try url("COMPANION_FAULT_ROOT_SAME_URL") }
+    /// A fault server origin whose root always answers 302 to the second origin's root (another origin).
+    public static func faultRootCrossOrigin() throws -> URL { try url("COMPANION_FAULT_ROOT_CROSS_URL") }
     /// The fault server's TLS listener with a self-signed certificate.
     public static func faultTLS() throws -> URL { try url("COMPANION_FAULT_TLS_URL") }
     /// The real Omnigent server in header (single-user) mode.

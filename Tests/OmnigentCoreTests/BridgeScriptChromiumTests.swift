@@ -96,10 +96,15 @@ struct BridgeScriptChromiumTests {
         var bridge = OmnigentBridge(
             pinned: pinned, offer: ServerOffer(presets: [], recents: RecentServers()), clock: ManualWallClock(),
             journal: journal)
-        _ = try await page.evaluate(
-            "omnigentNative.setBadgeCount(4); omnigentNative.setColorScheme('dark'); window.__p = omnigentNative.getServerPicker(); true"
-        )
-        let posted = try await page.evaluate("__posted.splice(0)").arrayValue ?? []
+        // The picker waits 3 s for its answer, so the calls, collecting what they posted (pushed synchronously) and
+        // the answer below each take one DevTools round trip: a loaded machine must not make the answer late.
+        let posted =
+            try await page.evaluate(
+                """
+                omnigentNative.setBadgeCount(4); omnigentNative.setColorScheme('dark');
+                window.__p = omnigentNative.getServerPicker(); __posted.splice(0)
+                """
+            ).arrayValue ?? []
         #expect(posted.count == 3)
         let source = BridgeSource(isMainFrame: true, frameOrigin: allowed.origin, pageURL: allowed.url.absoluteString)
         var emits: [String] = []
@@ -112,9 +117,9 @@ struct BridgeScriptChromiumTests {
                 $0.fields["outcome"] == "accepted"
             })
         // O-PICK-1: the answer settles the page's promise with the info.
-        for script in emits { _ = try await page.evaluate(script) }
         #expect(
-            try await page.evaluate("window.__p.then(function (i) { return i.currentOrigin; })")
+            try await page.evaluate(
+                emits.joined(separator: ";\n") + ";\nwindow.__p.then(function (i) { return i.currentOrigin; })")
                 == .string(pinned.origin))
 
         // O-PICK-2: no answer → the promise rejects as a timeout after 3 s (really waited, bounded).

@@ -113,38 +113,23 @@ struct CatalogRuleTests {
 
     // MARK: O-MOUNT-3, O-MOUNT-5, O-MOUNT-8
 
-    /// Sets how the fault server's primary root answers (`/_root`), for the length of `body`.
-    func withRoot(_ mode: String, _ body: () async throws -> Void) async throws {
-        let control = client(try TestServers.fault())
-        _ = try await control.send(Request<JSONValue>.get("/_root", query: ["mode": mode]))
-        do {
-            try await body()
-        } catch {
-            _ = try? await control.send(Request<JSONValue>.get("/_root", query: ["mode": "off"]))
-            throw error
-        }
-        _ = try await control.send(Request<JSONValue>.get("/_root", query: ["mode": "off"]))
-    }
-
     func secondaryLog() async throws -> [JSONValue] {
         try await client(try TestServers.fault()).send(Request<JSONValue>.get("/_secondary_log")).arrayValue ?? []
     }
 
     @Test("O-MOUNT-3: the probe follows a same-origin redirect; a cross-origin one stops it and the URL is kept")
     func probeFollowsSameOriginRedirectsOnly() async throws {
-        let root = try TestServers.fault().appendingPathComponent("/")
-        try await withRoot("same-origin") {
-            // `/` → 302 `/workspace-root` on the same origin, which answers `server: databricks`.
-            let discovered = await WorkspaceDiscovery.discover(root, journal: journal, requiringHTTPS: false)
-            #expect(discovered.path == WorkspaceDiscovery.mount, "the same-origin redirect was followed")
-        }
-        try await withRoot("cross-origin") {
-            // `/` → 302 to the other origin's root, itself a workspace root: never asked, URL unchanged.
-            let before = try await secondaryLog().count
-            let discovered = await WorkspaceDiscovery.discover(root, journal: journal, requiringHTTPS: false)
-            #expect(discovered == root)
-            #expect(try await secondaryLog().count == before, "the other origin got no request")
-        }
+        // `/` → 302 `/workspace-root` on the same origin, which answers `server: databricks`.
+        let same = try TestServers.faultRootSameOrigin().appendingPathComponent("/")
+        let discovered = await WorkspaceDiscovery.discover(same, journal: journal, requiringHTTPS: false)
+        #expect(discovered.path == WorkspaceDiscovery.mount, "the same-origin redirect was followed")
+        #expect(discovered.port == same.port)
+        // `/` → 302 to the other origin's root, itself a workspace root: never asked, URL unchanged.
+        let cross = try TestServers.faultRootCrossOrigin().appendingPathComponent("/")
+        #expect(await WorkspaceDiscovery.discover(cross, journal: journal, requiringHTTPS: false) == cross)
+        #expect(
+            try await secondaryLog().filter { $0["path"]?.stringValue == "/?via=root-cross" }.isEmpty,
+            "the other origin got no request")
     }
 
     @Test(
