@@ -11,8 +11,8 @@ import Testing
 
     init() throws {
         fixture = try VaultTestSupport.fixtureJSON()
-        key = try VaultKey(importing: VaultTestSupport.string(fixture, "read_key_string"))
-        objects = try VaultTestSupport.fixtureFolder().appendingPathComponent("objects")
+        key = try VaultTestSupport.fixtureReadKey()
+        objects = try VaultTestSupport.fixtureObjects()
     }
 
     private var history: [[String: Any]] {
@@ -220,7 +220,7 @@ struct VaultTrafficStatusTests {
     /// P-VLOG: a refused batch request is logged with the status the server gave, not 200.
     @Test func aRefusedBatchIsLoggedWithItsTrueStatus() async throws {
         let fixture = try VaultTestSupport.fixtureJSON()
-        let objects = try VaultTestSupport.fixtureFolder().appendingPathComponent("objects")
+        let objects = try VaultTestSupport.fixtureObjects()
         let cache = try VaultTestSupport.scratch()
         defer { try? FileManager.default.removeItem(at: cache) }
         let log = VaultTrafficLog(journal: Journal())

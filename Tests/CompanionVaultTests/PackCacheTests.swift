@@ -11,9 +11,8 @@ import Testing
     let objects: URL
 
     init() throws {
-        let fixture = try VaultTestSupport.fixtureJSON()
-        key = try VaultKey(importing: VaultTestSupport.string(fixture, "read_key_string"))
-        objects = try VaultTestSupport.fixtureFolder().appendingPathComponent("objects")
+        key = try VaultTestSupport.fixtureReadKey()
+        objects = try VaultTestSupport.fixtureObjects()
     }
 
     private static func objectID(_ number: Int) -> String {

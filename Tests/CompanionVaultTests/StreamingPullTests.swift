@@ -25,9 +25,8 @@ final class HandedOver: Sendable {
     let objects: URL
 
     init() throws {
-        let fixture = try VaultTestSupport.fixtureJSON()
-        key = try VaultKey(importing: VaultTestSupport.string(fixture, "read_key_string"))
-        objects = try VaultTestSupport.fixtureFolder().appendingPathComponent("objects")
+        key = try VaultTestSupport.fixtureReadKey()
+        objects = try VaultTestSupport.fixtureObjects()
     }
 
     @Test func everyFileOfTheHeadIsHandedOverOnceWithTheBytesReadGives() async throws {

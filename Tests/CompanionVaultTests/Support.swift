@@ -26,6 +26,14 @@ enum VaultTestSupport {
         return bundled
     }
 
+    /// The fixture vault's read key.
+    static func fixtureReadKey() throws -> VaultKey {
+        try VaultKey(importing: string(fixtureJSON(), "read_key_string"))
+    }
+
+    /// The fixture vault's `objects/` folder (a local clone's bare objects).
+    static func fixtureObjects() throws -> URL { try fixtureFolder().appendingPathComponent("objects") }
+
     static func fixtureJSON() throws -> [String: Any] {
         let data = try Data(contentsOf: fixtureFolder().appendingPathComponent("fixture.json"))
         guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
