@@ -552,31 +552,48 @@ public actor SGitVault {
 
     private func flatten(tree: String, prefix: String, into files: inout [VaultFile], depth: Int) throws(VaultError) {
         guard depth < 256 else { throw .malformedObject(path: tree, reason: "trees nested too deep") }
-        let treePath = "bare/data/" + tree
         for entry in try treeEntries(tree) {
-            let name = try VaultFormat.openField(entry.nameEnc, key: key.readKey, path: treePath)
-            guard VaultFormat.isSafeName(name) else { throw .invalidIdentifier("entry name in tree") }
-            let path = prefix.isEmpty ? name : prefix + "/" + name
             switch entry.kind {
             case .folder(let sub):
-                try flatten(tree: sub, prefix: path, into: &files, depth: depth + 1)
-            case .file(let blob, let sizeEnc, let hashEnc, let typeEnc, let large):
-                let sizeText = try VaultFormat.openField(sizeEnc, key: key.readKey, path: treePath)
-                guard let size = Int(sizeText), size >= 0 else {
-                    throw .malformedObject(path: treePath, reason: "size is not a number")
-                }
-                let hash = try hashEnc.map { (value) throws(VaultError) in
-                    try VaultFormat.openField(value, key: key.readKey, path: treePath)
-                }
-                let type = try typeEnc.map { (value) throws(VaultError) in
-                    try VaultFormat.openField(value, key: key.readKey, path: treePath)
-                }
-                files.append(
-                    VaultFile(
-                        path: path, size: size, blobID: blob, contentType: type ?? "application/octet-stream",
-                        contentHash: hash ?? "", isLarge: large))
+                try flatten(
+                    tree: sub, prefix: entryPath(entry, in: tree, prefix: prefix), into: &files, depth: depth + 1)
+            case .file:
+                files.append(try vaultFile(entry, in: tree, prefix: prefix))
             }
         }
+    }
+
+    /// The path of `entry` of `tree` in a folder at `prefix` (`""` at the root), its name checked.
+    private func entryPath(
+        _ entry: VaultFormat.TreeEntryRecord, in tree: String, prefix: String
+    ) throws(VaultError) -> String {
+        let name = try VaultFormat.openField(entry.nameEnc, key: key.readKey, path: "bare/data/" + tree)
+        guard VaultFormat.isSafeName(name) else { throw .invalidIdentifier("entry name in tree") }
+        return prefix.isEmpty ? name : prefix + "/" + name
+    }
+
+    /// The file a file entry of `tree` describes, in a folder at `prefix`.
+    private func vaultFile(
+        _ entry: VaultFormat.TreeEntryRecord, in tree: String, prefix: String
+    ) throws(VaultError) -> VaultFile {
+        let treePath = "bare/data/" + tree
+        guard case .file(let blob, let sizeEnc, let hashEnc, let typeEnc, let large) = entry.kind else {
+            throw .malformedObject(path: treePath, reason: "a folder where a file was expected")
+        }
+        let path = try entryPath(entry, in: tree, prefix: prefix)
+        let sizeText = try VaultFormat.openField(sizeEnc, key: key.readKey, path: treePath)
+        guard let size = Int(sizeText), size >= 0 else {
+            throw .malformedObject(path: treePath, reason: "size is not a number")
+        }
+        let hash = try hashEnc.map { (value) throws(VaultError) in
+            try VaultFormat.openField(value, key: key.readKey, path: treePath)
+        }
+        let type = try typeEnc.map { (value) throws(VaultError) in
+            try VaultFormat.openField(value, key: key.readKey, path: treePath)
+        }
+        return VaultFile(
+            path: path, size: size, blobID: blob, contentType: type ?? "application/octet-stream",
+            contentHash: hash ?? "", isLarge: large)
     }
 
     private func treeEntries(_ id: String) throws(VaultError) -> [VaultFormat.TreeEntryRecord] {
@@ -851,6 +868,31 @@ public actor SGitVault {
 }
 
 /// Counts fetched objects and bytes across concurrent fetches and reports progress at most 10 times a second.
+/// The head's files waiting for their blobs during a pull, and the paths already handed over.
+final class HandOver: Sendable {
+    private struct Waiting {
+        var byBlob: [String: [VaultFile]] = [:]
+        var delivered: Set<String> = []
+    }
+
+    private let state = Mutex(Waiting())
+
+    /// Registers `file` to be handed over when its blob arrives.
+    func add(_ file: VaultFile) { state.withLock { $0.byBlob[file.blobID, default: []].append(file) } }
+
+    /// The files waiting for blob `id`, now counted as handed over.
+    func take(_ id: String) -> [VaultFile] {
+        state.withLock { waiting in
+            guard let files = waiting.byBlob.removeValue(forKey: id) else { return [] }
+            for file in files { waiting.delivered.insert(file.path) }
+            return files
+        }
+    }
+
+    /// The paths handed over so far.
+    func deliveredPaths() -> Set<String> { state.withLock { $0.delivered } }
+}
+
 final class ProgressCounter: Sendable {
     private struct Counts {
         var objects = 0
