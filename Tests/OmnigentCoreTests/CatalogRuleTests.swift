@@ -289,10 +289,14 @@ struct CatalogRuleTests {
         let omnigent = client(try TestServers.omnigent())
         let agents = try await omnigent.send(OmnigentAPI.agents())
         let agent = try #require(agents.data.first(where: { $0.name == "debby" }) ?? agents.data.first)
+        // Paged within this test's own sessions (a search for a word only their titles hold): other suites create
+        // and update sessions on the same server meanwhile, which would move pages under the walk.
+        let word = "pagetest" + UUID().uuidString.prefix(8).lowercased()
         var created: [Session] = []
         for index in 1...3 {
             created.append(
-                try await omnigent.send(try OmnigentAPI.createSession(agentID: agent.id, title: "page \(index)")))
+                try await omnigent.send(
+                    try OmnigentAPI.createSession(agentID: agent.id, title: "\(word) page \(index)")))
         }
         // The wire shape, as the server sends it.
         let raw = try await omnigent.send(Request<JSONValue>.get("/v1/sessions", query: ["limit": "2"]))
@@ -301,13 +305,13 @@ struct CatalogRuleTests {
         #expect(raw["first_id"] == raw["data"]?[0]?["id"] && raw["last_id"] == raw["data"]?[1]?["id"])
         #expect(raw["has_more"] == .bool(true))
 
-        let first = try await omnigent.send(OmnigentAPI.sessions(limit: 2))
+        let first = try await omnigent.send(OmnigentAPI.sessions(limit: 2, search: word))
         #expect(first.data.count == 2 && first.hasMore)
         #expect(first.firstID == first.data.first?.id && first.lastID == first.data.last?.id)
-        let next = try await omnigent.send(OmnigentAPI.sessions(limit: 2, after: first.lastID))
-        #expect(!next.data.isEmpty)
+        let next = try await omnigent.send(OmnigentAPI.sessions(limit: 2, after: first.lastID, search: word))
+        #expect(next.data.map(\.id) == [created[0].id], "after: the page that follows (the oldest of the three)")
         #expect(Set(next.data.map(\.id)).isDisjoint(with: first.data.map(\.id)), "after: the page that follows")
-        let back = try await omnigent.send(OmnigentAPI.sessions(limit: 2, before: next.firstID))
+        let back = try await omnigent.send(OmnigentAPI.sessions(limit: 2, before: next.firstID, search: word))
         #expect(back.data.map(\.id) == first.data.map(\.id), "before: the page in front, in the same order")
 
         // Timestamps are Unix seconds: the raw number is the typed date.
