@@ -243,14 +243,7 @@ final class HeadlessBrowser: BrowserStep {
         log.withLock { $0.append(url) }
         defer { try? FileManager.default.removeItem(at: jar) }
         do {
-            let toProvider = try curl([url.absoluteString])
-            // The provider's user, with a verified email (Omnigent names users by email).
-            _ = try curl([
-                "-X", "PUT", "-H", "Content-Type: application/json", "-d",
-                #"{"email":"\#(subject)","email_verified":true}"#,
-                provider.appendingPathComponent("users/\(subject)").absoluteString,
-            ])
-            let toCallback = try curl(["-X", "POST", "-d", "sub=\(subject)", toProvider])
+            let toCallback = try signInAtProvider(url, subject: subject, provider: provider) { try curl($0) }
             let toApp = try curl([toCallback])
             guard let landed = URL(string: toApp), landed.scheme == callbackScheme else { throw AuthError.cancelled }
             return landed

@@ -52,13 +52,7 @@ final class TicketBrowser: BrowserOpener {
         }
         guard signsIn else { return }
         do {
-            let toProvider = try curl([url.absoluteString])
-            _ = try curl([
-                "-X", "PUT", "-H", "Content-Type: application/json", "-d",
-                #"{"email":"\#(subject)","email_verified":true}"#,
-                provider.appendingPathComponent("users/\(subject)").absoluteString,
-            ])
-            let toCallback = try curl(["-X", "POST", "-d", "sub=\(subject)", toProvider])
+            let toCallback = try signInAtProvider(url, subject: subject, provider: provider) { try curl($0) }
             let toConsent = try curl([toCallback])
             guard toConsent.contains("/auth/cli-consent") else {
                 throw OwnServerError(description: "the callback did not lead to the consent page: \(toConsent)")
