@@ -176,9 +176,9 @@ struct CatalogRuleTests {
             try LinkParser.parse(
                 "omnigent://my-workspace.cloud.databricks.com/omnigent/c/x", grammar: .omnigent, policy: .httpsOnly)
         }
-        // The fault server's second origin plays a workspace root: the link's bare server gets its mount
-        // from the probe after consent.
-        let second = try TestServers.faultSecondOrigin()
+        // A fault server origin whose root answers as a workspace (after a same-origin redirect): the link's bare
+        // server gets its mount from the probe after consent. (The second origin's root is O-MOUNT-2's alone.)
+        let second = try TestServers.faultRootSameOrigin()
         let model = ServerSetupModel(policy: .allowingInsecureLoopback, journal: journal)
         guard
             case .success(.askConsent(let request)) = model.handle(
