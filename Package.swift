@@ -140,7 +140,8 @@ let package = Package(
             path: "Tests/CompanionTestSupport", swiftSettings: strict),
         .testTarget(
             name: "CompanionCLITests", dependencies: ["CompanionTestSupport"], swiftSettings: strict),
-        .testTarget(name: "CompanionCoreTests", dependencies: ["CompanionCore"], swiftSettings: strict),
+        .testTarget(
+            name: "CompanionCoreTests", dependencies: ["CompanionCore", "CompanionTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "CompanionCryptoTests", dependencies: ["CompanionCrypto", "CompanionCore"], swiftSettings: strict),
         .testTarget(

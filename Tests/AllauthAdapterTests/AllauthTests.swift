@@ -231,16 +231,11 @@ func totpCode(_ secret: String, offset: Int = 0) throws -> String {
         .deletingLastPathComponent()
     let venvs = ProcessInfo.processInfo.environment["COMPANION_VENVS"].map { URL(fileURLWithPath: $0) }
     let python = (venvs ?? root.appendingPathComponent(".venvs")).appendingPathComponent("allauth/bin/python")
-    let process = Process()
-    process.executableURL = python
-    process.arguments = [
-        "-c", "import pyotp, sys, time; print(pyotp.TOTP(sys.argv[1]).at(time.time() + 30 * int(sys.argv[2])))",
-        secret, String(offset),
-    ]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    let result = try ChildProcess.runBlocking(
+        python.path,
+        [
+            "-c", "import pyotp, sys, time; print(pyotp.TOTP(sys.argv[1]).at(time.time() + 30 * int(sys.argv[2])))",
+            secret, String(offset),
+        ])
+    return result.outputText.trimmingCharacters(in: .whitespacesAndNewlines)
 }

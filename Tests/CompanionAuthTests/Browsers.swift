@@ -1,4 +1,5 @@
 import CompanionAuth
+import CompanionTestSupport
 import Foundation
 import Synchronization
 
@@ -20,19 +21,14 @@ struct CurlBrowser: BrowserStep, BrowserOpener {
     func open(_ url: URL) async throws(AuthError) { _ = try fetchHeaders(url) }
 
     private func fetchHeaders(_ url: URL) throws(AuthError) -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-s", "--max-time", "10", "-o", "/dev/null", "-D", "-", url.absoluteString]
-        let pipe = Pipe()
-        process.standardOutput = pipe
         do {
-            try process.run()
+            return try ChildProcess.runBlocking(
+                "/usr/bin/curl", ["-s", "--max-time", "10", "-o", "/dev/null", "-D", "-", url.absoluteString],
+                limit: .seconds(20)
+            ).outputText
         } catch {
-            throw .unexpectedReply("curl could not start")
+            throw .unexpectedReply("curl could not run: \(error)")
         }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
     }
 }
 

@@ -1,3 +1,4 @@
+import CompanionTestSupport
 import Foundation
 import Testing
 
@@ -35,19 +36,12 @@ struct SecretScanTests {
 
         /// Runs the script on this tree; the exit status and everything it printed.
         func scan() throws -> (status: Int32, output: String) {
-            let process = Process()
-            process.executableURL = SecretScanTests.script
-            process.arguments = ["--state", state.path, "--home", home.path]
             var environment = ProcessInfo.processInfo.environment
             environment["CERTAIN_URL"] = nil
-            process.environment = environment
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            let output = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+            let result = try ChildProcess.runBlocking(
+                SecretScanTests.script.path, ["--state", state.path, "--home", home.path], environment: environment,
+                errors: .output)
+            return (result.status.code, result.outputText)
         }
 
         func remove() { try? FileManager.default.removeItem(at: root) }

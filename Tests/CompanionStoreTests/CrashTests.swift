@@ -25,18 +25,6 @@ struct CrashTests {
         throw OwnServerError(description: "StoreCrashWorker is not built; run `swift build --build-tests` first")
     }
 
-    /// Reads the worker's progress lines until `line` has been read, or the worker's output ends.
-    static func read(_ handle: FileHandle, through line: String) {
-        var buffer = Data()
-        while true {
-            let chunk = handle.availableData
-            if chunk.isEmpty { return }
-            buffer.append(chunk)
-            let lines = String(decoding: buffer, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-            if lines.dropLast().contains(where: { $0 == line }) { return }
-        }
-    }
-
     @Test func everyGroupIsWholeAfterRandomKills() async throws {
         let folder = try TemporaryFolder()
         let worker = try Self.workerURL()
@@ -44,13 +32,7 @@ struct CrashTests {
         var checkedGroups = 0
         var checkedOutbox = 0
         for round in 0..<Self.kills {
-            let process = Process()
-            process.executableURL = worker
-            process.arguments = [folder.url.path, "\(round + 1)"]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try ChildProcess.spawn(worker.path, [folder.url.path, "\(round + 1)"], errors: .discard)
             // Kill at a random point, chosen by the seeded source and reached by reading the worker's progress
             // lines (no sleeping): half the time as the store opens (opening, migrating), otherwise some rounds
             // into the writing, while the next round's writes are under way.
@@ -60,10 +42,10 @@ struct CrashTests {
             } else {
                 line = "START"
             }
-            Self.read(output.fileHandleForReading, through: line)
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal || process.terminationStatus == 0)
+            _ = process.readOutput(through: line)
+            process.kill()
+            let status = process.wait()
+            #expect(status == .signaled(SIGKILL) || status == .exited(0), "round \(round): \(status)")
 
             let store = try OfflineStore(
                 scope: AccountKey(serverKey: "crash-test", userID: "worker"), location: .directory(folder.url))

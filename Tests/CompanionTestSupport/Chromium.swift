@@ -31,21 +31,13 @@ public enum Chromium {
         guard let browser = executable() else { return "" }
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("chromium-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: profile) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        process.arguments =
+        let result = try ChildProcess.runBlocking(
+            "/usr/bin/timeout",
             [
                 "-s", "KILL", "90", browser.path, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                 "--disable-extensions", "--disable-background-networking", "--user-data-dir=\(profile.path)",
-            ]
-            + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "chromium exited with \(process.terminationStatus)")
-        return String(decoding: data, as: UTF8.self)
+            ] + arguments, errors: .discard, limit: .seconds(100))
+        #expect(result.status == .exited(0), "chromium ended with \(result.status)")
+        return result.outputText
     }
 }

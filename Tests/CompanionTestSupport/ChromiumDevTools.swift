@@ -61,34 +61,19 @@ public final class ChromiumDevTools: Sendable {
             "--no-first-run", "--disable-extensions", "--disable-background-networking", "--disable-sync",
             "--window-size=1280,900", "--remote-debugging-pipe", "--user-data-dir=\(profile.path)", "about:blank",
         ]
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, toBrowser[0], 3)
-        posix_spawn_file_actions_adddup2(&actions, fromBrowser[1], 4)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-        posix_spawnattr_setpgroup(&attributes, 0)
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
+        // Nothing else of this process is inherited (see `ChildProcess`): the browser lives through many tests.
+        let pid: pid_t
+        do {
+            pid = try ChildProcess.spawn(
+                arguments[0], Array(arguments.dropFirst()), output: .discard, errors: .discard,
+                descriptors: [3: toBrowser[0], 4: fromBrowser[1]]
+            ).pid
+        } catch {
+            for descriptor in toBrowser + fromBrowser { Glibc.close(descriptor) }
+            throw Failure(description: "chromium could not be started: \(error)")
         }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
         Glibc.close(toBrowser[0])
         Glibc.close(fromBrowser[1])
-        guard spawned == 0 else {
-            Glibc.close(toBrowser[1])
-            Glibc.close(fromBrowser[0])
-            throw Failure(description: "chromium could not be started (errno \(spawned))")
-        }
         return ChromiumDevTools(commandPipe: toBrowser[1], eventPipe: fromBrowser[0], group: pid, profile: profile)
     }
 

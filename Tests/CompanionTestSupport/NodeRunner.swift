@@ -12,19 +12,9 @@ public enum NodeRunner {
             Issue.record("node (Node.js) is not on the PATH; run scripts/bootstrap to install it")
             return ""
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["-e", program]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "node failed: \(errorText)")
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let result = try ChildProcess.runBlocking(path, ["-e", program])
+        #expect(result.status == .exited(0), "node failed: \(result.errorText)")
+        return result.outputText.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// A minimal browser-like global for the scripts: window, events, a message handler for each of

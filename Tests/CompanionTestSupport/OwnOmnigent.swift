@@ -25,20 +25,13 @@ public final class OwnOmnigent: Sendable {
 
     /// Starts the server (bounded by the script's own 90 s health wait, and 150 s here) and returns its URL.
     public func start() async throws -> URL {
-        // posix_spawn + waitpid rather than Foundation's Process, whose waitUntilExit was seen never
-        // to return for this script (the child stayed a zombie). Output goes to /dev/null so no
-        // pipe is held open by the server, which inherits the script's descriptors.
+        // The script runs through `ChildProcess` (nothing of this process inherited but the liveness pipe) and
+        // its exit is read with waitpid. Output goes to /dev/null so no pipe is held open by the server, which
+        // inherits the script's descriptors.
         let script = Self.packageRoot.appendingPathComponent("Servers/omnigent/start.sh").path
         var environment = ProcessInfo.processInfo.environment
         environment["COMPANION_VENVS"] =
             environment["COMPANION_VENVS"] ?? Self.packageRoot.appendingPathComponent(".venvs").path
-        let arguments = [script, stateDirectory.path, "header"]
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         // The liveness pipe: its write end is the script's descriptor 7, inherited by the server it starts (it
         // only writes its pid files and logs elsewhere), so the read end sees end-of-file when the server is gone
         // and `kill()` waits for that event.
@@ -46,32 +39,28 @@ public final class OwnOmnigent: Sendable {
         guard pipe(&ends) == 0 else { throw OwnServerError(description: "no liveness pipe (errno \(errno))") }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         defer { close(ends[1]) }
-        posix_spawn_file_actions_adddup2(&actions, ends[1], 7)
         let previous = liveness.withLock { held in
             defer { held = ends[0] }
             return held
         }
         if let previous { close(previous) }
-        var pid: pid_t = 0
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
+        let child: ChildProcess.Running
+        do {
+            child = try ChildProcess.spawn(
+                script, [stateDirectory.path, "header"], environment: environment, output: .discard,
+                errors: .discard, descriptors: [7: ends[1]], ownGroup: false)
+        } catch {
+            throw OwnServerError(description: "start.sh could not be run: \(error)")
         }
-        let spawned = posix_spawn(&pid, script, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw OwnServerError(description: "start.sh could not be run (errno \(spawned))") }
         // The script bounds its own waits (install lock, 90 s health check), so a blocking wait on a
         // thread of its own is bounded too; the whole run is also under `timeout -s KILL`.
-        let status = await Task.detached { () -> Int32 in
-            var status: Int32 = 0
-            _ = waitpid(pid, &status, 0)
-            return status
-        }.value
+        let status = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: child.wait()) }.start()
+        }
         let text = (try? String(contentsOf: stateDirectory.appendingPathComponent("url"), encoding: .utf8)) ?? ""
         let line = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard status == 0, line.hasPrefix("http://127.0.0.1:"), let url = URL(string: line) else {
-            throw OwnServerError(description: "Servers/omnigent/start.sh failed (wait status \(status))")
+        guard status == .exited(0), line.hasPrefix("http://127.0.0.1:"), let url = URL(string: line) else {
+            throw OwnServerError(description: "Servers/omnigent/start.sh failed (\(status))")
         }
         return url
     }

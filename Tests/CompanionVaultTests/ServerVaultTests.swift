@@ -1,4 +1,5 @@
 import CompanionCore
+import CompanionTestSupport
 import Foundation
 import Testing
 
@@ -224,17 +225,15 @@ struct ServerEnvironment {
         let cli = try #require(environment.cli, "SGIT_CLI is not set: eval the output of start.sh")
         let scratch = try VaultTestSupport.scratch("clone")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: cli)
-        process.arguments = [
-            "--base-url", environment.server.absoluteString, "clone", manifest.readKeyString,
-            scratch.appendingPathComponent("clone").path,
-        ]
-        process.environment = ProcessInfo.processInfo.environment.merging(["HOME": scratch.path]) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let clone = try await ChildProcess.run(
+            cli,
+            [
+                "--base-url", environment.server.absoluteString, "clone", manifest.readKeyString,
+                scratch.appendingPathComponent("clone").path,
+            ],
+            environment: ProcessInfo.processInfo.environment.merging(["HOME": scratch.path]) { $1 },
+            limit: .seconds(120))
+        #expect(clone.status == .exited(0), "sgit clone: \(clone.errorText.suffix(400))")
         let cache = scratch.appendingPathComponent("cache")
         let vault = try SGitVault(
             key: VaultKey(importing: manifest.readKeyString),
@@ -265,17 +264,13 @@ struct ServerEnvironment {
         let marker = "pushed by the test at \(Date().timeIntervalSince1970)\n"
         try Data(marker.utf8).write(to: URL(fileURLWithPath: manifest.workingCopy).appendingPathComponent("new.txt"))
         for arguments in [["commit", "-m", "incremental: from test"], ["push"]] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: cli)
-            process.arguments = ["--base-url", environment.server.absoluteString, "--token", "localtest"] + arguments
-            process.currentDirectoryURL = URL(fileURLWithPath: manifest.workingCopy)
             let home = URL(fileURLWithPath: manifest.workingCopy).deletingLastPathComponent()
                 .deletingLastPathComponent().appendingPathComponent("home")
-            process.environment = ProcessInfo.processInfo.environment.merging(["HOME": home.path]) { $1 }
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "sgit \(arguments[0])")
+            let result = try await ChildProcess.run(
+                cli, ["--base-url", environment.server.absoluteString, "--token", "localtest"] + arguments,
+                environment: ProcessInfo.processInfo.environment.merging(["HOME": home.path]) { $1 },
+                directory: manifest.workingCopy, limit: .seconds(120))
+            #expect(result.status == .exited(0), "sgit \(arguments[0]): \(result.errorText.suffix(400))")
         }
 
         source.reset()

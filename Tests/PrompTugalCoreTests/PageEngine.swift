@@ -1,4 +1,5 @@
 import CompanionCore
+import CompanionTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -70,18 +71,10 @@ enum NodeProcess {
         let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
             .map { "\($0)/node" }.first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let path else { throw StandIn.Failure(description: "node is not on the PATH; run scripts/bootstrap") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["-e", program]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw StandIn.Failure(description: "node failed: \(errorText)") }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let result = try ChildProcess.runBlocking(path, ["-e", program])
+        guard result.status == .exited(0) else {
+            throw StandIn.Failure(description: "node failed: \(result.errorText)")
+        }
+        return result.outputText.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -142,20 +142,12 @@ enum MirrorVaults {
         let server = try TestServers.url("SGIT_SERVER_URL")
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Servers/promptugal/make_agenda_vault.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, cli, server.absoluteString, folder.path] + extra
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw StandIn.Failure(description: "make_agenda_vault.py failed: \(errorText.suffix(400))")
+        let result = try ChildProcess.runBlocking(
+            "/usr/bin/env", ["python3", script.path, cli, server.absoluteString, folder.path] + extra,
+            limit: .seconds(180))
+        guard result.status == .exited(0) else {
+            throw StandIn.Failure(description: "make_agenda_vault.py failed: \(result.errorText.suffix(400))")
         }
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        return result.outputText.split(separator: "\n").map(String.init)
     }
 }
