@@ -19,12 +19,12 @@ extension CertainServer {
             try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         }
 
-        func companion(_ arguments: [String], input: String = "") throws -> ProgramRun.Result {
+        func companion(_ arguments: [String], input: String = "") async throws -> ProgramRun.Result {
             let environment = [
                 "COMPANION_HOME": home.path, "HOME": home.path, "LANG": "C.UTF-8",
                 "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
             ]
-            return try ProgramRun.run(program, arguments, environment: environment, input: input)
+            return try await ProgramRun.run(program, arguments, environment: environment, input: input)
         }
 
         func json(_ result: ProgramRun.Result) throws -> [String: Any] {
@@ -35,27 +35,27 @@ extension CertainServer {
         func theTerminalClientRunsTheScreens() async throws {
             defer { try? FileManager.default.removeItem(at: home) }
             let password = try await server.password("plain")
-            let login = try companion(
+            let login = try await companion(
                 ["certain", "login", server.url.absoluteString, "--user", "plain", "--password-stdin"],
                 input: password + "\n")
             #expect(login.status == 0, "\(login.errors)")
             #expect(login.output.hasPrefix("Signed in as plain"), "\(login.output)")  // the name typed, not an id
             // LANG=C: neither German nor English → German texts.
-            let overview = try companion(["certain", "overview"])
+            let overview = try await companion(["certain", "overview"])
             #expect(overview.status == 0, "\(overview.errors)")
             #expect(overview.output.contains("Dieser Monat"))
-            let report = try json(try companion(["certain", "overview", "--json", "--lang", "en"]))
+            let report = try json(try await companion(["certain", "overview", "--json", "--lang", "en"]))
             #expect(report["screen"] as? String == "overview")
             #expect(report["state"] as? String == "content")
             #expect((report["value"] as? [String: Any])?["latest"] as? [Any] != nil)
-            let budget = try companion(["certain", "budget", "--month", "2026-10", "--prev", "--lang", "en"])
+            let budget = try await companion(["certain", "budget", "--month", "2026-10", "--prev", "--lang", "en"])
             #expect(budget.output.hasPrefix("August 2026"), "\(budget.output)")
             // The footer names the neighbouring months, not the raw links.
             #expect(!budget.output.contains("/api/budget"), "\(budget.output)")
-            let search = try json(try companion(["certain", "transactions", "--search", "Sparen", "--json"]))
+            let search = try json(try await companion(["certain", "transactions", "--search", "Sparen", "--json"]))
             let rows = try #require((search["value"] as? [String: Any])?["rows"] as? [[String: Any]])
             #expect(rows.contains { $0["kind"] as? String == "transfer" && $0["complete"] as? Bool == true })
-            let usage = try companion(["certain", "transactions", "--limit", "999"])
+            let usage = try await companion(["certain", "transactions", "--limit", "999"])
             #expect(usage.status == 2)
             // C-TOK-3: after the mint only the token travels (the one cookie logout aside).
             let log = try await server.requests()
@@ -70,9 +70,9 @@ extension CertainServer {
             for result in [login, overview, budget, usage] {
                 #expect(!result.output.contains(password) && !result.errors.contains(password))
             }
-            let logout = try companion(["certain", "logout"])
+            let logout = try await companion(["certain", "logout"])
             #expect(logout.status == 0, "\(logout.errors)")
-            #expect(try companion(["certain", "accounts"]).status == 1)
+            #expect(try await companion(["certain", "accounts"]).status == 1)
         }
     }
 }

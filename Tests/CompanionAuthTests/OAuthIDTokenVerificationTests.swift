@@ -19,7 +19,7 @@ struct OAuthIDTokenVerificationTests {
         func authorize(_ url: URL, callbackScheme: String) async throws(AuthError) -> URL {
             let headers: String
             do {
-                let run = try ProgramRun.run(
+                let run = try await ProgramRun.run(
                     URL(fileURLWithPath: "/usr/bin/curl"),
                     [
                         "-s", "-o", "/dev/null", "-D", "-", "-X", "POST", "-d", "sub=\(subject)",

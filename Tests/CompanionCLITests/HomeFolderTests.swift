@@ -23,8 +23,8 @@ struct HomeFolderTests {
         return environment
     }
 
-    func companion(_ arguments: String..., input: String = "") throws -> ProgramRun.Result {
-        let result = try ProgramRun.run(program, arguments, environment: environment(), input: input)
+    func companion(_ arguments: String..., input: String = "") async throws -> ProgramRun.Result {
+        let result = try await ProgramRun.run(program, arguments, environment: environment(), input: input)
         #expect(
             result.status == 0,
             "companion \(arguments.joined(separator: " ")) exited \(result.status): \(result.errors)")
@@ -32,7 +32,7 @@ struct HomeFolderTests {
     }
 
     @Test("HOME=<tmp> companion writes only under <tmp>/.companion, folders 0700, files 0600")
-    func stateStaysInHomeAndPrivate() throws {
+    func stateStaysInHomeAndPrivate() async throws {
         defer { try? FileManager.default.removeItem(at: home) }
         let fault = try TestServers.fault()
         let accounts = try TestServers.url("OMNIGENT_ACCOUNTS_URL")
@@ -42,14 +42,14 @@ struct HomeFolderTests {
         ).trimmingCharacters(in: .whitespacesAndNewlines)
 
         // The offline store (SQLite with -wal/-shm), the journal.
-        _ = try companion("get", fault.absoluteString, "/json", "--fresh")
+        _ = try await companion("get", fault.absoluteString, "/json", "--fresh")
         // The secret store and the signed-in account.
-        let login = try companion(
+        let login = try await companion(
             "login", accounts.absoluteString, "--server", "omnigent", "--user", user, "--password-stdin",
             input: password + "\n")
         #expect(login.output.contains("Signed in"))
-        _ = try companion("whoami")
-        _ = try companion("omnigent", "sessions", "--server", try TestServers.omnigent().absoluteString, "--json")
+        _ = try await companion("whoami")
+        _ = try await companion("omnigent", "sessions", "--server", try TestServers.omnigent().absoluteString, "--json")
 
         let top = try FileManager.default.contentsOfDirectory(atPath: home.path)
         #expect(top == [".companion"], "companion wrote outside <home>/.companion: \(top)")
@@ -79,12 +79,12 @@ struct HomeFolderTests {
     }
 
     @Test("COMPANION_HOME wins over HOME")
-    func companionHomeWins() throws {
+    func companionHomeWins() async throws {
         defer { try? FileManager.default.removeItem(at: home) }
         let custom = home.appendingPathComponent("elsewhere")
         var environment = environment()
         environment["COMPANION_HOME"] = custom.path
-        let result = try ProgramRun.run(
+        let result = try await ProgramRun.run(
             program, ["link", "omnigent://127.0.0.1:8000/c/abc"], environment: environment)
         #expect(result.status == 0, "\(result.errors)")
         #expect(FileManager.default.fileExists(atPath: custom.appendingPathComponent("journal.jsonl").path))
@@ -93,7 +93,7 @@ struct HomeFolderTests {
     }
 
     @Test("Every command answers --help with its generated usage, exit 0")
-    func helpEverywhere() throws {
+    func helpEverywhere() async throws {
         defer { try? FileManager.default.removeItem(at: home) }
         let commands: [[String]] = [
             ["probe"], ["get"], ["journal"], ["login"], ["whoami"], ["sessions"], ["logout"], ["cache"],
@@ -102,19 +102,19 @@ struct HomeFolderTests {
             ["vault"], ["vault", "pull"], ["vault", "ls"], ["vault", "cat"], ["vault", "log"],
         ]
         for command in commands {
-            let result = try ProgramRun.run(program, command + ["--help"], environment: environment())
+            let result = try await ProgramRun.run(program, command + ["--help"], environment: environment())
             #expect(result.status == 0, "\(command) --help exited \(result.status)")
             #expect(result.output.hasPrefix("usage: companion \(command.joined(separator: " "))"), "\(command)")
         }
-        let wrong = try ProgramRun.run(program, ["vault", "ls", "--nope"], environment: environment())
+        let wrong = try await ProgramRun.run(program, ["vault", "ls", "--nope"], environment: environment())
         #expect(wrong.status == 2)
         #expect(wrong.errors.contains("unknown option --nope"))
     }
 
     @Test("Without HOME or COMPANION_HOME, companion says so instead of guessing")
-    func noHome() throws {
+    func noHome() async throws {
         defer { try? FileManager.default.removeItem(at: home) }
-        let result = try ProgramRun.run(program, ["journal"], environment: ["PATH": "/usr/bin:/bin"])
+        let result = try await ProgramRun.run(program, ["journal"], environment: ["PATH": "/usr/bin:/bin"])
         #expect(result.status == 1)
         #expect(result.errors.contains("Neither COMPANION_HOME nor HOME is set"))
     }

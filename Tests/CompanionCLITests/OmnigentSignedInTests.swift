@@ -20,14 +20,14 @@ struct OmnigentSignedInTests {
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
     }
 
-    func run(_ arguments: [String], input: String = "") throws -> ProgramRun.Result {
+    func run(_ arguments: [String], input: String = "") async throws -> ProgramRun.Result {
         var environment = ["HOME": home.path, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
         environment["LANG"] = "C.UTF-8"
-        return try ProgramRun.run(program, arguments, environment: environment, input: input)
+        return try await ProgramRun.run(program, arguments, environment: environment, input: input)
     }
 
-    func succeeds(_ arguments: String..., input: String = "") throws -> ProgramRun.Result {
-        let result = try run(arguments, input: input)
+    func succeeds(_ arguments: String..., input: String = "") async throws -> ProgramRun.Result {
+        let result = try await run(arguments, input: input)
         #expect(
             result.status == 0,
             "companion \(arguments.joined(separator: " ")) exited \(result.status): \(result.errors)")
@@ -44,31 +44,31 @@ struct OmnigentSignedInTests {
         ).trimmingCharacters(in: .whitespacesAndNewlines)
 
         // Before signing in, the server refuses: the commands really talk to an accounts-mode server.
-        let refused = try run(["omnigent", "sessions", "--server", server])
+        let refused = try await run(["omnigent", "sessions", "--server", server])
         #expect(refused.status == 1)
         #expect(refused.errors.contains("Authentication required"), "\(refused.errors)")
 
-        let login = try succeeds(
+        let login = try await succeeds(
             "login", server, "--user", user, "--password-stdin", input: password + "\n")
         #expect(login.output.contains("Signed in"))
-        let whoami = try succeeds("whoami", server)
+        let whoami = try await succeeds("whoami", server)
         #expect(whoami.output.contains(user))
-        let elsewhere = try run(["whoami", try TestServers.omnigent().absoluteString])
+        let elsewhere = try await run(["whoami", try TestServers.omnigent().absoluteString])
         #expect(elsewhere.status == 1)
         #expect(elsewhere.errors.contains("not signed in to"), "\(elsewhere.errors)")
 
         // Every omnigent command: list, then (remembered server) rename, archive, show, watch, send.
-        _ = try succeeds("omnigent", "sessions", "--server", server, "--json")
+        _ = try await succeeds("omnigent", "sessions", "--server", server, "--json")
         let session = try await createSession(server: server, user: user, password: password)
-        let listed = try succeeds("omnigent", "sessions", "--json", "--archived")
+        let listed = try await succeeds("omnigent", "sessions", "--json", "--archived")
         #expect(listed.output.contains(session))
-        _ = try succeeds("omnigent", "rename", session, "Renamed from the terminal")
-        _ = try succeeds("omnigent", "archive", session, "--undo")
-        let shown = try succeeds("omnigent", "show", session, "--json")
+        _ = try await succeeds("omnigent", "rename", session, "Renamed from the terminal")
+        _ = try await succeeds("omnigent", "archive", session, "--undo")
+        let shown = try await succeeds("omnigent", "show", session, "--json")
         #expect(shown.output.contains("Renamed from the terminal"))
-        _ = try succeeds("omnigent", "watch", session, "--events", "1", "--all")
+        _ = try await succeeds("omnigent", "watch", session, "--events", "1", "--all")
         // A session without a runner refuses a message with the server's sentence, not a 401.
-        let sent = try run(["omnigent", "send", session, "Hello"])
+        let sent = try await run(["omnigent", "send", session, "Hello"])
         #expect(!sent.errors.contains("Authentication required"), "\(sent.errors)")
         #expect(!(sent.output + sent.errors).contains(password))
     }

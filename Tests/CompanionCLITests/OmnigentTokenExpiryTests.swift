@@ -29,17 +29,17 @@ struct OmnigentTokenExpiryTests {
         ).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    func run(_ arguments: [String], input: String = "") throws -> ProgramRun.Result {
+    func run(_ arguments: [String], input: String = "") async throws -> ProgramRun.Result {
         let environment = [
             "HOME": home.path, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
             "LANG": "C.UTF-8",
         ]
-        return try ProgramRun.run(program, arguments, environment: environment, input: input)
+        return try await ProgramRun.run(program, arguments, environment: environment, input: input)
     }
 
     @discardableResult
-    func succeeds(_ arguments: String..., input: String = "") throws -> ProgramRun.Result {
-        let result = try run(arguments, input: input)
+    func succeeds(_ arguments: String..., input: String = "") async throws -> ProgramRun.Result {
+        let result = try await run(arguments, input: input)
         #expect(
             result.status == 0,
             "companion \(arguments.joined(separator: " ")) exited \(result.status): \(result.errors)")
@@ -66,7 +66,7 @@ struct OmnigentTokenExpiryTests {
     @Test("login, the access token expires, every omnigent command still works (refreshed; O-AUTH-3/5)")
     func commandsWorkAcrossAnAccessTokenExpiry() async throws {
         defer { try? FileManager.default.removeItem(at: home) }
-        let login = try succeeds("login", server, "--user", user, "--password-stdin", input: password + "\n")
+        let login = try await succeeds("login", server, "--user", user, "--password-stdin", input: password + "\n")
         #expect(login.output.contains("Signed in"))
 
         // A token issued after the terminal's: once the server refuses it, the terminal's has expired too.
@@ -96,21 +96,21 @@ struct OmnigentTokenExpiryTests {
         let session = try #require(created["id"] as? String)
 
         // Every omnigent command, on the expired sign-in: each renews (or reuses the renewed) token.
-        let listed = try succeeds("omnigent", "sessions", "--server", server, "--json")
+        let listed = try await succeeds("omnigent", "sessions", "--server", server, "--json")
         #expect(listed.output.contains(session))
-        try succeeds("whoami", server)
-        try succeeds("omnigent", "rename", session, "Renamed after expiry")
-        try succeeds("omnigent", "archive", session)
-        try succeeds("omnigent", "archive", session, "--undo")
-        let shown = try succeeds("omnigent", "show", session, "--json")
+        try await succeeds("whoami", server)
+        try await succeeds("omnigent", "rename", session, "Renamed after expiry")
+        try await succeeds("omnigent", "archive", session)
+        try await succeeds("omnigent", "archive", session, "--undo")
+        let shown = try await succeeds("omnigent", "show", session, "--json")
         #expect(shown.output.contains("Renamed after expiry"))
-        try succeeds("omnigent", "watch", session, "--events", "1", "--all")
-        let sent = try run(["omnigent", "send", session, "Hello after expiry"])
+        try await succeeds("omnigent", "watch", session, "--events", "1", "--all")
+        let sent = try await run(["omnigent", "send", session, "Hello after expiry"])
         #expect(!sent.errors.contains("Authentication required"), "\(sent.errors)")
         // The watch client gets the cookie the phone would sync: the renewed token.
-        let watch = try succeeds("omnigent", "watch-client", "sessions", "--json")
+        let watch = try await succeeds("omnigent", "watch-client", "sessions", "--json")
         #expect(watch.output.contains(session))
         #expect(watch.output.contains("\"state\":\"sessions\""))
-        try succeeds("omnigent", "watch-client", "show", session, "--json")
+        try await succeeds("omnigent", "watch-client", "show", session, "--json")
     }
 }

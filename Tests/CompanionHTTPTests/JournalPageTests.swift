@@ -46,9 +46,9 @@ struct JournalPageTests {
     }
 
     /// The page's DOM with the filters of `fragment`.
-    static func dom(_ page: URL, _ fragment: String = "") throws -> String {
+    static func dom(_ page: URL, _ fragment: String = "") async throws -> String {
         let url = try #require(URL(string: page.absoluteString + (fragment.isEmpty ? "" : "#" + fragment)))
-        return try Chromium.dumpDOM(url)
+        return try await Chromium.dumpDOM(url)
     }
 
     /// How many entries the count says are shown, and how many `<li>` are not hidden.
@@ -64,14 +64,14 @@ struct JournalPageTests {
         let page = try Self.writePage(journal)
         let events = journal.events
 
-        let all = try Self.dom(page)
+        let all = try await Self.dom(page)
         #expect(Self.shown(all).count == events.count)
         #expect(Self.shown(all).visible == events.count)
         #expect(all.contains("class=\"bar\""))
 
         let responses = events.filter { $0.kind == .response }.count
         #expect(responses >= 2)
-        #expect(Self.shown(try Self.dom(page, "kind=response")).visible == responses)
+        #expect(Self.shown(try await Self.dom(page, "kind=response")).visible == responses)
 
         let notFound = events.filter { $0.fields["status"] == "404" }.count
         #expect(notFound >= 1)
@@ -79,13 +79,13 @@ struct JournalPageTests {
             $0.kind != .error && $0.fields["error"] == nil && ($0.fields["status"] ?? "").hasPrefix("4")
         }
         #expect(clientErrors.count >= 2)
-        #expect(Self.shown(try Self.dom(page, "status=4xx")).visible == clientErrors.count)
+        #expect(Self.shown(try await Self.dom(page, "status=4xx")).visible == clientErrors.count)
 
         let failed = events.filter { $0.kind == .error || $0.fields["error"] != nil }.count
         #expect(failed >= 1)
-        #expect(Self.shown(try Self.dom(page, "status=failed")).visible == failed)
+        #expect(Self.shown(try await Self.dom(page, "status=failed")).visible == failed)
 
-        let vault = try Self.dom(page, "q=pulled%203")
+        let vault = try await Self.dom(page, "q=pulled%203")
         #expect(Self.shown(vault).visible == 1)
     }
 
@@ -93,7 +93,7 @@ struct JournalPageTests {
     func noSecretAndNoMarkup() async throws {
         let journal = try await Self.journal()
         let page = try Self.writePage(journal)
-        let dom = try Self.dom(page)
+        let dom = try await Self.dom(page)
         #expect(!dom.contains(Self.secret))
         #expect(!dom.contains("<script>alert(1)"))
         #expect(dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
@@ -103,7 +103,7 @@ struct JournalPageTests {
 
         let shot = page.deletingLastPathComponent().appendingPathComponent("journal.png")
         try? FileManager.default.removeItem(at: shot)
-        try Chromium.screenshot(page, to: shot)
+        try await Chromium.screenshot(page, to: shot)
         let png = try Data(contentsOf: shot)
         #expect(png.count > 1000)
         #expect(png.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))

@@ -17,21 +17,21 @@ public enum Chromium {
     }
 
     /// The DOM of `url` after its scripts ran (`--dump-dom`).
-    public static func dumpDOM(_ url: URL) throws -> String {
-        try run(["--dump-dom", url.absoluteString])
+    public static func dumpDOM(_ url: URL) async throws -> String {
+        try await run(["--dump-dom", url.absoluteString])
     }
 
     /// Saves a PNG of `url` at `width`×`height` to `file`.
-    public static func screenshot(_ url: URL, to file: URL, width: Int = 1280, height: Int = 900) throws {
-        _ = try run(["--screenshot=\(file.path)", "--window-size=\(width),\(height)", url.absoluteString])
+    public static func screenshot(_ url: URL, to file: URL, width: Int = 1280, height: Int = 900) async throws {
+        _ = try await run(["--screenshot=\(file.path)", "--window-size=\(width),\(height)", url.absoluteString])
     }
 
     /// Runs the browser headless with a fresh profile, killed after 90 s (`timeout -s KILL`); returns stdout.
-    static func run(_ arguments: [String]) throws -> String {
+    static func run(_ arguments: [String]) async throws -> String {
         guard let browser = executable() else { return "" }
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("chromium-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: profile) }
-        let result = try ChildProcess.runBlocking(
+        let result = try await ChildProcess.run(
             "/usr/bin/timeout",
             [
                 "-s", "KILL", "90", browser.path, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",

@@ -31,11 +31,12 @@ public enum ProgramRun {
     }
 
     /// Runs `program` with `arguments` and exactly `environment`, feeding `input` to standard input, and
-    /// kills it after `limit` (see `ChildProcess` for why no Foundation `Process`).
+    /// kills it after `limit` (see `ChildProcess` for why no Foundation `Process`). The wait is on a thread of
+    /// its own, never one of the shared pool the other tests run on.
     public static func run(
         _ program: URL, _ arguments: [String], environment: [String: String], input: String = "",
         limit: Duration = .seconds(60)
-    ) throws -> Result {
+    ) async throws -> Result {
         var environment = environment
         // Under scripts/tsan the program is a ThreadSanitizer build too: it gets the same options, so its reports
         // go to the same folder and are counted, and the suppressions proven in scripts/tsan.supp apply to it.
@@ -44,7 +45,7 @@ public enum ProgramRun {
         }
         let result: ChildProcess.Result
         do {
-            result = try ChildProcess.runBlocking(
+            result = try await ChildProcess.run(
                 program.path, arguments, environment: environment, input: Data(input.utf8), limit: limit)
         } catch let failure as ChildProcess.Failure {
             throw Failure(description: failure.description)

@@ -11,13 +11,13 @@ func omnigentOIDCServers() throws -> (url: URL, provider: URL) {
 /// where each answer redirects): opens the authorize URL, makes `subject` a user with a verified email (Omnigent
 /// names users by email), signs in as that user, and returns where the provider sends the browser back.
 func signInAtProvider(
-    _ authorize: URL, subject: String, provider: URL, curl: ([String]) throws -> String
-) throws -> String {
-    let toProvider = try curl([authorize.absoluteString])
-    _ = try curl([
+    _ authorize: URL, subject: String, provider: URL, curl: ([String]) async throws -> String
+) async throws -> String {
+    let toProvider = try await curl([authorize.absoluteString])
+    _ = try await curl([
         "-X", "PUT", "-H", "Content-Type: application/json", "-d",
         #"{"email":"\#(subject)","email_verified":true}"#,
         provider.appendingPathComponent("users/\(subject)").absoluteString,
     ])
-    return try curl(["-X", "POST", "-d", "sub=\(subject)", toProvider])
+    return try await curl(["-X", "POST", "-d", "sub=\(subject)", toProvider])
 }

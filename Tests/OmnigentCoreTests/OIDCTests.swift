@@ -230,8 +230,8 @@ final class HeadlessBrowser: BrowserStep {
     var opened: [URL] { log.withLock { $0 } }
 
     /// `curl` without following redirects; returns where the answer points.
-    func curl(_ arguments: [String]) throws -> String {
-        let result = try ProgramRun.run(
+    func curl(_ arguments: [String]) async throws -> String {
+        let result = try await ProgramRun.run(
             URL(fileURLWithPath: "/usr/bin/curl"),
             ["-s", "-o", "/dev/null", "-w", "%{redirect_url}", "-b", jar.path, "-c", jar.path] + arguments,
             environment: ["PATH": "/usr/bin:/bin"], limit: .seconds(20))
@@ -243,8 +243,10 @@ final class HeadlessBrowser: BrowserStep {
         log.withLock { $0.append(url) }
         defer { try? FileManager.default.removeItem(at: jar) }
         do {
-            let toCallback = try signInAtProvider(url, subject: subject, provider: provider) { try curl($0) }
-            let toApp = try curl([toCallback])
+            let toCallback = try await signInAtProvider(url, subject: subject, provider: provider) {
+                try await curl($0)
+            }
+            let toApp = try await curl([toCallback])
             guard let landed = URL(string: toApp), landed.scheme == callbackScheme else { throw AuthError.cancelled }
             return landed
         } catch {

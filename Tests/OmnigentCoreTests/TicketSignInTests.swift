@@ -34,8 +34,8 @@ final class TicketBrowser: BrowserOpener {
     var opened: [URL] { state.withLock { $0.opened } }
 
     /// `curl` without following redirects; returns where the answer points (or the status with `status`).
-    func curl(_ arguments: [String], write: String = "%{redirect_url}") throws -> String {
-        let result = try ProgramRun.run(
+    func curl(_ arguments: [String], write: String = "%{redirect_url}") async throws -> String {
+        let result = try await ProgramRun.run(
             URL(fileURLWithPath: "/usr/bin/curl"),
             ["-s", "-o", "/dev/null", "-w", write, "-b", jar.path, "-c", jar.path] + arguments,
             environment: ["PATH": "/usr/bin:/bin"], limit: .seconds(20))
@@ -52,8 +52,10 @@ final class TicketBrowser: BrowserOpener {
         }
         guard signsIn else { return }
         do {
-            let toCallback = try signInAtProvider(url, subject: subject, provider: provider) { try curl($0) }
-            let toConsent = try curl([toCallback])
+            let toCallback = try await signInAtProvider(url, subject: subject, provider: provider) {
+                try await curl($0)
+            }
+            let toConsent = try await curl([toCallback])
             guard toConsent.contains("/auth/cli-consent") else {
                 throw OwnServerError(description: "the callback did not lead to the consent page: \(toConsent)")
             }
@@ -64,10 +66,10 @@ final class TicketBrowser: BrowserOpener {
 
     /// Presses Approve (`approve: true`) or Deny on the consent page; returns the HTTP status.
     @discardableResult
-    func answer(approve: Bool) throws -> String {
+    func answer(approve: Bool) async throws -> String {
         let ticket = state.withLock { $0.ticket } ?? ""
         let origin = "\(server.scheme ?? "http")://\(server.host ?? "127.0.0.1"):\(server.port ?? 80)"
-        return try curl(
+        return try await curl(
             [
                 "-X", "POST", "-H", "Origin: \(origin)", "-d", "ticket=\(ticket)",
                 server.appendingPathComponent(approve ? "auth/cli-approve" : "auth/cli-deny").absoluteString,
@@ -99,7 +101,7 @@ final class ConsentingSleeper: Sleeper {
             return $0.count
         }
         clock.advance(by: duration.seconds)
-        if count == at { try browser.answer(approve: approve) }
+        if count == at { try await browser.answer(approve: approve) }
     }
 }
 
