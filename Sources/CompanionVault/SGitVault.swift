@@ -868,31 +868,6 @@ public actor SGitVault {
 }
 
 /// Counts fetched objects and bytes across concurrent fetches and reports progress at most 10 times a second.
-/// The head's files waiting for their blobs during a pull, and the paths already handed over.
-final class HandOver: Sendable {
-    private struct Waiting {
-        var byBlob: [String: [VaultFile]] = [:]
-        var delivered: Set<String> = []
-    }
-
-    private let state = Mutex(Waiting())
-
-    /// Registers `file` to be handed over when its blob arrives.
-    func add(_ file: VaultFile) { state.withLock { $0.byBlob[file.blobID, default: []].append(file) } }
-
-    /// The files waiting for blob `id`, now counted as handed over.
-    func take(_ id: String) -> [VaultFile] {
-        state.withLock { waiting in
-            guard let files = waiting.byBlob.removeValue(forKey: id) else { return [] }
-            for file in files { waiting.delivered.insert(file.path) }
-            return files
-        }
-    }
-
-    /// The paths handed over so far.
-    func deliveredPaths() -> Set<String> { state.withLock { $0.delivered } }
-}
-
 final class ProgressCounter: Sendable {
     private struct Counts {
         var objects = 0
