@@ -120,29 +120,29 @@ enum MirrorVaults {
     static func keys() async throws -> Keys {
         let task = made.withLock { task in
             if let task { return task }
-            let made = Task { try make() }
+            let made = Task { try await make() }
             task = made
             return made
         }
         return try await task.value
     }
 
-    private static func make() throws -> Keys {
+    private static func make() async throws -> Keys {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "promptugal-vaults-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let lines = try runScript(folder: folder)
+        let lines = try await runScript(folder: folder)
         guard lines.count == 2 else { throw StandIn.Failure(description: "make_agenda_vault.py printed no keys") }
         return Keys(good: lines[0], broken: lines[1])
     }
 
     /// Runs `make_agenda_vault.py` with the sgit CLI and server of the environment; returns its output lines.
-    static func runScript(folder: URL, _ extra: [String] = []) throws -> [String] {
+    static func runScript(folder: URL, _ extra: [String] = []) async throws -> [String] {
         let cli = try TestServers.value("SGIT_CLI")
         let server = try TestServers.url("SGIT_SERVER_URL")
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Servers/promptugal/make_agenda_vault.py")
-        let result = try ChildProcess.runBlocking(
+        let result = try await ChildProcess.run(
             "/usr/bin/env", ["python3", script.path, cli, server.absoluteString, folder.path] + extra,
             limit: .seconds(180))
         guard result.status == .exited(0) else {

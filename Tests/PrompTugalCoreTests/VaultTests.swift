@@ -382,7 +382,7 @@ struct ManifestVaultTests {
         let server = try TestServers.url("SGIT_SERVER_URL")
         let work = try Scratch.folder("growing")
         defer { try? FileManager.default.removeItem(at: work) }
-        let key = try #require(try MirrorVaults.runScript(folder: work, ["--grow"]).first)
+        let key = try #require(try await MirrorVaults.runScript(folder: work, ["--grow"]).first)
         let folder = try Scratch.folder("grow-cache")
         defer { try? FileManager.default.removeItem(at: folder) }
         let network = PrompTugalNetwork(policy: .allowingInsecureLoopback)
@@ -391,7 +391,7 @@ struct ManifestVaultTests {
         let id = try session.importKey(key, server: server)
         try await session.pull(id)
         let first = NetworkEntry.entries(in: network.journal).map(\.url)
-        _ = try MirrorVaults.runScript(folder: work, ["--grow"])
+        _ = try await MirrorVaults.runScript(folder: work, ["--grow"])
         try await session.pull(id)
         let second = Array(NetworkEntry.entries(in: network.journal).map(\.url).dropFirst(first.count))
         #expect(try await session.reader(id)?.files().map(\.path).contains("notes/n2.txt") == true)
