@@ -67,6 +67,9 @@ public enum ChildProcess {
     public struct Failure: Error, CustomStringConvertible {
         /// A sentence saying what went wrong.
         public let description: String
+
+        /// Creates the failure with its sentence.
+        public init(description: String) { self.description = description }
     }
 
     /// A started child. Reading its output and waiting for it are the caller's; `wait()` must be called once.
@@ -183,8 +186,25 @@ public enum ChildProcess {
             for (child, parent) in descriptors.sorted(by: { $0.key < $1.key }) {
                 posix_spawn_file_actions_adddup2(&actions, parent, child)
             }
-            try closeFrom(max(3, (descriptors.keys.max() ?? 2) + 1), in: &actions)
-            if let directory { try changeDirectory(directory, in: &actions) }
+            #if canImport(Glibc)
+                // Every descriptor from the first one not asked for up is closed in the child, before it runs.
+                let lowest = max(3, (descriptors.keys.max() ?? 2) + 1)
+                try glibcAction(
+                    "posix_spawn_file_actions_addclosefrom_np", as: CloseFrom.self,
+                    failure: "Could not ask the child to close inherited descriptors."
+                ) { $0(&actions, lowest) }
+                if let directory {
+                    try glibcAction(
+                        "posix_spawn_file_actions_addchdir_np", as: ChangeDirectory.self,
+                        failure: "Could not ask the child to start in \(directory)."
+                    ) { $0(&actions, directory) }
+                }
+            #else
+                // Darwin: POSIX_SPAWN_CLOEXEC_DEFAULT would close the descriptors; the tests run on Linux.
+                if directory != nil {
+                    throw Failure(description: "Starting a child in another folder is done on Linux only.")
+                }
+            #endif
         } catch {
             for descriptor in ours { close(descriptor) }
             throw error
@@ -322,37 +342,15 @@ public enum ChildProcess {
                 UnsafeMutablePointer<posix_spawn_file_actions_t>?, UnsafePointer<CChar>?
             ) -> Int32
 
-        /// glibc's GNU extension (2.34 and later), which Swift's Glibc module does not import.
-        private static func glibc<Function>(_ name: String, as type: Function.Type) throws -> Function {
+        /// Applies glibc's GNU extension `name` (2.34 and later; Swift's Glibc module does not import it) with
+        /// `apply`; a missing symbol or a non-zero result throws, the latter with `failure`.
+        private static func glibcAction<Function>(
+            _ name: String, as type: Function.Type, failure: String, _ apply: (Function) -> Int32
+        ) throws {
             guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else {
                 throw Failure(description: "This C library has no \(name) (glibc 2.34 or later has).")
             }
-            return unsafeBitCast(symbol, to: type)
+            guard apply(unsafeBitCast(symbol, to: type)) == 0 else { throw Failure(description: failure) }
         }
     #endif
-
-    /// Closes every descriptor from `lowest` up in the child, before it runs.
-    private static func closeFrom(_ lowest: Int32, in actions: inout posix_spawn_file_actions_t) throws {
-        #if canImport(Glibc)
-            let function = try glibc("posix_spawn_file_actions_addclosefrom_np", as: CloseFrom.self)
-            guard function(&actions, lowest) == 0 else {
-                throw Failure(description: "Could not ask the child to close inherited descriptors.")
-            }
-        #else
-            // Darwin: POSIX_SPAWN_CLOEXEC_DEFAULT would do this; the tests run on Linux.
-            _ = lowest
-        #endif
-    }
-
-    /// Makes the child start in `directory`.
-    private static func changeDirectory(_ directory: String, in actions: inout posix_spawn_file_actions_t) throws {
-        #if canImport(Glibc)
-            let function = try glibc("posix_spawn_file_actions_addchdir_np", as: ChangeDirectory.self)
-            guard function(&actions, directory) == 0 else {
-                throw Failure(description: "Could not ask the child to start in \(directory).")
-            }
-        #else
-            throw Failure(description: "Starting a child in another folder is done on Linux only.")
-        #endif
-    }
 }

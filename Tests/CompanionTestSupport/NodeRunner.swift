@@ -4,16 +4,30 @@ import Testing
 /// Runs JavaScript in Node.js, the real engine the injected scripts are checked against on Linux.
 /// A missing `node` fails the test loudly (`scripts/bootstrap` installs it); it never skips.
 public enum NodeRunner {
-    /// Runs `program` with `node -e` and returns its standard output, trimmed; a non-zero exit fails the test.
+    /// Runs `program` with `node -e` and returns its standard output, trimmed; a missing `node` or a non-zero
+    /// exit fails the test (and gives "").
     public static func run(_ program: String) throws -> String {
+        do {
+            return try output(program)
+        } catch let failure as ChildProcess.Failure {
+            Issue.record("\(failure.description)")
+            return ""
+        }
+    }
+
+    /// Runs `program` with `node -e` and returns its standard output, trimmed; a missing `node` or a non-zero
+    /// exit throws, with node's own error output.
+    public static func output(_ program: String) throws -> String {
         let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
             .map { "\($0)/node" }.first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let path else {
-            Issue.record("node (Node.js) is not on the PATH; run scripts/bootstrap to install it")
-            return ""
+            throw ChildProcess.Failure(
+                description: "node (Node.js) is not on the PATH; run scripts/bootstrap to install it")
         }
         let result = try ChildProcess.runBlocking(path, ["-e", program])
-        #expect(result.status == .exited(0), "node failed: \(result.errorText)")
+        guard result.status == .exited(0) else {
+            throw ChildProcess.Failure(description: "node failed: \(result.errorText)")
+        }
         return result.outputText.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 

@@ -1,5 +1,6 @@
 import CompanionBridge
 import CompanionCore
+import CompanionTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -39,7 +40,7 @@ struct BridgeTests {
             new Function("window", \(JavaScriptLiteralText.quote(Self.configuration.pageScript)))(page);
             const call = page.ptApp.call("schedule.get");
             """
-        let first = try NodeProcess.run(
+        let first = try NodeRunner.output(
             setup + """
                 console.log(JSON.stringify({ posted, pageSeesHandler: page.webkit !== undefined,
                   bridgeHasPtApp: bridge.ptApp !== undefined, version: page.ptApp.version, ops: page.ptApp.ops,
@@ -61,7 +62,7 @@ struct BridgeTests {
         store.toggle("ai-doom-or-boom")
         let endpoint = Self.configuration.endpoint(services: Self.services(store), journal: Journal())
         let reply = try #require(await endpoint.receive(message, from: Self.source("https://promptugal.news")))
-        let second = try NodeProcess.run(
+        let second = try NodeRunner.output(
             setup + """
                 new Function("window", \(JavaScriptLiteralText.quote(Self.configuration.replyScript(reply))))(bridge);
                 call.then((result) => console.log(JSON.stringify(result)));

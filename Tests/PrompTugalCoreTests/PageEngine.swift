@@ -44,7 +44,7 @@ final class NodePage: PageScripting {
             console.log(JSON.stringify({ result: result === undefined ? null : result,
               storage: Object.fromEntries(storage), seen }));
             """
-        let output = try NodeProcess.run(program)
+        let output = try NodeRunner.output(program)
         guard let value = JSONValue(data: Data(output.utf8)) else {
             throw StandIn.Failure(description: "node printed no JSON: \(output)")
         }
@@ -62,19 +62,5 @@ enum JavaScriptLiteralText {
     static func quote(_ text: String) -> String {
         JSONValue.string(text).jsonString().replacingOccurrences(of: "\u{2028}", with: "\\u2028")
             .replacingOccurrences(of: "\u{2029}", with: "\\u2029")
-    }
-}
-
-/// Runs a Node.js program and returns its standard output.
-enum NodeProcess {
-    static func run(_ program: String) throws -> String {
-        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-            .map { "\($0)/node" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-        guard let path else { throw StandIn.Failure(description: "node is not on the PATH; run scripts/bootstrap") }
-        let result = try ChildProcess.runBlocking(path, ["-e", program])
-        guard result.status == .exited(0) else {
-            throw StandIn.Failure(description: "node failed: \(result.errorText)")
-        }
-        return result.outputText.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
