@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "CompanionBridge", targets: ["CompanionBridge"]),
         .library(name: "CompanionVault", targets: ["CompanionVault"]),
         .library(name: "CompanionScreen", targets: ["CompanionScreen"]),
+        .library(name: "CompanionApp", targets: ["CompanionApp"]),
         .library(name: "AllauthAdapter", targets: ["AllauthAdapter"]),
         .library(name: "OmnigentCore", targets: ["OmnigentCore"]),
         .library(name: "CertainCore", targets: ["CertainCore"]),
@@ -72,6 +73,13 @@ let package = Package(
 
         .target(
             name: "CompanionScreen", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionSync"],
+            swiftSettings: strict),
+
+        .target(
+            name: "CompanionApp",
+            dependencies: [
+                "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync", "CompanionScreen",
+            ],
             swiftSettings: strict),
 
         // Adapters for server products that are not one of the apps (django-allauth headless).

@@ -2,6 +2,7 @@ import CertainCore
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
+import CompanionScreen
 import Foundation
 
 /// `companion certain …`: the Certain app's core, headless. Every screen is the app's own model; the
@@ -140,7 +141,7 @@ enum CertainCommands {
         await model.refresh()
         let state = await model.state
         let lookups = await model.lookups
-        return try show(ScreenReport(screen: "overview", state), arguments, texts: connection.texts) {
+        return try show(ScreenReport(screen: "overview", state, now: Date()), arguments, texts: connection.texts) {
             overview, texts in
             let language = texts.language
             var lines = [
@@ -173,7 +174,8 @@ enum CertainCommands {
         if arguments.flag("next") { await model.next() }
         let state = await model.state
         let lookups = await model.lookups
-        return try show(ScreenReport(screen: "budget", state), arguments, texts: connection.texts) { reply, texts in
+        return try show(ScreenReport(screen: "budget", state, now: Date()), arguments, texts: connection.texts) {
+            reply, texts in
             let language = texts.language
             // A neighbour shows as the month its link names; a link naming none shows as sent; none: "-".
             func label(_ month: BudgetMonth?, _ link: String?) -> String {
@@ -223,7 +225,7 @@ enum CertainCommands {
         if arguments.flag("all") { await model.loadAll() }
         let state = await model.state
         let lookups = await model.lookups
-        return try show(ScreenReport(screen: "transactions", state), arguments, texts: connection.texts) {
+        return try show(ScreenReport(screen: "transactions", state, now: Date()), arguments, texts: connection.texts) {
             list, texts in
             var lines = list.rows.map { rowLine($0, lookups, texts) }
             if lines.isEmpty { lines.append(texts["transactions.empty"]) }
@@ -237,7 +239,8 @@ enum CertainCommands {
         let model = await ContractsModel(connection: connection)
         await model.load()
         let state = await model.state
-        return try show(ScreenReport(screen: "contracts", state), arguments, texts: connection.texts) { list, texts in
+        return try show(ScreenReport(screen: "contracts", state, now: Date()), arguments, texts: connection.texts) {
+            list, texts in
             let language = texts.language
             var lines = list.items.map { contract in
                 "\(contract.name)  \(contract.money.formatted(language))  \(texts[contract.rhythm.textKey])"
@@ -257,7 +260,7 @@ enum CertainCommands {
         let model = await AccountsModel(connection: connection)
         await model.load()
         let state = await model.state
-        return try show(ScreenReport(screen: "accounts", state), arguments, texts: connection.texts) {
+        return try show(ScreenReport(screen: "accounts", state, now: Date()), arguments, texts: connection.texts) {
             accounts, texts in
             accounts.map { "\($0.id)  \($0.name)  \($0.money.formatted(texts.language))" }
         }
@@ -305,7 +308,7 @@ enum CertainCommands {
         }
         switch report.state {
         case .loading: Terminal.out(texts["state.loading"])
-        case .content: break
+        case .content, .empty: break
         case .stale:
             Terminal.err("\(texts["state.stale"]) — \(asOf(report.age ?? 0, texts)): \(report.reason ?? "")")
         case .offline:
