@@ -144,7 +144,8 @@ let package = Package(
 
         // Tests. `CompanionTestSupport` finds the servers `scripts/test` started; a missing one fails loudly.
         .target(
-            name: "CompanionTestSupport", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionStore"],
+            name: "CompanionTestSupport",
+            dependencies: ["CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionAuth", "CompanionApp"],
             path: "Tests/CompanionTestSupport", swiftSettings: strict),
         .testTarget(
             name: "CompanionCLITests", dependencies: ["CompanionTestSupport"], swiftSettings: strict),
@@ -169,6 +170,13 @@ let package = Package(
             dependencies: [
                 "CompanionSync", "CompanionStore", "CompanionHTTP", "CompanionCore", "CompanionTestSupport",
                 "CompanionScreen",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "CompanionAppTests",
+            dependencies: [
+                "CompanionApp", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionScreen", "CompanionStore",
+                "CompanionSync", "CompanionTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(

@@ -16,21 +16,37 @@ import Synchronization
 /// the kit's authentication middleware, and offline data lives in the kit's own store. Cookies in
 /// a shared jar would be sent to every port of a host, which breaks the rule that a credential goes
 /// only to the origin that issued it.
+///
+/// A write (any method but GET, HEAD, OPTIONS and TRACE) never goes on a reused connection on Linux.
+/// FoundationNetworking's libcurl resends a request by itself when a reused connection closes before any reply
+/// byte, and it resends it without its body, then waits out the timeout: a write could reach the server twice,
+/// the second time empty. So on Linux each write gets a session of its own (a fresh connection, closed with the
+/// session), and only the app's own resend rule, with the same idempotency key, ever sends it again
+/// (docs/reliability.md, "A write is sent once").
 public final class URLSessionTransport: Transport {
     private let session: URLSession
     private let delegate: SessionDelegate
+    private let configuration: URLSessionConfiguration
+    private let redirectPolicy: RedirectPolicy
 
     /// Creates a transport with its own session.
     public init(
         configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
         redirectPolicy: RedirectPolicy = RedirectPolicy()
     ) {
+        (self.session, self.delegate) = Self.makeSession(configuration, redirectPolicy)
+        self.configuration = configuration
+        self.redirectPolicy = redirectPolicy
+    }
+
+    private static func makeSession(
+        _ configuration: URLSessionConfiguration, _ redirectPolicy: RedirectPolicy
+    ) -> (URLSession, SessionDelegate) {
         let delegate = SessionDelegate(redirectPolicy: redirectPolicy)
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "CompanionHTTP.URLSessionTransport"
-        self.delegate = delegate
-        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+        return (URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue), delegate)
     }
 
     deinit { session.finishTasksAndInvalidate() }
@@ -57,6 +73,14 @@ public final class URLSessionTransport: Transport {
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         urlRequest.httpBody = request.body
 
+        // On Linux a write gets a session (and so a connection) of its own, invalidated once its task ends.
+        #if canImport(FoundationNetworking)
+            let oneShot = !request.method.isSafe
+        #else
+            let oneShot = false
+        #endif
+        let (session, delegate) = oneShot ? Self.makeSession(configuration, redirectPolicy) : (session, delegate)
+        defer { if oneShot { session.finishTasksAndInvalidate() } }
         let task = session.dataTask(with: urlRequest)
         let (stream, bodyContinuation) = AsyncThrowingStream<Data, any Error>.makeStream()
         let exchange = Exchange(url: request.url, headers: request.headers, body: bodyContinuation)

@@ -121,10 +121,14 @@ public actor SGitVault {
         self.state = state
     }
 
-    /// Opens a vault on an SG/Send server, given its server URL.
-    public init(address: VaultAddress, readKey: VaultKey, cache: URL, log: VaultTrafficLog) throws(VaultError) {
+    /// Opens a vault on an SG/Send server, given its server URL, connecting under `policy`.
+    public init(
+        address: VaultAddress, readKey: VaultKey, cache: URL, log: VaultTrafficLog,
+        policy: TransportPolicy = .httpsOnly
+    ) throws(VaultError) {
         guard address.vaultId == readKey.vaultID else { throw .malformedKey(.invalidVaultID) }
-        try self.init(key: readKey, source: HTTPVaultSource(server: address.server), cache: cache, log: log)
+        try self.init(
+            key: readKey, source: HTTPVaultSource(server: address.server, policy: policy), cache: cache, log: log)
     }
 
     /// The head commit id of the last successful pull, if any.

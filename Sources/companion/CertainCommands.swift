@@ -114,7 +114,7 @@ enum CertainCommands {
         let language = try language(arguments)
         let client = CertainAccount.client(
             address: current.address.url, session: session, language: language,
-            transportPolicy: current.httpsOnly ? .httpsOnly : .allowingInsecureLoopback, journal: Terminal.journal)
+            transportPolicy: .terminal(httpsOnly: current.httpsOnly), journal: Terminal.journal)
         // Cached finance data is private: the folder 0700, the database 0600.
         let folder = try Terminal.stateFolder("store")
         let store = try CertainAccount.offlineStore(for: current.account, in: folder)
@@ -276,7 +276,7 @@ enum CertainCommands {
             id: stored.serverID, account: stored.account.userID, server: stored.address.serverKey,
             username: me?["username"]?.stringValue)
         if arguments.flag("json") {
-            Terminal.out(try jsonText(reply))
+            Terminal.out(try JSONOutput.document(reply))
         } else {
             Terminal.out(
                 "This device's token: id \(reply.id ?? "?") for \(reply.username ?? reply.account) on \(reply.server)."
@@ -303,7 +303,7 @@ enum CertainCommands {
         _ report: ScreenReport<Value>, _ arguments: Arguments, texts: Texts, lines: (Value, Texts) -> [String]
     ) throws -> Int32 {
         if arguments.flag("json") {
-            Terminal.out(try jsonText(report))
+            Terminal.out(try JSONOutput.document(report))
             return report.state == .failed ? 1 : 0
         }
         switch report.state {
@@ -369,12 +369,6 @@ enum CertainCommands {
         }
     }
 
-    static func jsonText(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
 }
 
 /// `certain tokens --json`.
