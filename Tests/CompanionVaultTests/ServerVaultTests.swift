@@ -108,7 +108,8 @@ struct ServerEnvironment {
         let cache = try VaultTestSupport.scratch(vault.name)
         let vaultKey = try VaultKey(importing: key ?? vault.keyString, log: log)
         let reader = try SGitVault(
-            key: vaultKey, source: HTTPVaultSource(server: environment.server, policy: .allowingInsecureLoopback), cache: cache, log: log)
+            key: vaultKey, source: HTTPVaultSource(server: environment.server, policy: .allowingInsecureLoopback),
+            cache: cache, log: log)
         return (reader, cache)
     }
 
@@ -215,7 +216,8 @@ struct ServerEnvironment {
         defer { try? FileManager.default.removeItem(at: cache) }
         let wrong = try VaultKey(readKey: Data(repeating: 9, count: 32), vaultID: manifest.vaultID)
         let vault = try SGitVault(
-            key: wrong, source: HTTPVaultSource(server: environment.server, policy: .allowingInsecureLoopback), cache: cache, log: VaultTrafficLog())
+            key: wrong, source: HTTPVaultSource(server: environment.server, policy: .allowingInsecureLoopback),
+            cache: cache, log: VaultTrafficLog())
         await #expect(throws: VaultError.vaultNotFound(vaultID: manifest.vaultID)) { try await vault.pull() }
         #expect(VaultTestSupport.cachedObjects(cache).isEmpty)
     }
