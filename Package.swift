@@ -62,7 +62,7 @@ let package = Package(
             name: "CompanionSync", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionStore"],
             swiftSettings: strict),
         .target(name: "CompanionLinks", dependencies: ["CompanionCore"], swiftSettings: strict),
-        .target(name: "CompanionBridge", dependencies: ["CompanionCore", "CompanionLinks"], swiftSettings: strict),
+        .target(name: "CompanionBridge", dependencies: ["CompanionCore"], swiftSettings: strict),
         .target(
             name: "CompanionVault",
             dependencies: [
@@ -72,7 +72,7 @@ let package = Package(
             swiftSettings: strict),
 
         .target(
-            name: "CompanionScreen", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionSync"],
+            name: "CompanionScreen", dependencies: ["CompanionHTTP", "CompanionSync"],
             swiftSettings: strict),
 
         .target(
@@ -91,28 +91,29 @@ let package = Package(
         .target(
             name: "OmnigentCore",
             dependencies: [
-                "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync", "CompanionScreen",
+                "CompanionApp", "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
+                "CompanionScreen",
                 "CompanionLinks", "CompanionBridge",
             ],
             path: "Sources/Apps/Omnigent", swiftSettings: strict),
         .target(
             name: "CertainCore",
             dependencies: [
-                "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
+                "CompanionApp", "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
                 "CompanionScreen",
             ],
             path: "Sources/Apps/Certain", swiftSettings: strict),
         .target(
             name: "MainworthyCore",
             dependencies: [
-                "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
+                "CompanionApp", "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
                 "CompanionScreen", "CompanionLinks",
             ],
             path: "Sources/Apps/Mainworthy", swiftSettings: strict),
         .target(
             name: "PrompTugalCore",
             dependencies: [
-                "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
+                "CompanionApp", "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
                 "CompanionScreen", "CompanionLinks", "CompanionBridge", "CompanionVault",
             ],
             path: "Sources/Apps/PrompTugal", swiftSettings: strict),
@@ -121,8 +122,8 @@ let package = Package(
         .executableTarget(
             name: "companion",
             dependencies: [
-                "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
-                "CompanionLinks", "CompanionBridge", "CompanionVault", "CompanionScreen", "OmnigentCore", "CertainCore",
+                "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
+                "CompanionLinks", "CompanionVault", "CompanionScreen", "OmnigentCore", "CertainCore",
                 "AllauthAdapter", "MainworthyCore", "PrompTugalCore",
             ],
             swiftSettings: strict),
@@ -159,7 +160,7 @@ let package = Package(
         .testTarget(
             name: "CompanionAuthTests",
             dependencies: [
-                "CompanionAuth", "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionTestSupport",
+                "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
@@ -169,7 +170,6 @@ let package = Package(
             name: "CompanionSyncTests",
             dependencies: [
                 "CompanionSync", "CompanionStore", "CompanionHTTP", "CompanionCore", "CompanionTestSupport",
-                "CompanionScreen",
             ],
             swiftSettings: strict),
         .testTarget(
@@ -196,7 +196,10 @@ let package = Package(
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "CertainCoreTests",
-            dependencies: ["CertainCore", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionTestSupport"],
+            dependencies: [
+                "CertainCore", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionScreen",
+                "CompanionTestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "MainworthyCoreTests",
