@@ -9,7 +9,7 @@ import base64
 import binascii
 import json
 import re
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 
 from starlette.requests import Request
@@ -52,7 +52,7 @@ def invalid(loc: list, msg: str, kind: str, value=None) -> JSONResponse:
 
 
 def today() -> date:
-    return datetime.fromtimestamp(API.now(), timezone.utc).date()
+    return datetime.fromtimestamp(API.now(), UTC).date()
 
 
 def month_param(request: Request):

@@ -1,6 +1,7 @@
 """Finance fixtures for the Certain reference server (a stand-in, see README.md).
 
-Two fixtures fill the finance tables after the users exist:
+Two fixtures fill the finance tables after the users exist (each a fill function of the shared store,
+`standin.store`):
 
 - "default": two years of a realistic household (about 2,100 transactions per data user) for the users
   `plain` and `totp`, a small separate household for `other`, nothing for `mustchange` and `mfapolicy`.
@@ -15,7 +16,7 @@ Everything is deterministic (a seeded random source), so two resets give the sam
 
 import random
 import sqlite3
-from datetime import date, timedelta
+from datetime import date
 from decimal import Decimal
 
 FINANCE_SCHEMA = """
@@ -172,7 +173,7 @@ def household(db: sqlite3.Connection, user_id: int, seed: int) -> None:
     for y, m in months(date(2024, 12, 1), 24):
         last = 30 if m in (4, 6, 9, 11) else (29 if m == 2 and y % 4 == 0 else 28 if m == 2 else 31)
 
-        def day(d):
+        def day(d, y=y, m=m, last=last):
             return date(y, m, min(d, last))
 
         october = (y, m) == (2026, 10)
@@ -266,15 +267,17 @@ def small_household(db: sqlite3.Connection, user_id: int) -> None:
         b.txn("Gemeinschaftskonto", date(2026, 11, d), Decimal("-7.50"), "Kiosk Otto", "Zeitung", "Haushalt")
 
 
-def default(db: sqlite3.Connection, state: dict) -> None:
+def default(store) -> None:
+    db = store.db
     users = {name: uid for uid, name in db.execute("SELECT id, username FROM users")}
     household(db, users["plain"], 1)
     household(db, users["totp"], 2)
     small_household(db, users["other"])
 
 
-def edge(db: sqlite3.Connection, state: dict) -> None:
+def edge(store) -> None:
     """Hand-written cases for `plain`; the tests find them by counterparty and purpose, never by id."""
+    db = store.db
     user = db.execute("SELECT id FROM users WHERE username = 'plain'").fetchone()[0]
     b = Builder(db, user, 7)
     b.accounts([("Girokonto", "checking", "EUR", "100.00"), ("Tagesgeld", "savings", "EUR", "0.00"),
