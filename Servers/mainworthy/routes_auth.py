@@ -8,7 +8,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from common import COOKIE, S, client_place, error, guarded, json_body, keyed, person, refuse, signed_in
-from store import check_password, hash_secret
+from standin.passwords import check_password, token_hash
 
 VERSION = "1.31.0"
 LICENCE_HTML = """<!doctype html>
@@ -55,11 +55,11 @@ async def open_session(request: Request):
         return error(401, "invalid_credentials")
     value = secrets.token_urlsafe(32)
     sid = S.store.new_id("se")
-    now, place = S.store.stamp(), client_place(request)
+    now, place = S.store.clock.stamp(), client_place(request)
     label = client if isinstance(client, str) and client.strip() else request.headers.get("user-agent", "Unknown client")
     S.store.run(
         "INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,0)",
-        sid, user["id"], hash_secret(value), label, "password", now, place, now, place)
+        sid, user["id"], token_hash(value), label, "password", now, place, now, place)
     row = S.store.one("SELECT * FROM sessions WHERE id = ?", sid)
     response = JSONResponse({"user": person(user["id"]), "session": session_json(row, sid)}, status_code=201)
     response.set_cookie(COOKIE, value, httponly=True, secure=True, samesite="lax", path="/")

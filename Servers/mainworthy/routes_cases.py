@@ -20,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+import events
 from common import S, guarded, page, paging, person, project_access, refuse
 from routes_runs import folder_subtree, search_matches
 
@@ -94,7 +95,7 @@ def document_json(key: str, case, version: int) -> dict:
             "current_version": case["version"], "title": v["title"], "preconditions": v["preconditions"],
             "steps": json.loads(v["steps"]), "runnable_by": RUNNABLE_BY, "folder": folder_brief(folder),
             "tags": tags, "archived": bool(case["archived"]),
-            "web_url": f"{S.base_url}/{key}/cases/{case['number']}", "revision": S.store.revision(key)}
+            "web_url": f"{S.base_url}/{key}/cases/{case['number']}", "revision": events.revision(S.store, key)}
 
 
 async def browse(request: Request):
@@ -103,7 +104,7 @@ async def browse(request: Request):
     folders = S.store.all(
         "SELECT * FROM folders WHERE project = ? AND parent_id IS NULL ORDER BY system DESC, position, name", key)
     total = S.store.one("SELECT COUNT(*) AS n FROM cases WHERE project = ? AND archived = 0", key)["n"]
-    return JSONResponse({"revision": S.store.revision(key), "case_count": total,
+    return JSONResponse({"revision": events.revision(S.store, key), "case_count": total,
                          "folders": [folder_brief(f) for f in folders], "tags": tags_by_use(key)})
 
 
@@ -111,7 +112,7 @@ async def tags(request: Request):
     _, key = project_access(request)
     offset, limit = paging(request)
     chunk, cursor = page(tags_by_use(key), offset, limit)
-    return JSONResponse({"items": chunk, "next_cursor": cursor, "revision": S.store.revision(key)})
+    return JSONResponse({"items": chunk, "next_cursor": cursor, "revision": events.revision(S.store, key)})
 
 
 async def folder(request: Request):
@@ -123,7 +124,7 @@ async def folder(request: Request):
         cursor = S.store.one("SELECT * FROM folders WHERE id = ?", cursor["parent_id"]) if cursor["parent_id"] else None
     subfolders = S.store.all("SELECT * FROM folders WHERE parent_id = ? ORDER BY position, name", row["id"])
     return JSONResponse({**folder_brief(row), "path": path, "subfolders": [folder_brief(f) for f in subfolders],
-                         "revision": S.store.revision(key)})
+                         "revision": events.revision(S.store, key)})
 
 
 def search_rows(key: str, text: str, scope: str) -> list:
@@ -162,7 +163,7 @@ async def cases(request: Request):
         rows = S.store.all(CURRENT + " ORDER BY c.number", key)
     chunk, cursor = page(rows, offset, limit)
     return JSONResponse({"items": [row_json(r) for r in chunk], "next_cursor": cursor,
-                         "revision": S.store.revision(key)})
+                         "revision": events.revision(S.store, key)})
 
 
 async def case(request: Request):
@@ -177,7 +178,7 @@ async def versions(request: Request):
     row = case_row(key, request.path_params["id"])
     items = [{"version": v["version"], "author": person(v["author_id"]), "at": v["at"], "reason": v["reason"]}
              for v in S.store.all("SELECT * FROM case_versions WHERE case_id = ? ORDER BY version DESC", row["id"])]
-    return JSONResponse({"items": items, "next_cursor": None, "revision": S.store.revision(key)})
+    return JSONResponse({"items": items, "next_cursor": None, "revision": events.revision(S.store, key)})
 
 
 async def version(request: Request):

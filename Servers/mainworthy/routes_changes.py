@@ -166,7 +166,7 @@ def part_served(key: str, change_id: str, starts_read: bool) -> None:
 async def list_changes(request: Request):
     _, key = project_access(request)
     rows = newest(key)
-    return JSONResponse({"revision": S.store.revision(key), "items": [summary(r) for r in rows]})
+    return JSONResponse({"revision": events.revision(S.store, key), "items": [summary(r) for r in rows]})
 
 
 async def get_change(request: Request):

@@ -26,8 +26,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from common import S, json_body, keyed, project_access, refuse
-from routes_cases import case_row, unsorted_id
 from events import publish
+from routes_cases import case_row, unsorted_id
 
 TITLE_LIMIT = 300
 REASON_LIMIT = 500
@@ -163,7 +163,7 @@ def ask(key: str, kind: str, title: str, evidence: dict, answers: list, proposal
     store = S.store
     qid = store.new_id("q")
     store.run("INSERT INTO questions VALUES (?,?,?,?, 'open', ?, ?, ?, 0, NULL, NULL, ?)",
-              qid, key, kind, title, store.stamp(), json.dumps(evidence), json.dumps(answers), proposal_id)
+              qid, key, kind, title, store.clock.stamp(), json.dumps(evidence), json.dumps(answers), proposal_id)
     return qid
 
 
@@ -173,7 +173,7 @@ def answer(key: str, label: str, sentence: str, reason: bool = False) -> dict:
 
 def save_version(case_id: str, version: int, document: dict, author: str, reason: str | None) -> None:
     S.store.run("INSERT INTO case_versions VALUES (?,?,?,?,?,?,?,?)", case_id, version, document["title"],
-                document["preconditions"], json.dumps(document["steps"]), author, S.store.stamp(), reason)
+                document["preconditions"], json.dumps(document["steps"]), author, S.store.clock.stamp(), reason)
 
 
 async def propose(request: Request):
@@ -193,7 +193,7 @@ async def propose(request: Request):
         pid = store.new_id("pr")
         if needs_acceptance(folder_id):
             store.run("INSERT INTO proposals VALUES (?,?,?, 'waiting', NULL, NULL, ?, ?, NULL, ?, ?)",
-                      pid, key, op, json.dumps({**document, "folder_id": folder_id}), reason, user["id"], store.stamp())
+                      pid, key, op, json.dumps({**document, "folder_id": folder_id}), reason, user["id"], store.clock.stamp())
             qid = ask(key, "proposal", f"New case “{document['title']}”",
                       {"proposal": {"edit_count": 1, "edits": [{"op": "create_case", "document": document}]}},
                       [answer("adopt", "Adopt", "Applies every edit of the proposal."),
@@ -207,7 +207,7 @@ async def propose(request: Request):
         store.run("INSERT INTO cases VALUES (?,?,?,?,1,0)", cid, key, number, folder_id)
         save_version(cid, 1, document, user["id"], reason)
         store.run("INSERT INTO proposals VALUES (?,?,?, 'adopted', ?, NULL, ?, ?, NULL, ?, ?)",
-                  pid, key, op, cid, json.dumps(document), reason, user["id"], store.stamp())
+                  pid, key, op, cid, json.dumps(document), reason, user["id"], store.clock.stamp())
         store.run("INSERT INTO proposal_versions VALUES (?,?,1,?)", pid, cid, json.dumps(list(FIELDS)))
         revision = publish(store, key, "case", {"id": cid, "number": f"C-{number}", "version": 1})
         return JSONResponse({"proposal": {"id": pid, "state": "adopted", "case_id": cid, "number": f"C-{number}",
@@ -219,7 +219,9 @@ async def propose(request: Request):
     try:
         case = case_row(key, ref)
     except Exception:
-        raise refuse(422, "invalid", f"There is no case “{ref}” in this project.", fields={"case_id": "unknown"})
+        raise refuse(
+            422, "invalid", f"There is no case “{ref}” in this project.", fields={"case_id": "unknown"}
+        ) from None
     base = data.get("base_version")
     if not isinstance(base, int) or isinstance(base, bool) or not 1 <= base <= case["version"]:
         raise refuse(422, "invalid", f"The base version is a version of C-{case['number']}, from 1 to "
@@ -234,7 +236,7 @@ async def propose(request: Request):
 
     def insert(state: str, question_id: str | None = None):
         store.run("INSERT INTO proposals VALUES (?,?,?,?,?,?,?,?,?,?,?)", pid, key, op, state, case["id"], base,
-                  json.dumps(document), reason, question_id, user["id"], store.stamp())
+                  json.dumps(document), reason, question_id, user["id"], store.clock.stamp())
 
     if common:
         other = store.one(

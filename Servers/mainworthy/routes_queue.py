@@ -6,6 +6,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+import events
 from common import S, guarded, json_body, keyed, page, paging, person, project_access, refuse
 
 KINDS = ("failure", "proposal", "review", "sign_off", "link", "overlap")
@@ -82,7 +83,7 @@ async def queue(request: Request):
     chunk, cursor = page(listed, offset, limit)
     return JSONResponse({
         "summary": {"failures": failures, "can_wait": len(rows) - failures},
-        "revision": S.store.revision(key), "next_cursor": cursor,
+        "revision": events.revision(S.store, key), "next_cursor": cursor,
         "items": [{"id": r["id"], "kind": r["kind"], "title": r["title"], "waiting_since": r["waiting_since"]}
                   for r in chunk],
     })
@@ -119,11 +120,11 @@ async def decide(request: Request):
     did = store.new_id("d")
     store.run(
         "INSERT INTO ledger VALUES (?,?,?,?, 'decision', ?, ?, ?, NULL, ?, ?)",
-        did, store.seq(), key, q["id"], answer["key"], reason, tracker, user["id"], store.stamp())
+        did, store.seq(), key, q["id"], answer["key"], reason, tracker, user["id"], store.clock.stamp())
     store.run("UPDATE questions SET state = 'decided' WHERE id = ?", q["id"])
     set_run_state(q, "closed")
     row = store.one("SELECT * FROM ledger WHERE id = ?", did)
-    revision = store.event(key, "decision", {"id": did, "question_id": q["id"], "state": "decided"})
+    revision = events.publish(store, key, "decision", {"id": did, "question_id": q["id"], "state": "decided"})
     return JSONResponse({
         "decision": decision_json(row, q), "recorded": f"{answer['label']} recorded for {q['title']}.",
         "revision": revision}, status_code=201)
@@ -148,12 +149,12 @@ async def withdraw(request: Request):
     wid = store.new_id("d")
     store.run(
         "INSERT INTO ledger VALUES (?,?,?,?, 'withdrawal', NULL, ?, NULL, ?, ?, ?)",
-        wid, store.seq(), key, q["id"], None if blank(reason) else reason, decision["id"], user["id"], store.stamp())
+        wid, store.seq(), key, q["id"], None if blank(reason) else reason, decision["id"], user["id"], store.clock.stamp())
     store.run("UPDATE questions SET state = 'open' WHERE id = ?", q["id"])
     set_run_state(q, "open")
-    revision = store.event(key, "decision", {"id": wid, "question_id": q["id"], "state": "open"})
+    revision = events.publish(store, key, "decision", {"id": wid, "question_id": q["id"], "state": "open"})
     return JSONResponse({
-        "withdrawal": {"id": wid, "withdraws": decision["id"], "by": person(user["id"]), "at": store.stamp(),
+        "withdrawal": {"id": wid, "withdraws": decision["id"], "by": person(user["id"]), "at": store.clock.stamp(),
                        "reason": None if blank(reason) else reason},
         "question": {"id": q["id"], "state": "open"}, "revision": revision}, status_code=201)
 
@@ -173,7 +174,7 @@ async def decided(request: Request):
             "id": d["id"], "question": {"id": q["id"], "kind": q["kind"], "title": q["title"]},
             "answer": {"key": d["answer"], "label": answer["label"] if answer else d["answer"]},
             "by": person(d["by_id"]), "at": d["at"], "reason": d["reason"], "tracker": d["tracker"]})
-    return JSONResponse({"items": items, "next_cursor": cursor, "revision": S.store.revision(key)})
+    return JSONResponse({"items": items, "next_cursor": cursor, "revision": events.revision(S.store, key)})
 
 
 routes = [

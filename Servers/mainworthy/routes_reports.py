@@ -14,10 +14,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from common import S, error, json_body, keyed, refuse
 import routes_changes
+from common import S, json_body, keyed, refuse
 from events import publish
-from store import hash_secret
+from standin.passwords import token_hash
 
 PIPELINE_OUTCOMES = ("pass", "fail", "error", "skip", "blocked")
 
@@ -26,7 +26,7 @@ def pipeline_project(request: Request) -> str:
     """The project the bearer token is good for, which must be the one in the path; 401 otherwise."""
     auth = request.headers.get("authorization", "")
     token = auth[7:] if auth.startswith("Bearer ") else ""
-    row = S.store.one("SELECT * FROM pipeline_tokens WHERE token_hash = ?", hash_secret(token)) if token else None
+    row = S.store.one("SELECT * FROM pipeline_tokens WHERE token_hash = ?", token_hash(token)) if token else None
     if row is None or row["project"] != request.path_params["key"]:
         raise refuse(401, "not_signed_in", "A report needs the project's pipeline token.")
     return row["project"]
@@ -82,7 +82,7 @@ def apply_report(store, key: str, data: dict, raw: str) -> str | None:
     results = data.get("results") or []
     if not isinstance(results, list):
         raise refuse(422, "invalid", "results is a list.", fields={"results": "not_list"})
-    now = store.stamp()
+    now = store.clock.stamp()
     branch = data.get("branch") if isinstance(data.get("branch"), str) and data.get("branch") else None
     pull_request = data.get("pull_request") if isinstance(data.get("pull_request"), int) else None
     job = str(data.get("job") or "")
@@ -137,14 +137,8 @@ async def report(request: Request):
     data = await json_body(request)
     raw = (await request.body()).decode()
     store = S.store
-    with store.lock:  # one transaction: one commit for the report's rows and events
-        store.db.execute("BEGIN")
-        try:
-            change_id = apply_report(store, key, data, raw)
-        except BaseException:
-            store.db.execute("ROLLBACK")
-            raise
-        store.db.execute("COMMIT")
+    with store.transaction():  # one commit for the report's rows and events
+        change_id = apply_report(store, key, data, raw)
     return JSONResponse({"change": change_id}, status_code=202)
 
 

@@ -7,6 +7,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+import events
 from common import S, guarded, json_body, keyed, page, paging, person, project_access, refuse
 
 OUTCOMES = ("pass", "fail", "blocked", "skip")
@@ -66,7 +67,7 @@ def run_json(run) -> dict:
     slots = [slot_json(s) for s in S.store.all("SELECT * FROM slots WHERE run_id = ? ORDER BY position", run["id"])]
     return {"id": run["id"], "name": run["name"], "state": run["state"], "verdict": verdict(slots, run["state"]),
             "accepts": {"manual": True, "commit": run["accepts_commit"]}, "created_at": run["created_at"],
-            "by": person(run["created_by"]), "slots": slots, "revision": S.store.revision(run["project"])}
+            "by": person(run["created_by"]), "slots": slots, "revision": events.revision(S.store, run["project"])}
 
 
 async def runs(request: Request):
@@ -79,7 +80,7 @@ async def runs(request: Request):
         full = run_json(run)
         items.append({"id": run["id"], "name": run["name"], "state": run["state"], "verdict": full["verdict"],
                       "slot_count": len(full["slots"]), "created_at": run["created_at"]})
-    return JSONResponse({"items": items, "next_cursor": cursor, "revision": S.store.revision(key)})
+    return JSONResponse({"items": items, "next_cursor": cursor, "revision": events.revision(S.store, key)})
 
 
 async def run(request: Request):
@@ -135,8 +136,8 @@ async def record(request: Request):
         "SELECT * FROM results WHERE slot_id = ? AND by_id = ? ORDER BY seq DESC LIMIT 1", slot["id"], user["id"])
     rid = store.new_id("res")
     store.run("INSERT INTO results VALUES (?,?,?,?,?,?,?,?,'manual',NULL,NULL)",
-              rid, store.seq(), slot["id"], outcome, note, step, user["id"], store.stamp())
-    revision = store.event(key, "run", {"id": run["id"], "slot": slot["id"], "result": rid})
+              rid, store.seq(), slot["id"], outcome, note, step, user["id"], store.clock.stamp())
+    revision = events.publish(store, key, "run", {"id": run["id"], "slot": slot["id"], "result": rid})
     return JSONResponse({
         "result": result_json(store.one("SELECT * FROM results WHERE id = ?", rid)),
         "your_previous": None if previous is None else {
@@ -219,10 +220,10 @@ async def plan(request: Request):
     store = S.store
     rid = store.new_id("r")
     store.run("INSERT INTO runs VALUES (?,?,?, 'open', ?, ?, ?, ?)",
-              rid, key, name.strip(), commit, user["id"], store.stamp(), store.seq())
+              rid, key, name.strip(), commit, user["id"], store.clock.stamp(), store.seq())
     for position, case in enumerate(cases, start=1):
         store.run("INSERT INTO slots VALUES (?,?,?,?,?)", store.new_id("s"), rid, position, case["id"], case["version"])
-    revision = store.event(key, "run", {"id": rid, "state": "open"})
+    revision = events.publish(store, key, "run", {"id": rid, "state": "open"})
     response = JSONResponse(
         {"run": {"id": rid, "name": name.strip()}, "slot_count": len(cases), "revision": revision}, status_code=201)
     response.headers["Location"] = f"/api/projects/{key}/runs/{rid}"

@@ -7,25 +7,26 @@ schema: they read and write the same rows the fixture loads.
 Rules kept here:
 - ids are prefixed strings made from one counter per prefix (`q_`, `d_`, `r_`, `s_`, `c_`, `ch_`, `f_`,
   `se_`, `res_`, `pr_`, `u_`);
-- every write to a project goes through `Store.event()`, which appends an event (the later live stream
+- every write to a project goes through `events.publish()`, which appends an event (the live stream
   reads them) and sets the project's `revision` to that event's id, so list replies carry a revision
   that rises with every change;
 - times are ISO 8601 UTC with `Z`.
+
+The rows live in the shared store (`standin.store.Store`, without snapshots: each reset builds the fixture
+again, so its times are relative to the moment of the reset).
 """
 
-import hashlib
-import hmac
 import json
 import secrets
-import sqlite3
-import threading
-import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import cases_fixture
+import events
+from standin.clock import Clock
+from standin.passwords import hash_password, token_hash
+from standin.store import Store
 
 SCHEMA = """
-CREATE TABLE counters (prefix TEXT PRIMARY KEY, next INTEGER NOT NULL);
 CREATE TABLE users (
     id TEXT PRIMARY KEY, name TEXT UNIQUE NOT NULL, password_hash TEXT);
 CREATE TABLE sessions (
@@ -88,110 +89,16 @@ CREATE TABLE idempotency (
 PASSWORDS = {"ada": "ada-Passw0rd-1", "bo": "bo-Passw0rd-2"}
 PIPELINE_TOKEN = "mwt_fixture_pipeline_token_shop"
 
-# Called as hook(store, project, kind, data, event_id) after every appended event (`events.py` wakes
-# the open streams through it).
-EVENT_HOOKS: list = []
-
-
-def hash_secret(value: str) -> str:
-    return hashlib.sha256(value.encode()).hexdigest()
-
-
-def hash_password(password: str) -> str:
-    salt = secrets.token_bytes(16)
-    digest = hashlib.scrypt(password.encode(), salt=salt, n=2**12, r=8, p=1)
-    return f"scrypt${salt.hex()}${digest.hex()}"
-
-
-def check_password(password: str, stored: str) -> bool:
-    _, salt, digest = stored.split("$")
-    candidate = hashlib.scrypt(password.encode(), salt=bytes.fromhex(salt), n=2**12, r=8, p=1)
-    return hmac.compare_digest(candidate.hex(), digest)
 
 
 def iso(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    """Mainworthy's times: ISO 8601 UTC with milliseconds and `Z`."""
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
-class Store:
-    """One SQLite connection guarded by a lock; the server is one process with one event loop."""
-
-    def __init__(self, path: str):
-        self.lock = threading.RLock()
-        self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self.db.row_factory = sqlite3.Row
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.clock_offset = 0.0
-        self.reset("default")
-
-    # ---- time ---------------------------------------------------------------------------------
-
-    def now(self) -> float:
-        return time.time() + self.clock_offset
-
-    def stamp(self, offset: float = 0.0) -> str:
-        return iso(self.now() + offset)
-
-    # ---- queries ------------------------------------------------------------------------------
-
-    def one(self, sql: str, *args):
-        with self.lock:
-            return self.db.execute(sql, args).fetchone()
-
-    def all(self, sql: str, *args):
-        with self.lock:
-            return self.db.execute(sql, args).fetchall()
-
-    def run(self, sql: str, *args) -> None:
-        with self.lock:
-            self.db.execute(sql, args)
-
-    def new_id(self, prefix: str) -> str:
-        with self.lock:
-            row = self.db.execute("SELECT next FROM counters WHERE prefix = ?", (prefix,)).fetchone()
-            number = row["next"] if row else 1
-            self.db.execute(
-                "INSERT INTO counters (prefix, next) VALUES (?, ?) ON CONFLICT(prefix) DO UPDATE SET next = ?",
-                (prefix, number + 1, number + 1))
-            return f"{prefix}_{number}"
-
-    def seq(self) -> int:
-        """A global, increasing number for ordering rows written in the same millisecond."""
-        return int(self.new_id("seq").split("_")[1])
-
-    def event(self, project: str, kind: str, data: dict) -> int:
-        """Appends an event for `project` and raises its revision to the event's id."""
-        with self.lock:
-            cursor = self.db.execute(
-                "INSERT INTO events (project, type, data, at) VALUES (?,?,?,?)",
-                (project, kind, json.dumps(data), self.stamp()))
-            revision = cursor.lastrowid
-            self.db.execute("UPDATE projects SET revision = ? WHERE key = ?", (revision, project))
-            for hook in list(EVENT_HOOKS):
-                hook(self, project, kind, data, revision)
-            return revision
-
-    def revision(self, project: str) -> int:
-        return self.one("SELECT revision FROM projects WHERE key = ?", project)["revision"]
-
-    # ---- fixtures -----------------------------------------------------------------------------
-
-    def reset(self, fixture: str) -> None:
-        if fixture not in FIXTURES:
-            raise KeyError(fixture)
-        with self.lock:
-            tables = [r["name"] for r in self.db.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
-            for table in tables:
-                self.db.execute(f"DROP TABLE {table}")
-            if self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").fetchone():
-                self.db.execute("DELETE FROM sqlite_sequence")
-            self.db.executescript(SCHEMA)
-            self.clock_offset = 0.0
-            self.db.execute("BEGIN")
-            for load in FIXTURES[fixture]:
-                load(self)
-            self.db.execute("COMMIT")
+def open_store(path: str) -> Store:
+    """The server's store in a fresh file at `path`, with the default fixture loaded."""
+    return Store(path, SCHEMA, FIXTURES, clock=Clock(iso))
 
 
 def case_title(number: int) -> str:
@@ -212,11 +119,11 @@ def default_steps(number: int) -> list:
 
 def fixture_default(s: Store) -> None:
     db = s.db
-    t0 = s.now() - 30 * 86400
-    at = lambda days: iso(t0 + days * 86400)  # noqa: E731
+    t0 = s.clock.now() - 30 * 86400
 
-    for name in ("u", "se", "f", "c", "q", "d", "r", "s", "res", "ch", "pr", "seq"):
-        db.execute("INSERT INTO counters (prefix, next) VALUES (?, 1)", (name,))
+    def at(days: float) -> str:
+        return iso(t0 + days * 86400)
+
     ada, bo, cy = s.new_id("u"), s.new_id("u"), s.new_id("u")
     db.execute("INSERT INTO users VALUES (?,?,?)", (ada, "ada", hash_password(PASSWORDS["ada"])))
     db.execute("INSERT INTO users VALUES (?,?,?)", (bo, "bo", hash_password(PASSWORDS["bo"])))
@@ -225,7 +132,7 @@ def fixture_default(s: Store) -> None:
     def session(user, client, opened_by, days, place):
         db.execute(
             "INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,0)",
-            (s.new_id("se"), user, hash_secret(secrets.token_urlsafe(24)), client, opened_by, at(days), place,
+            (s.new_id("se"), user, token_hash(secrets.token_urlsafe(24)), client, opened_by, at(days), place,
              at(days + 1), place))
 
     session(ada, "Firefox on macOS", "passkey", 2, "Lisbon, PT")
@@ -240,7 +147,7 @@ def fixture_default(s: Store) -> None:
     db.execute("INSERT INTO memberships VALUES (?, 'shop', ?)", (bo, json.dumps(["read"])))
     db.execute("INSERT INTO memberships VALUES (?, 'shop', ?)", (cy, json.dumps(["read", "decide"])))
     db.execute("INSERT INTO memberships VALUES (?, 'ops', ?)", (ada, json.dumps(["read"])))
-    db.execute("INSERT INTO pipeline_tokens VALUES ('pt_1', 'shop', ?, 'CI')", (hash_secret(PIPELINE_TOKEN),))
+    db.execute("INSERT INTO pipeline_tokens VALUES ('pt_1', 'shop', ?, 'CI')", (token_hash(PIPELINE_TOKEN),))
 
     unsorted, checkout, payments = s.new_id("f"), s.new_id("f"), s.new_id("f")
     ops_unsorted = s.new_id("f")
@@ -267,7 +174,7 @@ def fixture_default(s: Store) -> None:
             title = case_title(number) if version == versions else f"{case_title(number)} (version {version})"
             steps = default_steps(number)
             if number == 12 and version < versions:
-                steps = [{"action": "Open the old card form", "expected": None}] + steps[1:]
+                steps = [{"action": "Open the old card form", "expected": None}, *steps[1:]]
             db.execute(
                 "INSERT INTO case_versions VALUES (?,?,?,?,?,?,?,?)",
                 (cid, version, title, "Signed in as a customer with a filled cart.", json.dumps(steps), ada,
@@ -400,8 +307,8 @@ def fixture_default(s: Store) -> None:
 
     # Revisions start at 1000 so a test can tell a revision from a count.
     db.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('events', 999)")
-    s.event("shop", "fixture", {"fixture": "default"})
-    s.event("ops", "fixture", {"fixture": "default"})
+    events.publish(s, "shop", "fixture", {"fixture": "default"})
+    events.publish(s, "ops", "fixture", {"fixture": "default"})
 
 
 FIXTURES = {"default": [fixture_default]}
