@@ -12,11 +12,14 @@ import json
 import os
 import random
 import sys
-import threading
-import time
-from datetime import datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
+from datetime import UTC, datetime, timedelta
+from http.server import ThreadingHTTPServer
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from standin.clock import Clock
+from standin.faults import Faults
+from standin.http_server import StandInHandler
+from standin.request_log import RequestLog
 
 SEED = 20261110
 PERSON_ID = "p-0042"
@@ -168,32 +171,31 @@ def build_files() -> dict[str, tuple[str, bytes]]:
     return files
 
 
+def iso(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
 class State:
     def __init__(self) -> None:
         self.vaults: dict[str, str] = {}
-        self.lock = threading.Lock()
         self.files = build_files()
-        self.faults: dict[str, dict] = {}
-        self.requests: list[dict] = []
-
-    def take_fault(self, path: str) -> dict | None:
-        with self.lock:
-            fault = self.faults.get(path) or self.faults.get("*")
-            if fault is None:
-                return None
-            if fault.get("count") is not None:
-                fault["count"] -= 1
-                if fault["count"] <= 0:
-                    self.faults = {k: v for k, v in self.faults.items() if v is not fault}
-            return dict(fault)
 
 
 STATE = State()
 
 
-class Handler(BaseHTTPRequestHandler):
+def failure(status: int, path: str) -> tuple[str, bytes]:
+    """The body of a failure armed with `POST /_control/fail`."""
+    return "application/json", json.dumps({"error": "fault", "message": "Injected fault."}).encode()
+
+
+class Handler(StandInHandler):
     protocol_version = "HTTP/1.1"
     server_version = "PrompTugalStandIn/1"
+    standin_log = RequestLog()
+    standin_faults = Faults()
+    standin_clock = Clock(iso)
+    standin_switch = "PROMPTUGAL_REF_CONTROL"
 
     def log_message(self, *args) -> None:  # quiet
         pass
@@ -215,15 +217,10 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(length) if length else b""
 
-    def record(self, body: bytes) -> None:
-        parts = urlsplit(self.path)
-        with STATE.lock:
-            STATE.requests.append({
-                "method": self.command, "path": parts.path, "query": parts.query,
-                "headers": {name: value for name, value in self.headers.items()},
-                "body": body.decode("utf-8", "replace"),
-            })
-            del STATE.requests[:-500]
+    def logged(self, body: bytes) -> dict:
+        """PrompTugal's own fields of a request log entry: the headers and the body, so a test can check
+        what a request carried (team data is public: no request carries a secret of the reader's)."""
+        return {"headers": dict(self.headers.items()), "body": body.decode("utf-8", "replace")}
 
     def do_GET(self) -> None:
         self.handle_any()
@@ -234,26 +231,17 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self.handle_any()
 
+    def do_DELETE(self) -> None:
+        self.handle_any()
+
     def handle_any(self) -> None:
         body = self.read_body()
         parts = urlsplit(self.path)
         path = parts.path
         if path.startswith("/_control/"):
-            return self.control(path[len("/_control/"):], parse_qs(parts.query), body)
-        self.record(body)
-        fault = STATE.take_fault(path)
-        if fault:
-            mode = fault.get("mode")
-            if mode == "status":
-                return self.send_json(int(fault.get("status", 500)), {"error": "fault", "message": "Injected fault."})
-            if mode == "garbage":
-                return self.send_body(200, "application/json", b"{\"places\": [ this is not json")
-            if mode == "drop":
-                self.close_connection = True
-                self.connection.shutdown(2)
-                return
-            if mode == "slow":
-                time.sleep(float(fault.get("seconds", 5)))
+            return self.serve_control(body, self.no_control)
+        if self.standin_begin(failure, **self.logged(body)):
+            return
         if path.startswith("/api/vault/"):
             return self.vault(path, parse_qs(parts.query))
         if self.command not in ("GET", "HEAD"):
@@ -266,7 +254,6 @@ class Handler(BaseHTTPRequestHandler):
 
     def vault(self, path: str, query: dict) -> None:
         """A static vault host: `read/<vault_id>/<file id>` and `list/<vault_id>?prefix=` from a folder of objects."""
-        from urllib.parse import unquote
         parts = path.split("/", 5)  # "", "api", "vault", route, vault id, rest
         if len(parts) < 5 or parts[4] not in STATE.vaults:
             return self.send_json(404, {"error": "not_found", "message": "No such vault."})
@@ -291,42 +278,35 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_json(200, {"files": sorted(names)})
         self.send_json(404, {"error": "not_found", "message": "No such route."})
 
-    def control(self, name: str, query: dict, body: bytes) -> None:
-        if name == "reset":
-            with STATE.lock:
-                STATE.faults.clear()
-                STATE.requests.clear()
-            return self.send_json(200, {"ok": True})
-        if name == "fault":
-            # POST {"path": "/api/v1/places.json" | "*", "mode": "status"|"garbage"|"drop"|"slow",
-            #       "status": 503, "seconds": 5, "count": 1}; {"path": ..., "mode": "off"} clears it.
-            spec = json.loads(body or b"{}")
-            with STATE.lock:
-                if spec.get("mode") == "off":
-                    STATE.faults.pop(spec.get("path", "*"), None)
-                else:
-                    STATE.faults[spec.get("path", "*")] = spec
-            return self.send_json(200, {"ok": True})
-        if name == "requests":
-            prefix = (query.get("prefix") or [""])[0]
-            with STATE.lock:
-                rows = [r for r in STATE.requests if r["path"].startswith(prefix)]
-            return self.send_json(200, {"requests": rows})
-        if name == "echo":
-            # Answers with what arrived, so a test can check what a request carried.
-            self.record(body)
-            return self.send_json(200, {
-                "method": self.command, "query": urlsplit(self.path).query,
-                "headers": {n: v for n, v in self.headers.items()}, "body": body.decode("utf-8", "replace")})
-        if name == "redirect":
-            target = (query.get("to") or ["/"])[0]
-            self.record(body)
-            return self.send_body(int((query.get("status") or ["302"])[0]), "text/plain", b"moved",
-                                  {"Location": target})
-        if name == "sizes":
-            return self.send_json(200, {path: len(data) for path, (_, data) in sorted(STATE.files.items())
-                                        if not path.startswith("/events/")})
-        self.send_json(404, {"error": "not_found", "message": f"No control endpoint {name}."})
+    def no_control(self) -> None:
+        self.send_json(404, {"error": "not_found", "message": f"No control endpoint at {urlsplit(self.path).path}."})
+
+    # ---- control endpoints (standin.control; `requests`, `fail` and `drop-reply` are the shared ones) ----
+
+    def control_reset(self, query: dict, body: bytes) -> None:
+        self.standin_faults.clear()
+        self.standin_log.clear()
+        self.send_json(200, {"ok": True})
+
+    def control_echo(self, query: dict, body: bytes) -> None:
+        """Answers with what arrived (and logs it), so a test can check what a request carried."""
+        self.standin_record(**self.logged(body))
+        self.send_json(200, {
+            "method": self.command, "query": urlsplit(self.path).query,
+            "headers": dict(self.headers.items()), "body": body.decode("utf-8", "replace")})
+
+    def control_redirect(self, query: dict, body: bytes) -> None:
+        """`?to=<url>&status=302`: a redirect (logged)."""
+        self.standin_record(**self.logged(body))
+        self.send_body(int(query.get("status", "302")), "text/plain", b"moved", {"Location": query.get("to", "/")})
+
+    def control_sizes(self, query: dict, body: bytes) -> None:
+        self.send_json(200, {path: len(data) for path, (_, data) in sorted(STATE.files.items())
+                             if not path.startswith("/events/")})
+
+    standin_endpoints = {  # noqa: RUF012 (read only)
+        "reset": control_reset, "echo": control_echo, "redirect": control_redirect, "sizes": control_sizes,
+    }
 
 
 def main() -> None:
