@@ -37,12 +37,18 @@ MESSAGES = {
     "session_expired": ("Sitzung abgelaufen.", "Session expired."),
     "token_revoked": ("Die Gerätemarke wurde widerrufen.", "The device token was revoked."),
     "password_change_required": ("Bitte zuerst das Passwort ändern.", "Change your password first."),
-    "mfa_setup_required": ("Zweiter Faktor muss im Browser eingerichtet werden.", "Set up a second factor in the browser."),
+    "mfa_setup_required": (
+        "Zweiter Faktor muss im Browser eingerichtet werden.",
+        "Set up a second factor in the browser.",
+    ),
     "token_cannot_mint": ("Eine Gerätemarke kann keine Marke ausstellen.", "A device token cannot issue a token."),
     "cookie_required": ("Nur mit einer Anmeldung im Browser.", "Only with a browser sign-in."),
     "not_found": ("Nicht gefunden.", "Not found."),
     "weak_password": ("Das Passwort ist zu schwach.", "The password is too weak."),
-    "idempotency_key_reused": ("Der Schlüssel wurde mit anderem Inhalt benutzt.", "The key was used with another body."),
+    "idempotency_key_reused": (
+        "Der Schlüssel wurde mit anderem Inhalt benutzt.",
+        "The key was used with another body.",
+    ),
     "invalid_grant": ("Ungültige Berechtigung.", "Invalid grant."),
 }
 
@@ -136,8 +142,11 @@ def full_user(request: Request):
 
 def user_json(user) -> dict:
     return {
-        "id": user["id"], "username": user["username"], "display_name": user["display_name"],
-        "mfa_enabled": user["totp_secret"] is not None, "must_change_password": bool(user["must_change_password"]),
+        "id": user["id"],
+        "username": user["username"],
+        "display_name": user["display_name"],
+        "mfa_enabled": user["totp_secret"] is not None,
+        "must_change_password": bool(user["must_change_password"]),
         "created_at": user["created_at"],
     }
 
@@ -177,7 +186,11 @@ async def login(request: Request):
     value = secrets.token_urlsafe(32)
     S.store.run(
         "INSERT INTO sessions (token_hash, user_id, stage, created_at) VALUES (?,?,?,?)",
-        token_hash(value), user["id"], stage, S.clock.now())
+        token_hash(value),
+        user["id"],
+        stage,
+        S.clock.now(),
+    )
     response = JSONResponse(stage_reply(stage, user))
     response.set_cookie(COOKIE, value, max_age=COOKIE_MAX_AGE, httponly=True, secure=True, samesite="lax")
     return response
@@ -207,7 +220,10 @@ async def second_factor(request: Request):
         ok = valid_totp(user, code)
     else:
         row = S.store.one(
-            "SELECT rowid FROM recovery_codes WHERE user_id = ? AND code_hash = ? AND used = 0", user["id"], token_hash(code))
+            "SELECT rowid FROM recovery_codes WHERE user_id = ? AND code_hash = ? AND used = 0",
+            user["id"],
+            token_hash(code),
+        )
         if row is not None:
             S.store.run("UPDATE recovery_codes SET used = 1 WHERE rowid = ?", row["rowid"])
             ok = True
@@ -229,7 +245,9 @@ async def change_password(request: Request):
     new = str(data.get("new_password", ""))
     if len(new) < 10 or new == data.get("current_password"):
         return error(request, 422, "weak_password")
-    S.store.run("UPDATE users SET password_hash = ?, must_change_password = 0 WHERE id = ?", hash_password(new), user["id"])
+    S.store.run(
+        "UPDATE users SET password_hash = ?, must_change_password = 0 WHERE id = ?", hash_password(new), user["id"]
+    )
     user = S.store.one("SELECT * FROM users WHERE id = ?", user["id"])
     stage = next_stage(user, "password_change")
     S.store.run("UPDATE sessions SET stage = ? WHERE token_hash = ?", stage, session["token_hash"])
@@ -285,12 +303,18 @@ async def mint(request: Request):
     if data.get("scope") != "app":
         return JSONResponse(
             {"detail": [{"loc": ["body", "scope"], "msg": "Input should be 'app'", "type": "literal_error"}]},
-            status_code=422)
+            status_code=422,
+        )
     plaintext = "ctk_" + secrets.token_urlsafe(32)
     name = str(data.get("name") or "Gerät")[:200]
     token_id = S.store.run(
         "INSERT INTO tokens (user_id, name, scope, token_hash, created_at) VALUES (?,?,?,?,?)",
-        user["id"], name, "app", token_hash(plaintext), S.clock.stamp())
+        user["id"],
+        name,
+        "app",
+        token_hash(plaintext),
+        S.clock.stamp(),
+    )
     row = S.store.one("SELECT * FROM tokens WHERE id = ?", token_id)
     reply = dict(token_json(row), token=plaintext)
     if key:
@@ -341,8 +365,12 @@ async def authorize(request: Request):
     if user is None:
         return RedirectResponse(f"{REDIRECT_URI}?error=access_denied&state={q.get('state', '')}", status_code=302)
     code = secrets.token_urlsafe(24)
-    S.oauth_codes[code] = {"user_id": user["id"], "challenge": q["code_challenge"], "nonce": q.get("nonce"),
-                           "at": S.clock.now()}
+    S.oauth_codes[code] = {
+        "user_id": user["id"],
+        "challenge": q["code_challenge"],
+        "nonce": q.get("nonce"),
+        "at": S.clock.now(),
+    }
     state = q.get("state", "")
     if q.get("tamper_state"):
         state = "tampered"
@@ -353,7 +381,12 @@ def issue_grant(user_id: int, nonce=None, family=None) -> dict:
     access = "cat_" + secrets.token_urlsafe(24)
     refresh = "crt_" + secrets.token_urlsafe(24)
     family = family or secrets.token_hex(8)
-    S.access_tokens[access] = {"user_id": user_id, "expires_at": S.clock.now() + 3600, "revoked": False, "family": family}
+    S.access_tokens[access] = {
+        "user_id": user_id,
+        "expires_at": S.clock.now() + 3600,
+        "revoked": False,
+        "family": family,
+    }
     S.refresh_tokens[refresh] = {"user_id": user_id, "used": False, "revoked": False, "family": family}
     reply = {"access_token": access, "refresh_token": refresh, "token_type": "Bearer", "expires_in": 3600}
     if nonce is not None:
@@ -364,6 +397,7 @@ def issue_grant(user_id: int, nonce=None, family=None) -> dict:
 
 async def form_of(request: Request) -> dict:
     from urllib.parse import parse_qs
+
     return {k: v[0] for k, v in parse_qs((await request.body()).decode()).items()}
 
 
@@ -390,7 +424,9 @@ async def token_endpoint(request: Request):
             for e in list(S.refresh_tokens.values()) + list(S.access_tokens.values()):
                 if e["family"] == entry["family"]:
                     e["revoked"] = True
-            return JSONResponse({"error": "invalid_grant", "error_description": "refresh token reused"}, status_code=400)
+            return JSONResponse(
+                {"error": "invalid_grant", "error_description": "refresh token reused"}, status_code=400
+            )
         entry["used"] = True
         for e in S.access_tokens.values():
             if e["family"] == entry["family"]:
@@ -465,11 +501,17 @@ async def control_hold(request: Request):
     GET: whether the count was reached, i.e. the client had N requests in flight at once."""
     if request.method == "GET":
         hold = S.hold or {}
-        return JSONResponse({"count": hold.get("count"), "waiting": hold.get("waiting", 0),
-                             "reached": hold.get("reached", False)})
+        return JSONResponse(
+            {"count": hold.get("count"), "waiting": hold.get("waiting", 0), "reached": hold.get("reached", False)}
+        )
     data = await control_body(request)
-    S.hold = {"count": int(data.get("count", 1)), "timeout": int(data.get("timeout_ms", 5000)) / 1000,
-              "waiting": 0, "reached": False, "event": asyncio.Event()}
+    S.hold = {
+        "count": int(data.get("count", 1)),
+        "timeout": int(data.get("timeout_ms", 5000)) / 1000,
+        "waiting": 0,
+        "reached": False,
+        "event": asyncio.Event(),
+    }
     return JSONResponse({"ok": True})
 
 
@@ -602,7 +644,13 @@ def build_app() -> StandInMiddleware:
     )
     app = Starlette(routes=routes + controls, exception_handlers={404: not_found, 405: method_not_allowed})
     return StandInMiddleware(
-        app, log=S.log, faults=S.faults, clock=S.clock, failure=injected_failure, extra=log_fields, before=hold,
+        app,
+        log=S.log,
+        faults=S.faults,
+        clock=S.clock,
+        failure=injected_failure,
+        extra=log_fields,
+        before=hold,
         fresh_connections_while_dropping=True,
     )
 

@@ -62,7 +62,13 @@ def fixture_users(store: Store) -> None:
         user_id = store.run(
             "INSERT INTO users (username, display_name, password_hash, totp_secret, must_change_password,"
             " mfa_required, created_at) VALUES (?,?,?,?,?,?,?)",
-            name, display, hash_password(PASSWORDS[name]), secret, must, mfa, created,
+            name,
+            display,
+            hash_password(PASSWORDS[name]),
+            secret,
+            must,
+            mfa,
+            created,
         )
         if secret:
             codes = [f"rc-{secrets.token_hex(4)}" for _ in range(4)]

@@ -17,7 +17,8 @@ Routes (JSON bodies unless noted; "envelope" = {"error":{"code","message"}}):
   GET  /small                       {}
   GET  /json?bytes=N                JSON object padded to ~N bytes
   GET  /items?after=ID&limit=N&total=T   cursor paging (ids item-0001 ...)
-  ANY  /echo, /echo-headers         {"method","path","query","raw_query","headers","cookies","body","body_bytes","origin"}
+  ANY  /echo, /echo-headers         {"method","path","query","raw_query","headers","cookies","body",
+                                     "body_bytes","origin"}
   GET  /status/<code>?envelope=omnigent|fastapi|plain|html|none&retry_after=N&retry_after_date=1
   ANY  /flaky?key=K&fail=N&code=503&retry_after=0&mode=status|reset
   POST|PATCH|PUT /write?key_required=0|1&fail_first=N&mode=503|reset|stall&stall=S  (Idempotency-Key)
@@ -110,12 +111,12 @@ class State:
         self.reset()
 
     def reset(self):
-        self.flaky = {}          # key -> requests seen
-        self.attempts = {}       # idempotency key -> requests seen
-        self.effects = {}        # idempotency key -> effects applied
-        self.responses = {}      # idempotency key -> stored reply of the applied write
-        self.secondary = []      # requests seen by the secondary port
-        self.sse = {}            # stream -> {"connections", "last_event_ids"}
+        self.flaky = {}  # key -> requests seen
+        self.attempts = {}  # idempotency key -> requests seen
+        self.effects = {}  # idempotency key -> effects applied
+        self.responses = {}  # idempotency key -> stored reply of the applied write
+        self.secondary = []  # requests seen by the secondary port
+        self.sse = {}  # stream -> {"connections", "last_event_ids"}
         self.lost_replies.clear()
 
 
@@ -130,13 +131,27 @@ def log(msg):
 
 
 def envelope(status, message=None):
-    codes = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-             405: "method_not_allowed", 409: "conflict", 422: "validation_error",
-             429: "rate_limited", 500: "internal_error", 502: "bad_gateway",
-             503: "service_unavailable", 504: "gateway_timeout"}
+    codes = {
+        400: "bad_request",
+        401: "unauthorized",
+        403: "forbidden",
+        404: "not_found",
+        405: "method_not_allowed",
+        409: "conflict",
+        422: "validation_error",
+        429: "rate_limited",
+        500: "internal_error",
+        502: "bad_gateway",
+        503: "service_unavailable",
+        504: "gateway_timeout",
+    }
     reason = BaseHTTPRequestHandler.responses.get(status, ("Error",))[0]
-    return {"error": {"code": codes.get(status, f"http_{status}"),
-                      "message": message or f"The fault server answered {status} {reason}."}}
+    return {
+        "error": {
+            "code": codes.get(status, f"http_{status}"),
+            "message": message or f"The fault server answered {status} {reason}.",
+        }
+    }
 
 
 def num(q, name, default, lo, hi, cast=int):
@@ -153,7 +168,7 @@ def num(q, name, default, lo, hi, cast=int):
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
-    timeout = 120                # idle keep-alive connections end eventually
+    timeout = 120  # idle keep-alive connections end eventually
     origin = "primary"
     server_version = "FaultServer/1.0"
 
@@ -172,7 +187,7 @@ class Handler(BaseHTTPRequestHandler):
             while True:
                 size = int(self.rfile.readline(1024).split(b";")[0].strip() or b"x", 16)
                 if size == 0:
-                    for _ in range(100):             # trailers, then the empty line
+                    for _ in range(100):  # trailers, then the empty line
                         if self.rfile.readline(8192) in (b"\r\n", b"\n", b""):
                             break
                     return b"".join(parts)
@@ -231,7 +246,7 @@ class Handler(BaseHTTPRequestHandler):
         self.route, self.raw_query = split.path, split.query
         self.q = {k: v[-1] for k, v in parse_qs(split.query, keep_blank_values=True).items()}
         if self.route == "/lost-reply":
-            return self.r_lost_reply()          # logged before its body is read: a body that never comes shows too
+            return self.r_lost_reply()  # logged before its body is read: a body that never comes shows too
         try:
             self.body = self.read_body()
         except ValueError as exc:
@@ -239,8 +254,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.error(400, f"Unreadable request body: {exc}")
         if self.origin == "secondary":
             with STATE.lock:
-                STATE.secondary.append({"method": self.command, "path": self.path,
-                                        "headers": self.header_dict()})
+                STATE.secondary.append({"method": self.command, "path": self.path, "headers": self.header_dict()})
                 del STATE.secondary[:-MAX_LOG]
         key = self.headers.get("Idempotency-Key")
         if key and self.route != "/write":
@@ -319,12 +333,20 @@ class Handler(BaseHTTPRequestHandler):
                 start = int(after.rsplit("-", 1)[1])
             except (IndexError, ValueError):
                 return self.error(400, f"Unknown cursor {after!r}.")
-        data = [{"id": f"item-{n:04d}", "n": n, "created_at": 1764400000 + n}
-                for n in range(start + 1, min(total, start + limit) + 1)]
-        self.json(200, {"object": "list", "data": data,
-                        "first_id": data[0]["id"] if data else None,
-                        "last_id": data[-1]["id"] if data else None,
-                        "has_more": bool(data) and data[-1]["n"] < total})
+        data = [
+            {"id": f"item-{n:04d}", "n": n, "created_at": 1764400000 + n}
+            for n in range(start + 1, min(total, start + limit) + 1)
+        ]
+        self.json(
+            200,
+            {
+                "object": "list",
+                "data": data,
+                "first_id": data[0]["id"] if data else None,
+                "last_id": data[-1]["id"] if data else None,
+                "has_more": bool(data) and data[-1]["n"] < total,
+            },
+        )
 
     def r_echo(self):
         cookies = {}
@@ -332,25 +354,33 @@ class Handler(BaseHTTPRequestHandler):
             if "=" in part:
                 name, value = part.strip().split("=", 1)
                 cookies[name] = value
-        self.json(200, {"method": self.command, "path": self.route, "query": self.q,
-                        "raw_query": self.raw_query, "headers": self.header_dict(),
-                        "cookies": cookies, "body": self.body.decode("utf-8", "replace"),
-                        "body_bytes": len(self.body), "origin": self.origin})
+        self.json(
+            200,
+            {
+                "method": self.command,
+                "path": self.route,
+                "query": self.q,
+                "raw_query": self.raw_query,
+                "headers": self.header_dict(),
+                "cookies": cookies,
+                "body": self.body.decode("utf-8", "replace"),
+                "body_bytes": len(self.body),
+                "origin": self.origin,
+            },
+        )
 
     # ---- a sharded deployment's router: the slice key names a host on another replica ----
     def r_replica(self):
         if self.headers.get("X-Databricks-Omnigent-Slice-Key"):
-            return self.json(400, {"error": {"code": "wrong_replica",
-                                             "message": "host is on another replica"}})
+            return self.json(400, {"error": {"code": "wrong_replica", "message": "host is on another replica"}})
         if self.command == "GET":
-            return self.json(200, {"object": "list", "data": [], "first_id": None, "last_id": None,
-                                   "has_more": False})
+            return self.json(200, {"object": "list", "data": [], "first_id": None, "last_id": None, "has_more": False})
         self.json(200, {"queued": True, "pending_id": "pending-1"})
 
     # ---- status codes, flaky endpoints, idempotent writes ---------------
     def r_status(self):
         try:
-            status = int(self.route[len("/status/"):])
+            status = int(self.route[len("/status/") :])
         except ValueError:
             return self.error(400, "Status must be a number.")
         if not 200 <= status <= 599:
@@ -366,9 +396,12 @@ class Handler(BaseHTTPRequestHandler):
         if kind == "html":
             page = b"<html><body><h1>Error %d</h1><p>Something broke.</p></body></html>" % status
             return self.send(status, page, "text/html; charset=utf-8", headers)
-        body = {"fastapi": {"detail": [{"type": "missing", "loc": ["body", "agent_id"],
-                                        "msg": "Field required", "input": {}}]},
-                "plain": {"error": "plain error sentence"}}.get(kind, envelope(status))
+        body = {
+            "fastapi": {
+                "detail": [{"type": "missing", "loc": ["body", "agent_id"], "msg": "Field required", "input": {}}]
+            },
+            "plain": {"error": "plain error sentence"},
+        }.get(kind, envelope(status))
         self.json(status, body, headers)
 
     def r_flaky(self):
@@ -379,8 +412,10 @@ class Handler(BaseHTTPRequestHandler):
             if self.q.get("mode") == "reset":
                 return self.hard_reset()
             retry = self.q.get("retry_after", "0")
-            self.error(num(self.q, "code", 503, 400, 599),
-                       headers=[("Retry-After", retry)] if retry not in ("", "none") else [])
+            self.error(
+                num(self.q, "code", 503, 400, 599),
+                headers=[("Retry-After", retry)] if retry not in ("", "none") else [],
+            )
             return
         self.json(200, {"ok": True, "attempt": attempt})
 
@@ -394,8 +429,13 @@ class Handler(BaseHTTPRequestHandler):
                 reply = dict(STATE.responses[key], replayed=True)
             else:
                 effect = STATE.effects[key] = STATE.effects.get(key, 0) + 1
-                reply = {"effect": effect, "key": key, "replayed": False, "method": self.command,
-                         "body": self.body.decode("utf-8", "replace")}
+                reply = {
+                    "effect": effect,
+                    "key": key,
+                    "replayed": False,
+                    "method": self.command,
+                    "body": self.body.decode("utf-8", "replace"),
+                }
                 if key:
                     STATE.responses[key] = reply
         if reply is None:
@@ -408,18 +448,23 @@ class Handler(BaseHTTPRequestHandler):
             if mode == "stall":
                 self.wait(num(self.q, "stall", 5.0, 0.0, MAX_STALL, float))
             else:
-                return self.error(503, "Write applied but the reply failed.",
-                                  [("Retry-After", "0")])
+                return self.error(503, "Write applied but the reply failed.", [("Retry-After", "0")])
         self.json(201, reply)
 
     def r_lost_reply(self):
         declared = self.headers.get("Content-Length")
         key = self.headers.get("Idempotency-Key")
         entry = STATE.lost_replies.record(
-            self.command, self.route, self.raw_query, self.header_dict(), time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            self.command,
+            self.route,
+            self.raw_query,
+            self.header_dict(),
+            time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             connection_request=self.connection_requests,
             content_length=int(declared) if declared and declared.isdigit() else None,
-            body_bytes=0, committed=False)
+            body_bytes=0,
+            committed=False,
+        )
         if key:
             with STATE.lock:
                 STATE.attempts[key] = STATE.attempts.get(key, 0) + 1
@@ -436,7 +481,7 @@ class Handler(BaseHTTPRequestHandler):
             with STATE.lock:
                 STATE.effects[key] = STATE.effects.get(key, 0) + 1
         STATE.lost_replies.update(entry, body_bytes=len(body), committed=complete, dropped=True)
-        self.close_connection = True            # FIN with nothing written: the whole body was read, so no RST
+        self.close_connection = True  # FIN with nothing written: the whole body was read, so no RST
 
     def r_lost_reply_log(self):
         wait = control.log_wait(self.q)
@@ -499,9 +544,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def r_oversized(self):
         size = num(self.q, "bytes", 1024 * 1024, 2, MAX_BODY)
-        inner = size - 2                       # "[" + elements + "]"
+        inner = size - 2  # "[" + elements + "]"
         first = b"" if inner == 0 else (b"0" if inner % 2 else b"10")
-        pairs = (inner - len(first)) // 2      # each ",0" is 2 bytes
+        pairs = (inner - len(first)) // 2  # each ",0" is 2 bytes
         self.partial_head(size)
         self.wfile.write(b"[" + first)
         block = b",0" * 32768
@@ -624,13 +669,13 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 lines.append("data: " + data)
             if q.get("malformed") == "1":
-                lines.append("id: 99\x0099")        # contains NUL: the spec says ignore it
+                lines.append("id: 99\x0099")  # contains NUL: the spec says ignore it
             event = nl.join(lines) + nl + nl
             for i in range(0, len(event), 65536):
-                self.chunk(event[i:i + 65536])
+                self.chunk(event[i : i + 65536])
             sent += 1
             if drop_after and sent >= drop_after and n < count:
-                self.close_connection = True         # FIN without the last chunk: a drop
+                self.close_connection = True  # FIN without the last chunk: a drop
                 return
             if stall_after and sent >= stall_after and n < count:
                 self.wait(MAX_STALL)
@@ -693,7 +738,7 @@ class TLSHandler(Handler):
 
     def setup(self):
         self.request.settimeout(10)
-        self.request.do_handshake()          # in the handler thread, never in the accept loop
+        self.request.do_handshake()  # in the handler thread, never in the accept loop
         super().setup()
 
 
@@ -715,10 +760,30 @@ def make_certificate(state_dir):
         sys.exit("fault_server: the `openssl` CLI is required for the TLS listener but was not found")
     cert, key = os.path.join(state_dir, "tls-cert.pem"), os.path.join(state_dir, "tls-key.pem")
     result = subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-         "-nodes", "-days", "2",
-         "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-         "-keyout", key, "-out", cert], capture_output=True, text=True, timeout=60)
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            key,
+            "-out",
+            cert,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     if result.returncode != 0:
         sys.exit("fault_server: openssl failed:\n" + result.stderr)
     return cert, key
@@ -739,13 +804,14 @@ def main():
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
 
-    servers = {"primary": Server(("127.0.0.1", 0), Handler),
-               "secondary": Server(("127.0.0.1", 0), type("SecondaryHandler", (Handler,), {"origin": "secondary"})),
-               "tls": Server(("127.0.0.1", 0), TLSHandler),
-               "root-same": Server(("127.0.0.1", 0), type("RootSameHandler", (Handler,), {"origin": "root-same"})),
-               "root-cross": Server(("127.0.0.1", 0), type("RootCrossHandler", (Handler,), {"origin": "root-cross"}))}
-    servers["tls"].socket = context.wrap_socket(servers["tls"].socket, server_side=True,
-                                                do_handshake_on_connect=False)
+    servers = {
+        "primary": Server(("127.0.0.1", 0), Handler),
+        "secondary": Server(("127.0.0.1", 0), type("SecondaryHandler", (Handler,), {"origin": "secondary"})),
+        "tls": Server(("127.0.0.1", 0), TLSHandler),
+        "root-same": Server(("127.0.0.1", 0), type("RootSameHandler", (Handler,), {"origin": "root-same"})),
+        "root-cross": Server(("127.0.0.1", 0), type("RootCrossHandler", (Handler,), {"origin": "root-cross"})),
+    }
+    servers["tls"].socket = context.wrap_socket(servers["tls"].socket, server_side=True, do_handshake_on_connect=False)
     for name, server in servers.items():
         PORTS[name] = server.server_address[1]
         threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()

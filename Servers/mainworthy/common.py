@@ -101,7 +101,10 @@ def signed_in(request: Request):
         raise refuse(401, "session_ended")
     S.store.run(
         "UPDATE sessions SET last_used_at = ?, last_used_from = ? WHERE id = ?",
-        S.store.clock.stamp(), client_place(request), session["id"])
+        S.store.clock.stamp(),
+        client_place(request),
+        session["id"],
+    )
     user = S.store.one("SELECT * FROM users WHERE id = ?", session["user_id"])
     return user, session
 
@@ -139,7 +142,9 @@ def paging(request: Request) -> tuple[int, int]:
     limit = DEFAULT_LIMIT
     if raw_limit is not None:
         if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= MAX_LIMIT:
-            raise refuse(422, "invalid", f"limit must be a number from 1 to {MAX_LIMIT}.", fields={"limit": "out_of_range"})
+            raise refuse(
+                422, "invalid", f"limit must be a number from 1 to {MAX_LIMIT}.", fields={"limit": "out_of_range"}
+            )
         limit = int(raw_limit)
     cursor = request.query_params.get("cursor")
     offset = 0
@@ -158,7 +163,7 @@ def paging(request: Request) -> tuple[int, int]:
 
 def page(rows: list, offset: int, limit: int) -> tuple[list, str | None]:
     """The rows of one page and the cursor of the next (`None` at the end)."""
-    chunk = rows[offset:offset + limit]
+    chunk = rows[offset : offset + limit]
     more = offset + limit < len(rows)
     cursor = base64.urlsafe_b64encode(f"o:{offset + limit}".encode()).decode().rstrip("=") if more else None
     return chunk, cursor
@@ -207,13 +212,21 @@ def keyed(handler):
         except Refusal as refusal:
             response = refusal.response
         if response.status_code < 500 and response.status_code != 401:
-            headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in response.raw_headers
-                       if k.decode("latin-1").lower() not in ("content-length",)]
+            headers = [
+                (k.decode("latin-1"), v.decode("latin-1"))
+                for k, v in response.raw_headers
+                if k.decode("latin-1").lower() not in ("content-length",)
+            ]
             store.run(
                 "INSERT INTO idempotency VALUES (?,?,?,?,?,?,?)",
-                scope, key, mark, response.status_code,
+                scope,
+                key,
+                mark,
+                response.status_code,
                 json.dumps(headers),
-                response.body, store.clock.now())
+                response.body,
+                store.clock.now(),
+            )
         return response
 
     return wrapper

@@ -33,7 +33,11 @@ def publish(store, project: str, kind: str, data: dict) -> int:
     with store.lock:
         event_id = store.run(
             "INSERT INTO events (project, type, data, at) VALUES (?,?,?,?)",
-            project, kind, json.dumps(data), store.clock.stamp())
+            project,
+            kind,
+            json.dumps(data),
+            store.clock.stamp(),
+        )
         store.run("UPDATE projects SET revision = ? WHERE key = ?", event_id, project)
         _appended(store, project, kind, data, event_id)
         return event_id

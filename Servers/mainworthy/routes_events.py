@@ -92,8 +92,7 @@ async def stream(request: Request):
                 yield f"id: {last}\nevent: reset\ndata: {json.dumps({'revision': last})}\n\n"
             while C.generation == generation:
                 signal.clear()
-                rows = S.store.all(
-                    "SELECT * FROM events WHERE project = ? AND id > ? ORDER BY id LIMIT 200", key, last)
+                rows = S.store.all("SELECT * FROM events WHERE project = ? AND id > ? ORDER BY id LIMIT 200", key, last)
                 for row in rows:
                     last = row["id"]
                     if row["type"] not in events.STREAMED_KINDS:
@@ -114,8 +113,9 @@ async def stream(request: Request):
         finally:
             events.unsubscribe(key, signal)
 
-    return StreamingResponse(body(), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return StreamingResponse(
+        body(), media_type="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    )
 
 
 routes = [

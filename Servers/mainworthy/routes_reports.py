@@ -33,14 +33,27 @@ def pipeline_project(request: Request) -> str:
 
 
 FAILURE_ANSWERS = [
-    {"key": "defect", "label": "Defect in the product",
-     "sentence": "Keeps the failure on the gate and records where it is tracked.", "reason_required": False,
-     "asks_tracker": True},
-    {"key": "flaky", "label": "Flaky test", "sentence": "Takes the failure off the gate and marks the test as flaky.",
-     "reason_required": True, "asks_tracker": False},
-    {"key": "test_wrong", "label": "The test is wrong",
-     "sentence": "Takes the failure off the gate until the test is fixed.", "reason_required": False,
-     "asks_tracker": False},
+    {
+        "key": "defect",
+        "label": "Defect in the product",
+        "sentence": "Keeps the failure on the gate and records where it is tracked.",
+        "reason_required": False,
+        "asks_tracker": True,
+    },
+    {
+        "key": "flaky",
+        "label": "Flaky test",
+        "sentence": "Takes the failure off the gate and marks the test as flaky.",
+        "reason_required": True,
+        "asks_tracker": False,
+    },
+    {
+        "key": "test_wrong",
+        "label": "The test is wrong",
+        "sentence": "Takes the failure off the gate until the test is fixed.",
+        "reason_required": False,
+        "asks_tracker": False,
+    },
 ]
 
 
@@ -64,12 +77,30 @@ def ask_about_failures(store, key: str, change_id: str, commit: str, job: str, r
             known = known or (failure.get("test") == test and failure.get("commit") == commit)
         if known:
             continue
-        evidence = {"failure": {"test": test, "message": item.get("message") or "", "job": job, "commit": commit,
-                                "location": item.get("location") or ""}}
+        evidence = {
+            "failure": {
+                "test": test,
+                "message": item.get("message") or "",
+                "job": job,
+                "commit": commit,
+                "location": item.get("location") or "",
+            }
+        }
         qid = store.new_id("q")
-        store.run("INSERT INTO questions VALUES (?,?,?,?,?,?,?,?,?,?,?,NULL)",
-                  qid, key, "failure", question_title(test), "open", now, json.dumps(evidence),
-                  json.dumps(FAILURE_ANSWERS), 1, None, change_id)
+        store.run(
+            "INSERT INTO questions VALUES (?,?,?,?,?,?,?,?,?,?,?,NULL)",
+            qid,
+            key,
+            "failure",
+            question_title(test),
+            "open",
+            now,
+            json.dumps(evidence),
+            json.dumps(FAILURE_ANSWERS),
+            1,
+            None,
+            change_id,
+        )
         publish(store, key, "question", {"id": qid, "kind": "failure", "state": "open", "change": change_id})
 
 
@@ -89,40 +120,81 @@ def apply_report(store, key: str, data: dict, raw: str) -> str | None:
     change_id = None
     if branch or pull_request:
         existing = store.one(
-            "SELECT * FROM changes WHERE project = ? AND (branch = ? OR (pull_request IS NOT NULL AND pull_request = ?))",
-            key, branch, pull_request)
+            "SELECT * FROM changes WHERE project = ? "
+            "AND (branch = ? OR (pull_request IS NOT NULL AND pull_request = ?))",
+            key,
+            branch,
+            pull_request,
+        )
         state = data.get("state") if data.get("state") in ("open", "merged", "closed") else None
         if existing is None:
             change_id = store.new_id("ch")
-            store.run("INSERT INTO changes VALUES (?,?,?,?,?,?,?,?,?,?)",
-                      change_id, key, branch, pull_request, data.get("title") or branch or f"#{pull_request}",
-                      state or "open", commit, data.get("base") or "", now, store.seq())
+            store.run(
+                "INSERT INTO changes VALUES (?,?,?,?,?,?,?,?,?,?)",
+                change_id,
+                key,
+                branch,
+                pull_request,
+                data.get("title") or branch or f"#{pull_request}",
+                state or "open",
+                commit,
+                data.get("base") or "",
+                now,
+                store.seq(),
+            )
         else:
             change_id = existing["id"]
             store.run(
                 "UPDATE changes SET head = ?, base = ?, state = ?, title = ?, branch = ?, pull_request = ?, "
                 "updated_at = ?, seq = ? WHERE id = ?",
-                commit, data.get("base") or existing["base"], state or existing["state"],
-                data.get("title") or existing["title"], branch or existing["branch"],
-                pull_request or existing["pull_request"], now, store.seq(), change_id)
-    store.run("INSERT INTO reports (project, change_id, commit_sha, job, body, at) VALUES (?,?,?,?,?,?)",
-              key, change_id, commit, job, raw, now)
+                commit,
+                data.get("base") or existing["base"],
+                state or existing["state"],
+                data.get("title") or existing["title"],
+                branch or existing["branch"],
+                pull_request or existing["pull_request"],
+                now,
+                store.seq(),
+                change_id,
+            )
+    store.run(
+        "INSERT INTO reports (project, change_id, commit_sha, job, body, at) VALUES (?,?,?,?,?,?)",
+        key,
+        change_id,
+        commit,
+        job,
+        raw,
+        now,
+    )
     # Results go to the slots of open runs that accept this commit, and no other run.
     runs = store.all("SELECT id FROM runs WHERE project = ? AND state = 'open' AND accepts_commit = ?", key, commit)
     for item in results:
         outcome = item.get("outcome") if isinstance(item, dict) else None
         if outcome not in PIPELINE_OUTCOMES:
             continue
-        numbers = [int(c[2:]) for c in item.get("cases", []) if isinstance(c, str) and c.upper().startswith("C-")
-                   and c[2:].isdigit()]
+        numbers = [
+            int(c[2:])
+            for c in item.get("cases", [])
+            if isinstance(c, str) and c.upper().startswith("C-") and c[2:].isdigit()
+        ]
         for run in runs:
             for number in numbers:
                 slot = store.one(
                     "SELECT s.id FROM slots s JOIN cases c ON c.id = s.case_id WHERE s.run_id = ? AND c.number = ?",
-                    run["id"], number)
+                    run["id"],
+                    number,
+                )
                 if slot is not None:
-                    store.run("INSERT INTO results VALUES (?,?,?,?,NULL,NULL,'u_0',?,'pipeline',?,?)",
-                              store.new_id("res"), store.seq(), slot["id"], outcome, now, commit, item.get("message"))
+                    store.run(
+                        "INSERT INTO results VALUES (?,?,?,?,NULL,NULL,'u_0',?,'pipeline',?,?)",
+                        store.new_id("res"),
+                        store.seq(),
+                        slot["id"],
+                        outcome,
+                        now,
+                        commit,
+                        item.get("message"),
+                    )
     if change_id is not None:
         ask_about_failures(store, key, change_id, commit, job, results, now)
         change = store.one("SELECT * FROM changes WHERE id = ?", change_id)

@@ -5,8 +5,8 @@ Run: PYTHONPATH=../common python server.py --port PORT --db PATH   (binds 127.0.
 The app is assembled from route modules (`routes_auth`, `routes_queue`, `routes_runs`, `routes_reports`,
 `routes_changes`, `routes_events`); a later part adds its own modules (cases, proposals) to `ROUTE_MODULES` and
 its fixture rows to `store.fixture_default`. Any module publishes to the live stream with
-`events.publish(store, project, kind, data)`. Control endpoints exist only with MAINWORTHY_REF_CONTROL=1, and answer only
-callers on 127.0.0.1.
+`events.publish(store, project, kind, data)`. Control endpoints exist only with MAINWORTHY_REF_CONTROL=1, and answer
+only callers on 127.0.0.1.
 """
 
 import argparse
@@ -67,8 +67,12 @@ async def control_capabilities(request: Request):
     if user is None:
         raise refuse(404, "not_found", "There is no such user.")
     S.store.run(
-        "INSERT INTO memberships VALUES (?,?,?) ON CONFLICT(user_id, project) DO UPDATE SET capabilities = excluded.capabilities",
-        user["id"], data.get("project"), json.dumps(list(data.get("capabilities", []))))
+        "INSERT INTO memberships VALUES (?,?,?) "
+        "ON CONFLICT(user_id, project) DO UPDATE SET capabilities = excluded.capabilities",
+        user["id"],
+        data.get("project"),
+        json.dumps(list(data.get("capabilities", []))),
+    )
     return JSONResponse({"ok": True})
 
 
@@ -97,8 +101,11 @@ async def control_move_head(request: Request):
         raise refuse(404, "not_found", "There is no such change.")
     if data.get("now"):
         return JSONResponse({"head": routes_changes.move_head(change["project"], change["id"])})
-    routes_changes.MOVES[change["id"]] = {"times": int(data.get("times", 1)), "after": max(1, int(data.get("after", 1))),
-                                          "count": None}
+    routes_changes.MOVES[change["id"]] = {
+        "times": int(data.get("times", 1)),
+        "after": max(1, int(data.get("after", 1))),
+        "count": None,
+    }
     return JSONResponse({"ok": True})
 
 
@@ -138,8 +145,13 @@ async def control_branches(request: Request):
     made = []
     with S.store.transaction():
         for n in range(int(data.get("count", 1))):
-            report = {"commit": f"{n:07x}", "base": "0f0e0d0", "branch": f"{prefix}{n}", "job": "unit",
-                      "results": [{"test": "unit › smoke", "outcome": "pass"}]}
+            report = {
+                "commit": f"{n:07x}",
+                "base": "0f0e0d0",
+                "branch": f"{prefix}{n}",
+                "job": "unit",
+                "results": [{"test": "unit › smoke", "outcome": "pass"}],
+            }
             made.append(routes_reports.apply_report(S.store, project, report, json.dumps(report)))
     return JSONResponse({"changes": made})
 
@@ -169,7 +181,9 @@ def build_app() -> StandInMiddleware:
     A lost reply (`POST /_control/drop-reply`) closes the connection the request came on, reused or not,
     without a byte of the reply."""
     controls = control_routes(
-        CONTROL_SWITCH, S.log, S.faults,
+        CONTROL_SWITCH,
+        S.log,
+        S.faults,
         {name: (guarded(handler), methods) for name, (handler, methods) in CONTROL_ENDPOINTS.items()},
         refused=lambda request: error(404, "not_found"),
     )

@@ -90,7 +90,6 @@ PASSWORDS = {"ada": "ada-Passw0rd-1", "bo": "bo-Passw0rd-2"}
 PIPELINE_TOKEN = "mwt_fixture_pipeline_token_shop"
 
 
-
 def iso(seconds: float) -> str:
     """Mainworthy's times: ISO 8601 UTC with milliseconds and `Z`."""
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
@@ -103,8 +102,13 @@ def open_store(path: str) -> Store:
 
 def case_title(number: int) -> str:
     special = {
-        1: "Add an item to the cart", 2: "Remove an item from the cart", 3: "Apply a discount code",
-        4: "Change the delivery address", 12: "Pay by card", 13: "Pay by bank transfer", 14: "Refund a payment",
+        1: "Add an item to the cart",
+        2: "Remove an item from the cart",
+        3: "Apply a discount code",
+        4: "Change the delivery address",
+        12: "Pay by card",
+        13: "Pay by bank transfer",
+        14: "Refund a payment",
     }
     return special.get(number, f"Checkout scenario {number}")
 
@@ -132,8 +136,18 @@ def fixture_default(s: Store) -> None:
     def session(user, client, opened_by, days, place):
         db.execute(
             "INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,0)",
-            (s.new_id("se"), user, token_hash(secrets.token_urlsafe(24)), client, opened_by, at(days), place,
-             at(days + 1), place))
+            (
+                s.new_id("se"),
+                user,
+                token_hash(secrets.token_urlsafe(24)),
+                client,
+                opened_by,
+                at(days),
+                place,
+                at(days + 1),
+                place,
+            ),
+        )
 
     session(ada, "Firefox on macOS", "passkey", 2, "Lisbon, PT")
     session(bo, "Safari on iPadOS", "password", 3, "Porto, PT")
@@ -177,8 +191,17 @@ def fixture_default(s: Store) -> None:
                 steps = [{"action": "Open the old card form", "expected": None}, *steps[1:]]
             db.execute(
                 "INSERT INTO case_versions VALUES (?,?,?,?,?,?,?,?)",
-                (cid, version, title, "Signed in as a customer with a filled cart.", json.dumps(steps), ada,
-                 at(version), None if version == 1 else "Card form changed"))
+                (
+                    cid,
+                    version,
+                    title,
+                    "Signed in as a customer with a filled cart.",
+                    json.dumps(steps),
+                    ada,
+                    at(version),
+                    None if version == 1 else "Card form changed",
+                ),
+            )
         if number <= 40:
             db.execute("INSERT INTO case_tags VALUES (?, 'smoke')", (cid,))
     for number in range(1, 4):
@@ -186,13 +209,15 @@ def fixture_default(s: Store) -> None:
         db.execute("INSERT INTO cases VALUES (?, 'ops', ?, ?, 1, 0)", (cid, number, ops_unsorted))
         db.execute(
             "INSERT INTO case_versions VALUES (?,1,?,?,?,?,?,NULL)",
-            (cid, f"Runbook step {number}", "", json.dumps(default_steps(number)), ada, at(1)))
+            (cid, f"Runbook step {number}", "", json.dumps(default_steps(number)), ada, at(1)),
+        )
 
     # Runs: an open one of five slots (C-12 pinned at version 2, before its last edit) and a closed one.
     open_run, closed_run = s.new_id("r"), s.new_id("r")
     db.execute(
         "INSERT INTO runs VALUES (?, 'shop', 'Release 4.2', 'open', 'a1b2c3d', ?, ?, ?)",
-        (open_run, ada, at(20), s.seq()))
+        (open_run, ada, at(20), s.seq()),
+    )
     slot_ids = []
     for position, (number, version) in enumerate([(12, 2), (1, 1), (2, 1), (3, 1), (4, 1)], start=1):
         sid = s.new_id("s")
@@ -200,108 +225,240 @@ def fixture_default(s: Store) -> None:
         db.execute("INSERT INTO slots VALUES (?,?,?,?,?)", (sid, open_run, position, case_ids[number], version))
     db.execute(
         "INSERT INTO results VALUES (?,?,?,'fail','500 on submit',2,?,?,'manual',NULL,NULL)",
-        (s.new_id("res"), s.seq(), slot_ids[0], ada, at(21)))
+        (s.new_id("res"), s.seq(), slot_ids[0], ada, at(21)),
+    )
     db.execute(
         "INSERT INTO results VALUES (?,?,?,'pass',NULL,NULL,?,?,'manual',NULL,NULL)",
-        (s.new_id("res"), s.seq(), slot_ids[2], bo, at(21)))
+        (s.new_id("res"), s.seq(), slot_ids[2], bo, at(21)),
+    )
     db.execute(
         "INSERT INTO runs VALUES (?, 'shop', 'Release 4.1', 'closed', NULL, ?, ?, ?)",
-        (closed_run, ada, at(10), s.seq()))
+        (closed_run, ada, at(10), s.seq()),
+    )
     for position, number in enumerate([1, 2, 3], start=1):
         sid = s.new_id("s")
         db.execute("INSERT INTO slots VALUES (?,?,?,?,1)", (sid, closed_run, position, case_ids[number]))
         db.execute(
             "INSERT INTO results VALUES (?,?,?,'pass',NULL,NULL,?,?,'manual',NULL,NULL)",
-            (s.new_id("res"), s.seq(), sid, ada, at(11)))
+            (s.new_id("res"), s.seq(), sid, ada, at(11)),
+        )
 
     # Questions. Waiting order (oldest first) puts a review before the failure, so the app's
     # "failures first" is its own doing.
-    def question(kind, title, days, evidence, answers, withdraw_reason=False, run_id=None, state="open",
-                 project="shop"):
+    def question(
+        kind, title, days, evidence, answers, withdraw_reason=False, run_id=None, state="open", project="shop"
+    ):
         qid = s.new_id("q")
         db.execute(
             "INSERT INTO questions VALUES (?,?,?,?,?,?,?,?,?,?,NULL,NULL)",
-            (qid, project, kind, title, state, at(days), json.dumps(evidence), json.dumps(answers),
-             1 if withdraw_reason else 0, run_id))
+            (
+                qid,
+                project,
+                kind,
+                title,
+                state,
+                at(days),
+                json.dumps(evidence),
+                json.dumps(answers),
+                1 if withdraw_reason else 0,
+                run_id,
+            ),
+        )
         return qid
 
     def answer(key, label, sentence, reason=False, tracker=False):
         return {"key": key, "label": label, "sentence": sentence, "reason_required": reason, "asks_tracker": tracker}
 
     question(
-        "review", "Review of C-14 found a missing step", 5,
-        {"review": {"case": {"id": case_ids[14], "number": "C-14"}, "finding": "Step 3 has no expected result.",
-                    "by": {"name": "bo"}}},
-        [answer("accept", "Accept the finding", "Opens an edit of C-14 for its author."),
-         answer("dismiss", "Dismiss", "Closes the finding without a change.", reason=True)])
+        "review",
+        "Review of C-14 found a missing step",
+        5,
+        {
+            "review": {
+                "case": {"id": case_ids[14], "number": "C-14"},
+                "finding": "Step 3 has no expected result.",
+                "by": {"name": "bo"},
+            }
+        },
+        [
+            answer("accept", "Accept the finding", "Opens an edit of C-14 for its author."),
+            answer("dismiss", "Dismiss", "Closes the finding without a change.", reason=True),
+        ],
+    )
     question(
-        "failure", "checkout › pays with card", 6,
-        {"failure": {"test": "checkout.spec.ts › pays with card", "message": "expected 200, got 500", "job": "e2e",
-                     "commit": "a1b2c3d", "location": "checkout.spec.ts:42"}},
-        [answer("defect", "Defect in the product", "Keeps the failure on the gate and records where it is tracked.",
-                tracker=True),
-         answer("flaky", "Flaky test", "Takes the failure off the gate and marks the test as flaky.", reason=True),
-         answer("test_wrong", "The test is wrong", "Takes the failure off the gate until the test is fixed.")],
-        withdraw_reason=True)
-    edits = [{"op": "create_case", "document": {"title": f"Gift card scenario {i}", "preconditions": "",
-                                                "steps": [{"action": "Redeem a gift card", "expected": None}]}}
-             for i in range(1, 21)]
-    edits.append({"op": "edit_case", "case": "C-12", "base_version": 3, "changes": {"title": ["Pay by card", "Pay by credit card"]}})
+        "failure",
+        "checkout › pays with card",
+        6,
+        {
+            "failure": {
+                "test": "checkout.spec.ts › pays with card",
+                "message": "expected 200, got 500",
+                "job": "e2e",
+                "commit": "a1b2c3d",
+                "location": "checkout.spec.ts:42",
+            }
+        },
+        [
+            answer(
+                "defect",
+                "Defect in the product",
+                "Keeps the failure on the gate and records where it is tracked.",
+                tracker=True,
+            ),
+            answer("flaky", "Flaky test", "Takes the failure off the gate and marks the test as flaky.", reason=True),
+            answer("test_wrong", "The test is wrong", "Takes the failure off the gate until the test is fixed."),
+        ],
+        withdraw_reason=True,
+    )
+    edits = [
+        {
+            "op": "create_case",
+            "document": {
+                "title": f"Gift card scenario {i}",
+                "preconditions": "",
+                "steps": [{"action": "Redeem a gift card", "expected": None}],
+            },
+        }
+        for i in range(1, 21)
+    ]
+    edits.append(
+        {
+            "op": "edit_case",
+            "case": "C-12",
+            "base_version": 3,
+            "changes": {"title": ["Pay by card", "Pay by credit card"]},
+        }
+    )
     question(
-        "proposal", "Import of 21 gift card cases", 7, {"proposal": {"edit_count": 21, "edits": edits}},
-        [answer("adopt", "Adopt", "Applies every edit of the proposal."),
-         answer("reject", "Reject", "Discards the proposal; nothing changes.", reason=True)])
+        "proposal",
+        "Import of 21 gift card cases",
+        7,
+        {"proposal": {"edit_count": 21, "edits": edits}},
+        [
+            answer("adopt", "Adopt", "Applies every edit of the proposal."),
+            answer("reject", "Reject", "Discards the proposal; nothing changes.", reason=True),
+        ],
+    )
     question(
-        "proposal", "Move C-20 to Payments", 8,
-        {"proposal": {"edit_count": 1, "edits": [{"op": "move", "case": "C-20", "to": {"id": payments, "name": "Payments"}}]}},
-        [answer("adopt", "Adopt", "Moves the case."),
-         answer("reject", "Reject", "Discards the proposal; nothing changes.", reason=True)])
+        "proposal",
+        "Move C-20 to Payments",
+        8,
+        {
+            "proposal": {
+                "edit_count": 1,
+                "edits": [{"op": "move", "case": "C-20", "to": {"id": payments, "name": "Payments"}}],
+            }
+        },
+        [
+            answer("adopt", "Adopt", "Moves the case."),
+            answer("reject", "Reject", "Discards the proposal; nothing changes.", reason=True),
+        ],
+    )
     question(
-        "link", "Link checkout.spec.ts › applies a coupon to a case", 9,
+        "link",
+        "Link checkout.spec.ts › applies a coupon to a case",
+        9,
         {"link": {"test": "checkout.spec.ts › applies a coupon", "suggested": [{"id": case_ids[3], "number": "C-3"}]}},
-        [answer("link", "Link to a case", "Links the test to the case you choose.")])
+        [answer("link", "Link to a case", "Links the test to the case you choose.")],
+    )
     question(
-        "overlap", "Two edits of C-13 overlap", 10,
+        "overlap",
+        "Two edits of C-13 overlap",
+        10,
         {"overlap": {"case": {"id": case_ids[13], "number": "C-13"}, "fields": ["title"]}},
-        [answer("resolve", "Resolve", "Keeps one edit and withdraws the other.")])
+        [answer("resolve", "Resolve", "Keeps one edit and withdraws the other.")],
+    )
     sign_off = question(
-        "sign_off", "Release 4.1", 11, {"sign_off": {"run": {"id": closed_run, "name": "Release 4.1"}}},
-        [answer("sign_off", "Sign off", "Closes the run; it accepts no more results.")], run_id=closed_run,
-        state="decided")
+        "sign_off",
+        "Release 4.1",
+        11,
+        {"sign_off": {"run": {"id": closed_run, "name": "Release 4.1"}}},
+        [answer("sign_off", "Sign off", "Closes the run; it accepts no more results.")],
+        run_id=closed_run,
+        state="decided",
+    )
     db.execute(
         "INSERT INTO ledger VALUES (?,?, 'shop', ?, 'decision', 'sign_off', NULL, NULL, NULL, ?, ?)",
-        (s.new_id("d"), s.seq(), sign_off, bo, at(12)))
+        (s.new_id("d"), s.seq(), sign_off, bo, at(12)),
+    )
     question(
-        "review", "Runbook step 2 needs a rollback", 3,
+        "review",
+        "Runbook step 2 needs a rollback",
+        3,
         {"review": {"case": {"number": "C-2"}, "finding": "No rollback step.", "by": {"name": "ada"}}},
-        [answer("accept", "Accept the finding", "Opens an edit for its author.")], project="ops")
+        [answer("accept", "Accept the finding", "Opens an edit for its author.")],
+        project="ops",
+    )
 
     # Changes: three, one merged, each with the pipeline report of its head. Newest report first:
     # fix/vat (passing), feat/cart (failing: the failure question above is its unexplained failure),
     # feat/wallet (merged, passing).
     card_test = "checkout.spec.ts › pays with card"
     for branch, pr, title, state, head, days, results, touches in [
-        ("feat/cart", 412, "Cart rework", "open", "a1b2c3d", 20,
-         [{"test": card_test, "outcome": "fail", "message": "expected 200, got 500", "cases": ["C-12"],
-           "location": "checkout.spec.ts:42"},
-          {"test": "cart.spec.ts › adds an item", "outcome": "pass", "cases": ["C-1"]}],
-         ["C-12", "C-1", "C-2"]),
-        ("fix/vat", 415, "VAT rounding", "open", "b2c3d4e", 21,
-         [{"test": "vat.spec.ts › rounds half up", "outcome": "pass", "cases": ["C-13"]}], ["C-13"]),
-        ("feat/wallet", 398, "Wallet payments", "merged", "c3d4e5f", 15,
-         [{"test": "wallet.spec.ts › pays with a wallet", "outcome": "pass", "cases": ["C-14"]}], ["C-14"]),
+        (
+            "feat/cart",
+            412,
+            "Cart rework",
+            "open",
+            "a1b2c3d",
+            20,
+            [
+                {
+                    "test": card_test,
+                    "outcome": "fail",
+                    "message": "expected 200, got 500",
+                    "cases": ["C-12"],
+                    "location": "checkout.spec.ts:42",
+                },
+                {"test": "cart.spec.ts › adds an item", "outcome": "pass", "cases": ["C-1"]},
+            ],
+            ["C-12", "C-1", "C-2"],
+        ),
+        (
+            "fix/vat",
+            415,
+            "VAT rounding",
+            "open",
+            "b2c3d4e",
+            21,
+            [{"test": "vat.spec.ts › rounds half up", "outcome": "pass", "cases": ["C-13"]}],
+            ["C-13"],
+        ),
+        (
+            "feat/wallet",
+            398,
+            "Wallet payments",
+            "merged",
+            "c3d4e5f",
+            15,
+            [{"test": "wallet.spec.ts › pays with a wallet", "outcome": "pass", "cases": ["C-14"]}],
+            ["C-14"],
+        ),
     ]:
         change_id = s.new_id("ch")
         db.execute(
             "INSERT INTO changes VALUES (?, 'shop', ?, ?, ?, ?, ?, '0f0e0d0', ?, ?)",
-            (change_id, branch, pr, title, state, head, at(days), s.seq()))
-        body = {"commit": head, "base": "0f0e0d0", "branch": branch, "pull_request": pr, "state": state,
-                "job": "e2e", "results": results, "touches": touches}
-        db.execute("INSERT INTO reports (project, change_id, commit_sha, job, body, at) VALUES ('shop',?,?,?,?,?)",
-                   (change_id, head, "e2e", json.dumps(body), at(days)))
+            (change_id, branch, pr, title, state, head, at(days), s.seq()),
+        )
+        body = {
+            "commit": head,
+            "base": "0f0e0d0",
+            "branch": branch,
+            "pull_request": pr,
+            "state": state,
+            "job": "e2e",
+            "results": results,
+            "touches": touches,
+        }
+        db.execute(
+            "INSERT INTO reports (project, change_id, commit_sha, job, body, at) VALUES ('shop',?,?,?,?,?)",
+            (change_id, head, "e2e", json.dumps(body), at(days)),
+        )
         if branch == "feat/cart":
-            db.execute("UPDATE questions SET change_id = ? WHERE project = 'shop' AND kind = 'failure' AND title = ?",
-                       (change_id, "checkout › pays with card"))
+            db.execute(
+                "UPDATE questions SET change_id = ? WHERE project = 'shop' AND kind = 'failure' AND title = ?",
+                (change_id, "checkout › pays with card"),
+            )
 
     cases_fixture.load(s)  # the cases part: folders at depth, more tags, the acceptance policy
 

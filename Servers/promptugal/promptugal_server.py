@@ -56,13 +56,15 @@ def build_files() -> dict[str, tuple[str, bytes]]:
     kinds = ["stage", "room", "booth", "lounge", "food", "entrance"]
     for index in range(PLACE_COUNT):
         kind = kinds[index % len(kinds)]
-        places.append({
-            "id": f"place-{index + 1:03d}",
-            "name": f"{kind.title()} {index + 1}",
-            "kind": kind,
-            "area": rng.choice(["Pavilion 1", "Pavilion 2", "Pavilion 3", "Pavilion 4", "Altice Arena", "Outdoor"]),
-            "capacity": rng.choice([40, 120, 300, 800, 2500, 12000]),
-        })
+        places.append(
+            {
+                "id": f"place-{index + 1:03d}",
+                "name": f"{kind.title()} {index + 1}",
+                "kind": kind,
+                "area": rng.choice(["Pavilion 1", "Pavilion 2", "Pavilion 3", "Pavilion 4", "Altice Arena", "Outdoor"]),
+                "capacity": rng.choice([40, 120, 300, 800, 2500, 12000]),
+            }
+        )
     put_json("/api/v1/places.json", {"generatedAt": "2026-11-07T22:00:00.000Z", "places": places})
 
     events = []
@@ -75,99 +77,183 @@ def build_files() -> dict[str, tuple[str, bytes]]:
             slug = f"{slug}-{index}"
         seen.add(slug)
         start = first_day + timedelta(days=index % 4, minutes=30 * rng.randint(0, 18))
-        events.append({
-            "slug": slug,
-            "title": title,
-            # Lisbon wall time, no offset, as the website publishes it.
-            "start": start.strftime("%Y-%m-%dT%H:%M"),
-            "end": (start + timedelta(minutes=rng.choice([20, 30, 45, 60]))).strftime("%Y-%m-%dT%H:%M"),
-            "place": places[rng.randrange(PLACE_COUNT)]["id"],
-            "url": f"/events/{slug}/index.html",
-            "speakers": [sentence(rng, 2).rstrip(".").title() for _ in range(rng.randint(1, 4))],
-            "summary": sentence(rng, rng.randint(12, 30)),
-        })
+        events.append(
+            {
+                "slug": slug,
+                "title": title,
+                # Lisbon wall time, no offset, as the website publishes it.
+                "start": start.strftime("%Y-%m-%dT%H:%M"),
+                "end": (start + timedelta(minutes=rng.choice([20, 30, 45, 60]))).strftime("%Y-%m-%dT%H:%M"),
+                "place": places[rng.randrange(PLACE_COUNT)]["id"],
+                "url": f"/events/{slug}/index.html",
+                "speakers": [sentence(rng, 2).rstrip(".").title() for _ in range(rng.randint(1, 4))],
+                "summary": sentence(rng, rng.randint(12, 30)),
+            }
+        )
     # A fixed event the docs and the demo name.
-    events.append({
-        "slug": "ai-doom-or-boom", "title": "AI: doom or boom?", "start": "2026-11-10T10:00",
-        "end": "2026-11-10T10:30", "place": "place-001", "url": "/events/ai-doom-or-boom/index.html",
-        "speakers": ["Ana Lima", "Rui Costa"], "summary": "Two views on where the models go next.",
-    })
+    events.append(
+        {
+            "slug": "ai-doom-or-boom",
+            "title": "AI: doom or boom?",
+            "start": "2026-11-10T10:00",
+            "end": "2026-11-10T10:30",
+            "place": "place-001",
+            "url": "/events/ai-doom-or-boom/index.html",
+            "speakers": ["Ana Lima", "Rui Costa"],
+            "summary": "Two views on where the models go next.",
+        }
+    )
     put_json("/api/v1/live/agenda.json", {"timezone": "Europe/Lisbon", "events": events})
     for event in events:
-        files[event["url"]] = ("text/html; charset=utf-8", (
-            f"<!doctype html><title>{event['title']}</title><h1>{event['title']}</h1>"
-            f"<p>{event['summary']}</p>").encode())
+        files[event["url"]] = (
+            "text/html; charset=utf-8",
+            (
+                f"<!doctype html><title>{event['title']}</title><h1>{event['title']}</h1><p>{event['summary']}</p>"
+            ).encode(),
+        )
 
-    stories = [{
-        "id": f"story-{index + 1:04d}", "title": sentence(rng, rng.randint(5, 10)).rstrip("."),
-        "desk": rng.choice(["ai", "climate", "money", "policy", "culture"]),
-        "status": rng.choice(["draft", "review", "published"]),
-        "body": " ".join(sentence(rng, rng.randint(8, 20)) for _ in range(rng.randint(3, 8))),
-    } for index in range(STORY_COUNT)]
-    desks = [{"id": desk, "name": desk.title(), "editors": rng.randint(1, 5)}
-             for desk in ["ai", "climate", "money", "policy", "culture"]]
+    stories = [
+        {
+            "id": f"story-{index + 1:04d}",
+            "title": sentence(rng, rng.randint(5, 10)).rstrip("."),
+            "desk": rng.choice(["ai", "climate", "money", "policy", "culture"]),
+            "status": rng.choice(["draft", "review", "published"]),
+            "body": " ".join(sentence(rng, rng.randint(8, 20)) for _ in range(rng.randint(3, 8))),
+        }
+        for index in range(STORY_COUNT)
+    ]
+    desks = [
+        {"id": desk, "name": desk.title(), "editors": rng.randint(1, 5)}
+        for desk in ["ai", "climate", "money", "policy", "culture"]
+    ]
     put_json("/api/v1/newsroom/desks.json", {"desks": desks})
     put_json("/api/v1/newsroom/stories.json", {"stories": stories})
-    put_json("/api/v1/newsroom/dashboard.json", {
-        "published": sum(1 for s in stories if s["status"] == "published"),
-        "inReview": sum(1 for s in stories if s["status"] == "review"),
-        "drafts": sum(1 for s in stories if s["status"] == "draft"),
-    })
-    put_json("/api/v1/newsroom/decisions.json", {"decisions": [
-        {"id": f"d-{i}", "question": sentence(rng, 8), "owner": PERSON_ID if i % 3 == 0 else f"p-{i:04d}",
-         "due": f"2026-11-{10 + i % 4}T18:00:00.000Z"} for i in range(40)]})
+    put_json(
+        "/api/v1/newsroom/dashboard.json",
+        {
+            "published": sum(1 for s in stories if s["status"] == "published"),
+            "inReview": sum(1 for s in stories if s["status"] == "review"),
+            "drafts": sum(1 for s in stories if s["status"] == "draft"),
+        },
+    )
+    put_json(
+        "/api/v1/newsroom/decisions.json",
+        {
+            "decisions": [
+                {
+                    "id": f"d-{i}",
+                    "question": sentence(rng, 8),
+                    "owner": PERSON_ID if i % 3 == 0 else f"p-{i:04d}",
+                    "due": f"2026-11-{10 + i % 4}T18:00:00.000Z",
+                }
+                for i in range(40)
+            ]
+        },
+    )
     put_json("/api/v1/newsroom/status.json", {"state": "live", "updatedAt": "2026-11-10T08:55:00.000Z"})
-    put_json("/api/v1/newsletter.json", {"issues": [
-        {"id": f"n-{i}", "subject": sentence(rng, 6), "sections": [sentence(rng, 25) for _ in range(5)]}
-        for i in range(30)]})
+    put_json(
+        "/api/v1/newsletter.json",
+        {
+            "issues": [
+                {"id": f"n-{i}", "subject": sentence(rng, 6), "sections": [sentence(rng, 25) for _ in range(5)]}
+                for i in range(30)
+            ]
+        },
+    )
     put_json("/api/v1/story.json", {"stories": stories[:60]})
-    put_json("/api/v1/search/docs.json", {"docs": [
-        {"id": f"doc-{i}", "title": sentence(rng, 5), "text": sentence(rng, 40), "url": f"/docs/{i}.html"}
-        for i in range(DOC_COUNT)]})
+    put_json(
+        "/api/v1/search/docs.json",
+        {
+            "docs": [
+                {"id": f"doc-{i}", "title": sentence(rng, 5), "text": sentence(rng, 40), "url": f"/docs/{i}.html"}
+                for i in range(DOC_COUNT)
+            ]
+        },
+    )
     items = "".join(
         f"<item><title>{s['title']}</title><link>/stories/{s['id']}.html</link><guid>{s['id']}</guid></item>"
-        for s in stories[:50])
-    files["/feed.xml"] = ("application/rss+xml", (
-        '<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>PrompTugal</title>'
-        f"{items}</channel></rss>").encode())
+        for s in stories[:50]
+    )
+    files["/feed.xml"] = (
+        "application/rss+xml",
+        (
+            '<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>PrompTugal</title>'
+            f"{items}</channel></rss>"
+        ).encode(),
+    )
 
-    put_json("/me.json", {
-        "personId": PERSON_ID, "name": "Inês Duarte", "team": "newsroom",
-        "counts": {"badge": 4, "onlyYou": 1, "decide": 2, "overdue": 1},
-    })
-    put_json(f"/people/{PERSON_ID}/app/data.json", {
-        "tasks": [{"id": f"t-{i}", "title": sentence(rng, 6), "done": i % 4 == 0} for i in range(25)],
-        "decisions": [{"id": f"d-{i}", "question": sentence(rng, 8)} for i in range(0, 40, 3)],
-        "namedForMe": [{"id": f"m-{i}", "text": sentence(rng, 10)} for i in range(6)],
-        "today": [{"at": f"2026-11-10T{9 + i:02d}:00", "what": sentence(rng, 5)} for i in range(8)],
-    })
-    put_json("/meetings/index.json", {"meetings": [
-        {"id": f"mt-{i}", "kind": rng.choice(["stand-up", "briefing"]), "at": f"2026-11-{10 + i % 4}T08:30",
-         "notes": sentence(rng, 30)} for i in range(16)]})
+    put_json(
+        "/me.json",
+        {
+            "personId": PERSON_ID,
+            "name": "Inês Duarte",
+            "team": "newsroom",
+            "counts": {"badge": 4, "onlyYou": 1, "decide": 2, "overdue": 1},
+        },
+    )
+    put_json(
+        f"/people/{PERSON_ID}/app/data.json",
+        {
+            "tasks": [{"id": f"t-{i}", "title": sentence(rng, 6), "done": i % 4 == 0} for i in range(25)],
+            "decisions": [{"id": f"d-{i}", "question": sentence(rng, 8)} for i in range(0, 40, 3)],
+            "namedForMe": [{"id": f"m-{i}", "text": sentence(rng, 10)} for i in range(6)],
+            "today": [{"at": f"2026-11-10T{9 + i:02d}:00", "what": sentence(rng, 5)} for i in range(8)],
+        },
+    )
+    put_json(
+        "/meetings/index.json",
+        {
+            "meetings": [
+                {
+                    "id": f"mt-{i}",
+                    "kind": rng.choice(["stand-up", "briefing"]),
+                    "at": f"2026-11-{10 + i % 4}T08:30",
+                    "notes": sentence(rng, 30),
+                }
+                for i in range(16)
+            ]
+        },
+    )
     for name in ["wakes", "reports", "pulse", "log"]:
-        put_json(f"/{name}/index.json", {name: [
-            {"id": f"{name}-{i}", "agent": rng.choice(["desk-bot", "scout", "editor"]),
-             "at": f"2026-11-10T0{i % 9}:00:00.000Z", "text": sentence(rng, 20)} for i in range(50)]})
+        put_json(
+            f"/{name}/index.json",
+            {
+                name: [
+                    {
+                        "id": f"{name}-{i}",
+                        "agent": rng.choice(["desk-bot", "scout", "editor"]),
+                        "at": f"2026-11-10T0{i % 9}:00:00.000Z",
+                        "text": sentence(rng, 20),
+                    }
+                    for i in range(50)
+                ]
+            },
+        )
 
-    files["/llms.txt"] = ("text/plain; charset=utf-8", "\n".join([
-        "# Team site",
-        "",
-        "> The team's public data, read without keys.",
-        "",
-        "## People",
-        "- [Me](/me.json): who the reader is, with counts",
-        f"- [Command centre](/people/{PERSON_ID}/app/data.json): tasks, decisions, today",
-        "",
-        "## Meetings",
-        "- [Meetings](/meetings/index.json): stand-ups and briefings",
-        "",
-        "## Agents",
-        "- [Wakes](/wakes/index.json): when agents woke",
-        "- [Reports](/reports/index.json): what they reported",
-        "- [Pulse](/pulse/index.json): what they are doing",
-        "- [Log](/log/index.json): everything, newest first",
-        "",
-    ]).encode())
+    files["/llms.txt"] = (
+        "text/plain; charset=utf-8",
+        "\n".join(
+            [
+                "# Team site",
+                "",
+                "> The team's public data, read without keys.",
+                "",
+                "## People",
+                "- [Me](/me.json): who the reader is, with counts",
+                f"- [Command centre](/people/{PERSON_ID}/app/data.json): tasks, decisions, today",
+                "",
+                "## Meetings",
+                "- [Meetings](/meetings/index.json): stand-ups and briefings",
+                "",
+                "## Agents",
+                "- [Wakes](/wakes/index.json): when agents woke",
+                "- [Reports](/reports/index.json): what they reported",
+                "- [Pulse](/pulse/index.json): what they are doing",
+                "- [Log](/log/index.json): everything, newest first",
+                "",
+            ]
+        ).encode(),
+    )
     return files
 
 
@@ -291,9 +377,15 @@ class Handler(StandInHandler):
     def control_echo(self, query: dict, body: bytes) -> None:
         """Answers with what arrived (and logs it), so a test can check what a request carried."""
         self.standin_record(**self.logged(body))
-        self.send_json(200, {
-            "method": self.command, "query": urlsplit(self.path).query,
-            "headers": dict(self.headers.items()), "body": body.decode("utf-8", "replace")})
+        self.send_json(
+            200,
+            {
+                "method": self.command,
+                "query": urlsplit(self.path).query,
+                "headers": dict(self.headers.items()),
+                "body": body.decode("utf-8", "replace"),
+            },
+        )
 
     def control_redirect(self, query: dict, body: bytes) -> None:
         """`?to=<url>&status=302`: a redirect (logged)."""
@@ -301,19 +393,27 @@ class Handler(StandInHandler):
         self.send_body(int(query.get("status", "302")), "text/plain", b"moved", {"Location": query.get("to", "/")})
 
     def control_sizes(self, query: dict, body: bytes) -> None:
-        self.send_json(200, {path: len(data) for path, (_, data) in sorted(STATE.files.items())
-                             if not path.startswith("/events/")})
+        self.send_json(
+            200, {path: len(data) for path, (_, data) in sorted(STATE.files.items()) if not path.startswith("/events/")}
+        )
 
     standin_endpoints = {  # noqa: RUF012 (read only)
-        "reset": control_reset, "echo": control_echo, "redirect": control_redirect, "sizes": control_sizes,
+        "reset": control_reset,
+        "echo": control_echo,
+        "redirect": control_redirect,
+        "sizes": control_sizes,
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--vault", action="append", default=[],
-                        help="VAULT_ID=FOLDER: serve a folder of stored vault objects on the SG/Send read routes")
+    parser.add_argument(
+        "--vault",
+        action="append",
+        default=[],
+        help="VAULT_ID=FOLDER: serve a folder of stored vault objects on the SG/Send read routes",
+    )
     args = parser.parse_args()
     for spec in args.vault:
         vid, _, folder = spec.partition("=")

@@ -1,5 +1,6 @@
 """Builds the P5 benchmark vault with the real sgit CLI: FILES files, about TOTAL_MB megabytes in all, in nested
 folders, one commit, pushed to the running SG/Send server. Prints the read-key string on the last line."""
+
 import hashlib
 import os
 import secrets
@@ -16,8 +17,14 @@ os.makedirs(HOME, exist_ok=True)
 
 def sgit(*args, cwd):
     env = dict(os.environ, HOME=HOME, SGIT_DEFAULT_BASE_URL=SERVER)
-    result = subprocess.run([SGIT, "--base-url", SERVER, "--token", "localtest", *args], cwd=cwd, env=env,
-                            capture_output=True, text=True, timeout=1800)
+    result = subprocess.run(
+        [SGIT, "--base-url", SERVER, "--token", "localtest", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     if result.returncode != 0:
         sys.stderr.write(f"sgit {args[0]} failed:\n{result.stdout}\n{result.stderr}\n")
         raise SystemExit(1)

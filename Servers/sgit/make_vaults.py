@@ -4,6 +4,7 @@ manifest the Swift tests read. `scripts/servers start sgit` runs it with the CLI
 Every file is written here, committed and pushed with `sgit`, and recorded with its sha256 at every commit, so the
 Swift reader can be checked byte for byte against what the real CLI stored. Keys in the manifest are throwaway
 test keys made for this run."""
+
 import hashlib
 import json
 import os
@@ -21,8 +22,14 @@ HOME = os.path.join(OUT, "home")
 
 def sgit(*args, cwd):
     env = dict(os.environ, HOME=HOME, SGIT_DEFAULT_BASE_URL=SERVER)
-    result = subprocess.run([SGIT, "--base-url", SERVER, "--token", "localtest", *args], cwd=cwd, env=env,
-                            capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [SGIT, "--base-url", SERVER, "--token", "localtest", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if result.returncode != 0:
         sys.stderr.write(f"sgit {' '.join(args[:2])} failed:\n{result.stdout}\n{result.stderr}\n")
         raise SystemExit(1)
@@ -89,9 +96,13 @@ class Vault:
 
     def manifest(self):
         return {
-            "name": self.name, "vault_id": self.vid, "packs": self.packs, "access": self.access,
+            "name": self.name,
+            "vault_id": self.vid,
+            "packs": self.packs,
+            "access": self.access,
             "key_string": self.read_key if self.access == "read" else self.vault_key,
-            "read_key_string": self.read_key, "vault_key_string": self.vault_key,
+            "read_key_string": self.read_key,
+            "vault_key_string": self.vault_key,
             "branches": {name: list(reversed(commits)) for name, commits in self.branches.items()},
             "working_copy": self.folder,
         }
@@ -171,8 +182,10 @@ def main():
     sgit("branch", "merge", "feature", cwd=f)
     sgit("push", cwd=f)
     log = sgit("history", "log", cwd=f)
-    merge_message = next((line.split("(HEAD)", 1)[1].strip().split("  ")[0] for line in log.splitlines()
-                          if "(HEAD)" in line), "Merge feature")
+    merge_message = next(
+        (line.split("(HEAD)", 1)[1].strip().split("  ")[0] for line in log.splitlines() if "(HEAD)" in line),
+        "Merge feature",
+    )
     v.branches["current"].append({"message": merge_message, "files": snapshot(f), "merge": True})
     vaults.append(v)
 

@@ -1,10 +1,10 @@
 """The shared helpers on Starlette and uvicorn (the Certain and Mainworthy stand-ins).
 
-    log, faults = RequestLog(), Faults()
-    routes = app_routes + control_routes("CERTAIN_REF_CONTROL", log, faults, {"reset": (reset, ["POST"])},
-                                         refused=not_found)
-    app = StandInMiddleware(Starlette(routes=routes), log=log, faults=faults, clock=store.clock,
-                            failure=lambda status, path: JSONResponse(..., status_code=status))
+log, faults = RequestLog(), Faults()
+routes = app_routes + control_routes("CERTAIN_REF_CONTROL", log, faults, {"reset": (reset, ["POST"])},
+                                     refused=not_found)
+app = StandInMiddleware(Starlette(routes=routes), log=log, faults=faults, clock=store.clock,
+                        failure=lambda status, path: JSONResponse(..., status_code=status))
 """
 
 import asyncio
@@ -66,7 +66,9 @@ def control_routes(
 
         return guard
 
-    return [Route(control.PREFIX + name, guarded(handler), methods=methods) for name, (handler, methods) in table.items()]
+    return [
+        Route(control.PREFIX + name, guarded(handler), methods=methods) for name, (handler, methods) in table.items()
+    ]
 
 
 async def control_body(request: Request) -> dict:

@@ -1,16 +1,16 @@
 """The shared helpers on the standard library's http.server (the PrompTugal stand-in, the fault server).
 
-    class Handler(StandInHandler):
-        standin_log, standin_faults, standin_clock = RequestLog(), Faults(), Clock(iso)
-        standin_switch = "PROMPTUGAL_REF_CONTROL"
-        standin_endpoints = {"reset": reset}           # name -> fn(handler, query, raw body)
+class Handler(StandInHandler):
+    standin_log, standin_faults, standin_clock = RequestLog(), Faults(), Clock(iso)
+    standin_switch = "PROMPTUGAL_REF_CONTROL"
+    standin_endpoints = {"reset": reset}           # name -> fn(handler, query, raw body)
 
-        def do_GET(self):
-            if self.path.startswith("/_control/"):
-                return self.serve_control()
-            if self.standin_begin():                   # logged; True when an armed failure answered
-                return
-            ...
+    def do_GET(self):
+        if self.path.startswith("/_control/"):
+            return self.serve_control()
+        if self.standin_begin():                   # logged; True when an armed failure answered
+            return
+        ...
 """
 
 import json
