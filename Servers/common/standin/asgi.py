@@ -10,7 +10,7 @@ app = StandInMiddleware(Starlette(routes=routes), log=log, faults=faults, clock=
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
@@ -147,12 +147,17 @@ class StandInMiddleware:
                 return
         if self.faults.take_drop(method, path):
             self.log.update(entry, dropped=True)
-            await self.app(scope, receive, lost_reply(send, answered))
-            return
-        if self.fresh_connections and self.faults.dropping():
-            await self.app(scope, receive, closing(logged))
-            return
-        await self.app(scope, receive, logged)
+            sender = lost_reply(send, answered)
+        elif self.fresh_connections and self.faults.dropping():
+            sender = closing(logged)
+        else:
+            sender = logged
+        try:
+            await self.app(scope, receive, sender)
+        except ClientDisconnect:
+            # The client closed the connection before its body arrived whole (a resend that carries only the
+            # head, say): nothing was run, and the 500 Starlette wrote went nowhere.
+            self.log.update(entry, status=None, disconnected=True)
 
 
 def lost_reply(send, answered: Callable[[dict], None]):
