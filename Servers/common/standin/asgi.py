@@ -156,8 +156,9 @@ class StandInMiddleware:
             await self.app(scope, receive, sender)
         except ClientDisconnect:
             # The client closed the connection before its body arrived whole (a resend that carries only the
-            # head, say): nothing was run, and the 500 Starlette wrote went nowhere.
-            self.log.update(entry, status=None, disconnected=True)
+            # head, or a send it gave up on while a delay held it): nothing ran; the 500 Starlette wrote (the
+            # entry's status) went nowhere.
+            self.log.update(entry, disconnected=True)
 
 
 def lost_reply(send, answered: Callable[[dict], None]):

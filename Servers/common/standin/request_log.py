@@ -7,7 +7,7 @@ Each entry is a dict:
      "status": 201 | None,        # the status the server answered (None while it runs)
      "replayed": False,           # the reply was an idempotent replay (`Idempotent-Replayed: true`)
      "dropped": False,            # the reply was lost on purpose (`POST /_control/drop-reply`)
-     "disconnected": False,       # the client went away before its body had arrived whole (status: None)
+     "disconnected": False,       # the client went away before the body was read whole: nothing ran
      ...}                         # fields of the server's own (`extra`), never a secret's value
 
 The log has a version that rises with every change (an entry added or answered, the log cleared), so a
