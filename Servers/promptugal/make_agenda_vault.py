@@ -12,27 +12,17 @@ import os
 import secrets
 import shutil
 import string
-import subprocess
 import sys
+
+# The shared helper module (Servers/common/standin), found from this file: the script is also run on its own.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "common"))
+from standin.sgit_cli import SgitCLI
 
 SGIT, SERVER, OUT = sys.argv[1], sys.argv[2], sys.argv[3]
 HOME = os.path.join(OUT, "home")
 
 
-def sgit(*args, cwd):
-    env = dict(os.environ, HOME=HOME, SGIT_DEFAULT_BASE_URL=SERVER)
-    result = subprocess.run(
-        [SGIT, "--base-url", SERVER, "--token", "localtest", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    if result.returncode != 0:
-        sys.stderr.write(f"sgit {' '.join(args[:2])} failed:\n{result.stdout}\n{result.stderr}\n")
-        raise SystemExit(1)
-    return result.stdout
+sgit = SgitCLI(SGIT, SERVER, HOME)
 
 
 def make(name, files):
