@@ -1,6 +1,5 @@
 import CompanionCore
 import Foundation
-import Synchronization
 
 /// Where a vault lives: its id and the server that holds it.
 public struct VaultAddress: Sendable, Hashable {
@@ -874,7 +873,7 @@ final class ProgressCounter: Sendable {
         var bytes = 0
         var lastReport: ContinuousClock.Instant?
     }
-    private let counts = Mutex(Counts())
+    private let counts = Locked(Counts())
     private let started: ContinuousClock.Instant
     private let progress: (@Sendable (VaultPullProgress) -> Void)?
 
