@@ -36,11 +36,19 @@ import Testing
             #"{"schema":"tree_v1","entries":[{"blob_id":"obj-cas-imm-051353f5c6fb","name_enc":"x","size_enc":"y"},{"tree_id":"obj-cas-imm-1a57354f4966","name_enc":"z"}]}"#,
             #"{"schema":"branch_index_v1","branches":[{"name":"current","head_ref_id":"ref-pid-muw-3a5d094fc10e"}],"features":["packs"]}"#,
         ]
+        // Whatever a parser accepts names only well-formed object ids: a mutated id is refused, never passed on.
         for seed in seeds {
             for input in mutations(of: Data(seed.utf8), count: 400) {
-                _ = try? VaultFormat.parseRef(input)
-                _ = try? VaultFormat.parseCommit(input)
-                _ = try? VaultFormat.parseTree(input)
+                if let ref = try? VaultFormat.parseRef(input) { #expect(VaultFormat.isObjectID(ref)) }
+                if let commit = try? VaultFormat.parseCommit(input) {
+                    #expect(([commit.treeID] + commit.parents).allSatisfy(VaultFormat.isObjectID))
+                }
+                for entry in (try? VaultFormat.parseTree(input)) ?? [] {
+                    switch entry.kind {
+                    case .file(let blobID, _, _, _, _): #expect(VaultFormat.isObjectID(blobID))
+                    case .folder(let treeID): #expect(VaultFormat.isObjectID(treeID))
+                    }
+                }
                 _ = try? VaultFormat.parseBranchIndex(input)
             }
         }
