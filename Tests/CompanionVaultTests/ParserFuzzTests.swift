@@ -103,4 +103,33 @@ import Testing
             _ = try? VaultPack.members(of: zip.prefix(cut), name: "cut")
         }
     }
+
+    /// Vault rule (envelope v1 is `IV ‖ ciphertext ‖ tag`): only an object shorter than the IV and the tag together
+    /// (28 bytes) is truncated; one of 28 bytes or more that does not decrypt is a decryption failure.
+    @Test func truncatedMeansShorterThanTheIVAndTheTag() throws {
+        let key = try VaultTestSupport.fixtureReadKey()
+        #expect(throws: VaultError.truncated(path: "object")) { try VaultFormat.decrypt(Data(count: 27), key: key) }
+        #expect(throws: VaultError.decryptionFailed(path: "object")) {
+            try VaultFormat.decrypt(Data(count: 28), key: key)
+        }
+    }
+
+    /// Vault rule: an unknown schema is named in the error, clipped to its first 40 characters.
+    @Test func anUnknownSchemaIsClippedInTheError() {
+        let schema = String(repeating: "s", count: 50)
+        #expect(throws: VaultError.unsupportedSchema(path: "index", schema: String(repeating: "s", count: 40))) {
+            try VaultFormat.parseBranchIndex(Data(#"{"schema":"\#(schema)"}"#.utf8))
+        }
+    }
+
+    /// Vault rule: a branch of type `clone` in the branch index is not a named branch; any other type, or none, is.
+    @Test func cloneBranchesAreNotNamed() throws {
+        let branches = [("current", "named"), ("local", "clone"), ("old", nil)].enumerated().map { index, branch in
+            #"{"name":"\#(branch.0)","head_ref_id":"ref-pid-muw-\#(index)""#
+                + (branch.1.map { #","branch_type":"\#($0)""# } ?? "") + "}"
+        }
+        let json = #"{"schema":"branch_index_v1","branches":["# + branches.joined(separator: ",") + "]}"
+        let index = try VaultFormat.parseBranchIndex(Data(json.utf8))
+        #expect(index.branches.map(\.isNamed) == [true, false, true])
+    }
 }
