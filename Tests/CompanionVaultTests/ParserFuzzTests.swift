@@ -112,6 +112,13 @@ import Testing
         #expect(throws: VaultError.decryptionFailed(path: "object")) {
             try VaultFormat.decrypt(Data(count: 28), key: key)
         }
+        // The same for an encrypted metadata field (base64 of a v1 envelope).
+        #expect(throws: VaultError.truncated(path: "name")) {
+            try VaultFormat.openField(Data(count: 27).base64EncodedString(), key: key.readKey, path: "name")
+        }
+        #expect(throws: VaultError.decryptionFailed(path: "name")) {
+            try VaultFormat.openField(Data(count: 28).base64EncodedString(), key: key.readKey, path: "name")
+        }
     }
 
     /// Vault rule: an unknown schema is named in the error, clipped to its first 40 characters.
