@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Rules: only the plain form `-?digits[.digits]` is read (no exponent, no grouping, no comma: a comma would be
 /// a locale's, and guessing it loses money); a JSON number is refused with a decode error rather than read
-/// through `Double`. The number of fraction digits the server sent is kept for display, at least two.
+/// through `Double`. The number of fraction digits the server sent is kept for the plain text (`description`,
+/// at least two); how many a person sees is the currency's (`Money.formatted`, ISO 4217 minor units).
 public struct Amount: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
     /// The exact value.
     public let value: Decimal
@@ -69,8 +70,18 @@ public struct Amount: Sendable, Hashable, Comparable, Codable, CustomStringConve
     /// The amount without its sign.
     public var magnitude: Amount { Amount(value < 0 ? -value : value, scale: scale) }
 
+    /// The fraction digits the value needs to be exact: `"12.3400"` needs 2, `"3500.00"` none.
+    public var significantScale: Int {
+        let (_, _, fraction) = digits(scale: scale)
+        return fraction.count - fraction.reversed().prefix { $0 == "0" }.count
+    }
+
     /// The sign, the whole digits and the fraction digits (padded to `scale`).
-    var digits: (negative: Bool, whole: String, fraction: String) {
+    var digits: (negative: Bool, whole: String, fraction: String) { digits(scale: scale) }
+
+    /// The sign, the whole digits and exactly `scale` fraction digits (rounded half-even only when `scale` is
+    /// below ``significantScale``, which a caller showing money never asks for).
+    func digits(scale: Int) -> (negative: Bool, whole: String, fraction: String) {
         var rounded = Decimal()
         var source = value
         NSDecimalRound(&rounded, &source, scale, .bankers)

@@ -6,61 +6,64 @@ import Observation
 /// The budget tab's model: one month, paged through the `prev`/`next` paths of the last reply.
 ///
 /// Rules: back and forward request exactly the reply's `prev` and `next` (C-BUD-2); `nil` disables that
-/// direction, and a `prev` that skips a month is followed as it is; the client never computes a month.
-/// Each month viewed is kept offline with its time (C-OFF-2).
+/// direction, and a `prev` that skips a month is followed as it is; the client never computes a month. A month
+/// with no budget is `empty` (C-ERR-1), and its links still page. Each month viewed is read through the kit's
+/// store, so it stays readable offline with its time (C-OFF-2).
 @Observable @MainActor
 public final class BudgetModel {
     /// What the screen shows.
     public private(set) var state: ScreenState<BudgetMonthReply> = .loading
+    /// The reply of the month shown, an empty month's included: its links (`nil` while another month loads).
+    public private(set) var reply: BudgetMonthReply?
     /// The lookups category names come from.
     public private(set) var lookups = Lookups()
     /// The texts.
     public let texts: Texts
-    @ObservationIgnored private let connection: CertainConnection
+    @ObservationIgnored private let server: CertainServer
 
-    /// The budget of `connection`.
-    public init(connection: CertainConnection) {
-        self.connection = connection
-        self.texts = connection.texts
+    /// The budget of `server`.
+    public init(server: CertainServer) {
+        self.server = server
+        self.texts = server.texts
     }
 
     /// Whether there is an earlier month to go to.
-    public var canGoBack: Bool { state.value?.prev != nil }
+    public var canGoBack: Bool { reply?.prev != nil }
     /// Whether there is a later month to go to.
-    public var canGoForward: Bool { state.value?.next != nil }
+    public var canGoForward: Bool { reply?.next != nil }
 
     /// Loads `month`, or the current month when `nil`.
     public func load(_ month: BudgetMonth? = nil) async {
-        await load(CertainAPI.budget(month), key: month.map { "budget:\($0)" } ?? "budget:current")
+        await load(CertainAPI.budget(month), sameMonth: month != nil && month == reply?.month)
     }
 
     /// Goes to the reply's `prev` month, if there is one.
     public func previous() async {
-        guard let link = state.value?.prev, let request = CertainAPI.budget(following: link) else { return }
-        await load(request, key: "budget:" + (request.query.first { $0.name == "month" }?.value ?? link))
+        guard let link = reply?.prev, let request = CertainAPI.budget(following: link) else { return }
+        await load(request, sameMonth: false)
     }
 
     /// Goes to the reply's `next` month, if there is one.
     public func next() async {
-        guard let link = state.value?.next, let request = CertainAPI.budget(following: link) else { return }
-        await load(request, key: "budget:" + (request.query.first { $0.name == "month" }?.value ?? link))
+        guard let link = reply?.next, let request = CertainAPI.budget(following: link) else { return }
+        await load(request, sameMonth: false)
     }
 
-    private func load(_ request: Request<BudgetMonthReply>, key: String) async {
-        do {
-            let reply = try await connection.fetch(request)
-            let fetchedAt = connection.clock.now()
-            try? await connection.save(key, reply, fetchedAt: fetchedAt)
-            if key != "budget:\(reply.month)" { try? await connection.save("budget:\(reply.month)", reply) }
-            lookups = await connection.resolving(categories: reply.groups.flatMap { $0.categories.map(\.categoryID) })
-            state = .content(reply, fetchedAt: fetchedAt)
-        } catch {
-            let stored: Stored<BudgetMonthReply>? = await connection.stored(key)
-            lookups = await connection.resolving()
-            // Another month than the one shown: fall back to that month's copy, not the shown one.
-            let showing: ScreenState<BudgetMonthReply> = stored == nil ? state : .loading
-            state = ScreenFailure.state(
-                after: error, showing: showing, stored: stored, now: connection.clock.now(), texts: texts)
+    private func load(_ request: Request<BudgetMonthReply>, sameMonth: Bool) async {
+        // Another month than the one shown starts from nothing: that month's stored copy is the fallback.
+        let shown: ScreenState<BudgetMonthReply> = sameMonth ? state : .loading
+        if !sameMonth { reply = nil }
+        for await update in server.bundle.read(request, showing: shown) {
+            if let value = update.state.value { reply = value }
+            state =
+                update.state.kind == .content && update.state.value?.isEmpty == true
+                ? .empty(fetchedAt: update.state.fetchedAt ?? server.bundle.clock.now()) : update.state
+            if update.endsSignIn {
+                reply = nil
+                await server.lookups.forget()
+            }
         }
+        lookups = await server.lookups.resolving(
+            categories: reply?.groups.flatMap { $0.categories.map(\.categoryID) } ?? [])
     }
 }

@@ -1,158 +1,111 @@
+import CompanionApp
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
 import CompanionStore
 import Foundation
 
-/// A value read from the offline store, with the time it was fetched.
-public struct Stored<Value: Sendable>: Sendable {
-    /// The value.
-    public let value: Value
-    /// When the server sent it.
-    public let fetchedAt: Date
-}
-
-/// One signed-in Certain account on one server: the client that carries its device token, its offline data
-/// and the lookups every screen resolves names from.
+/// One signed-in Certain account on one server: the kit's `ServerBundle` with Certain's `AppProfile`, the texts
+/// of the person's language, and the lookups every screen names ids from.
 ///
 /// Rules:
-/// - Lookups are loaded at sign-in, on pull-to-refresh of the overview, and once (single-flight, shared by
-///   every screen that asks) when a reply names an id they do not know (C-LOOK-1, C-LOOK-4, O-8).
-/// - Offline data belongs to this server and user only (C-OFF-4); a revoked token (401) wipes it (C-OFF-5:
-///   Certain's policy, because the token is a full access and revocation is the answer to a lost phone).
-public actor CertainConnection {
-    /// The client; its middleware carries the device token.
-    public nonisolated let client: Client
-    /// The language of texts and of the server's sentences.
-    public nonisolated let language: Language
+/// - Every screen reads through the bundle (`bundle.read`, the overview as one snapshot); the client, the
+///   store, the clock and the journal are the bundle's. The only writes are the sign-in steps and the mint
+///   (`CertainSignIn`) and the sign-out's revoke.
+/// - Certain's revocation rule (`revocation`): a 401 whose body is Certain's JSON envelope with a credential
+///   code (`not_authenticated`, `session_expired`, `token_revoked`), or a 403 whose envelope says
+///   `token_revoked`, ends the sign-in. Anything else (a reverse proxy's HTML 403 or 401 page, a 403 saying
+///   a device token may not mint) is an error shown with the content kept, and the person stays signed in.
+/// - Certain's data policy (`data`): offline, and wiped when the sign-in ends by revocation (C-OFF-5): the token
+///   is a full access and revoking it is the answer to a lost phone. The kit's `StoreRegistry.wipe` does it.
+/// - A failure is worded with the server's own `detail` sentence, word for word, or its 422 list as
+///   "field: message" (C-ERR-2); a failure without Certain's envelope keeps the kit's sentence.
+public struct CertainServer: Sendable {
+    /// Which refusals end the sign-in (see the type's rules).
+    public static let revocation = RevocationRule(
+        statuses: [401, 403],
+        endingCodes: [401: ["not_authenticated", "session_expired", "token_revoked"], 403: ["token_revoked"]])
+
+    /// Offline, wiped on revocation (C-OFF-5).
+    public static let data = DataPolicy(storage: .offline, wipesOnRevocation: true)
+
+    /// Certain's profile, with the server's sentences asked for in `language` (`Accept-Language`).
+    public static func profile(_ language: Language = .german) -> AppProfile {
+        AppProfile(
+            userAgent: "CompanionKit/0.1 (Certain)", headers: ["Accept-Language": language.acceptLanguage],
+            revocation: revocation, data: data, sentence: sentence)
+    }
+
+    /// The sentence a screen shows for `error`: the `detail` of Certain's JSON envelope word for word, its 422
+    /// list reduced to "field: message", otherwise the kit's description (C-ERR-2).
+    @Sendable public static func sentence(_ error: HTTPError) -> String {
+        // A JSON envelope keeps the whole body in `details`; an HTML page's title (a proxy's) has none.
+        guard let envelope = error.envelope, envelope.details != nil else { return error.description }
+        if !envelope.fieldProblems.isEmpty {
+            return envelope.fieldProblems.map { "\($0.field): \($0.message)" }.joined(separator: "; ")
+        }
+        if let message = envelope.message, !message.isEmpty { return message }
+        return error.description
+    }
+
+    /// The server's parts: client, store, fetcher, snapshots, clock, journal, secrets.
+    public let bundle: ServerBundle
+    /// The language of the texts and of the server's sentences.
+    public let language: Language
     /// The texts in `language`.
-    public nonisolated let texts: Texts
-    /// The time source for fetch times and ages.
-    public nonisolated let clock: any WallClock
+    public let texts: Texts
+    /// The lookups (categories, tags, accounts), loaded once and shared by every screen.
+    public let lookups: CertainLookups
 
-    private var store: OfflineStore?
-    private var lookupsValue: Lookups?
-    private var reloading: Task<Lookups, any Error>?
-    private var attemptedUnknown = Set<String>()
-    /// Whether the server revoked the token (and the offline data is gone).
-    public private(set) var isRevoked = false
-
-    /// A connection through `client` (which must carry the credential) keeping offline data in `store`
-    /// (`nil`: none).
-    public init(client: Client, store: OfflineStore?, language: Language) {
-        self.client = client
-        self.store = store
+    /// Joins a bundle opened with Certain's profile.
+    public init(bundle: ServerBundle, language: Language) {
+        self.bundle = bundle
         self.language = language
         self.texts = Texts(language)
-        self.clock = client.configuration.clock
+        self.lookups = CertainLookups(bundle: bundle)
     }
 
-    /// Sends `request`; a refusal that ends the sign-in (Certain's revocation rule: 401, and a 403 or 410 that
-    /// is not a mere permission refusal) means the token no longer works: the offline data is wiped (C-OFF-5).
-    public func fetch<Response>(_ request: Request<Response>) async throws(HTTPError) -> Response {
+    /// Opens the signed-in account of `stored` (the device token) in `environment`: its session on the
+    /// environment's secret store, its offline store from the environment's registry (one per server and
+    /// user, C-OFF-4). With `addresses`, the server's address is remembered there, outside the secret store
+    /// (C-ADDR-4).
+    public static func open(
+        _ stored: StoredCredential, language: Language = .german, environment: AppEnvironment,
+        addresses: CertainAddressBook? = nil
+    ) async throws(StoreError) -> CertainServer {
+        let session = CredentialSession(stored: stored, store: environment.secrets, journal: environment.journal)
+        let bundle = try await ServerBundle.open(
+            stored.address.url, account: stored.account, profile: profile(language), session: session,
+            environment: environment)
+        addresses?.remember(stored.address, account: stored.account)
+        return CertainServer(bundle: bundle, language: language)
+    }
+
+    /// The sign-in for a server at `address`: a client with Certain's profile from `environment`, the device
+    /// token named after the app and `device` (C-TOK-10).
+    public static func signIn(
+        _ address: ServerAddress, device: String, language: Language = .german, environment: AppEnvironment
+    ) -> CertainSignIn {
+        CertainSignIn(
+            address: address, client: environment.client(for: address.url, profile: profile(language)),
+            tokenName: TokenName.make(device: device))
+    }
+
+    /// The session of the device token.
+    public var session: CredentialSession? { bundle.session }
+
+    /// Signs out on purpose (O-12): revokes this device's token on the server, forgets it, and deletes this
+    /// server and user's offline data (as a revocation does). The address stays. A revoke the server did not
+    /// confirm is returned, and signs out all the same.
+    public func signOut() async -> AuthError? {
+        var problem: AuthError?
+        if let session { problem = await CertainSignIn.signOut(session: session, client: bundle.client) }
+        await lookups.forget()
         do {
-            return try await client.send(request)
+            try await bundle.wipe()
         } catch {
-            if Self.endsSignIn(error) { await revoked() }
-            throw error
+            bundle.journal.record(.auth, "signed out, but the offline data could not be deleted: \(error.description)")
         }
-    }
-
-    /// Whether `error` is the server ending this sign-in.
-    static func endsSignIn(_ error: HTTPError) -> Bool {
-        guard let status = error.statusCode else { return false }
-        return RevocationRule.certain.ends(status: status, envelope: error.envelope)
-    }
-
-    // MARK: Lookups
-
-    /// The lookups as loaded (empty before the first load; then from the offline store when offline).
-    public var lookups: Lookups { lookupsValue ?? Lookups() }
-
-    /// Loads categories, tags and accounts together, single-flight: callers that arrive while a load runs
-    /// share it (C-LOOK-1, C-LOOK-4). Stored offline on success (C-OFF-2).
-    @discardableResult
-    public func reloadLookups() async throws -> Lookups {
-        if let reloading { return try await reloading.value }
-        let task = Task { [client] () throws -> Lookups in
-            async let accounts = client.send(CertainAPI.accounts)
-            async let categories = client.send(CertainAPI.categories)
-            async let tags = client.send(CertainAPI.tags)
-            return Lookups(accounts: try await accounts, categories: try await categories, tags: try await tags)
-        }
-        reloading = task
-        defer { reloading = nil }
-        do {
-            let value = try await task.value
-            lookupsValue = value
-            try? await save("lookups", value)
-            return value
-        } catch let error as HTTPError {
-            if Self.endsSignIn(error) { await revoked() }
-            if lookupsValue == nil, let stored: Stored<Lookups> = await stored("lookups") {
-                lookupsValue = stored.value
-            }
-            throw error
-        }
-    }
-
-    /// Makes sure the lookups know the given ids: an unknown id triggers one reload, shared by every caller
-    /// (single-flight) and never repeated for an id that stays unknown (C-LOOK-4). Returns the lookups.
-    public func resolving(accounts: [Int] = [], categories: [Int] = [], tags: [Int] = []) async -> Lookups {
-        if let reloading { _ = try? await reloading.value }  // a reload under way may already know them
-        await loadStoredLookups()
-        let missing = lookups.unknown(accounts: accounts, categories: categories, tags: tags)
-            .subtracting(attemptedUnknown)
-        guard !missing.isEmpty else { return lookups }
-        attemptedUnknown.formUnion(missing)
-        _ = try? await reloadLookups()
-        return lookups
-    }
-
-    /// Replaces the accounts lookup with a fresher reply (the overview's accounts, C-OVER-6).
-    public func updateAccounts(_ accounts: [Account]) async {
-        await loadStoredLookups()
-        var value = lookups
-        value.accounts = accounts
-        lookupsValue = value
-        try? await save("lookups", value)
-    }
-
-    /// Before the first load in this process: the lookups kept offline, if any.
-    private func loadStoredLookups() async {
-        if lookupsValue == nil, let stored: Stored<Lookups> = await stored("lookups") { lookupsValue = stored.value }
-    }
-
-    // MARK: Offline data
-
-    /// Stores `value` under `key` with the fetch time `fetchedAt` (now by default).
-    public func save<Value: Encodable & Sendable>(_ key: String, _ value: Value, fetchedAt: Date? = nil) async throws {
-        guard let store else { return }
-        let body = try JSONEncoder().encode(value)
-        try await store.put(CachedResource(key: "certain:" + key, body: body, fetchedAt: fetchedAt ?? clock.now()))
-    }
-
-    /// The value stored under `key`, with its fetch time; `nil` when there is none or it does not decode.
-    public func stored<Value: Decodable & Sendable>(_ key: String) async -> Stored<Value>? {
-        guard let store, let resource = try? await store.resource("certain:" + key),
-            let value = try? JSONDecoder().decode(Value.self, from: resource.body)
-        else { return nil }
-        return Stored(value: value, fetchedAt: resource.fetchedAt)
-    }
-
-    /// Deletes this server and user's offline data, in memory and on disk (C-OFF-5).
-    public func wipeOfflineData() async {
-        guard let store else { return }
-        self.store = nil
-        lookupsValue = nil
-        try? await store.clearCache(everything: true)
-        if case .directory(let folder) = store.location {
-            try? OfflineStore.deleteFiles(scope: store.scope, in: folder)
-        }
-    }
-
-    private func revoked() async {
-        isRevoked = true
-        await wipeOfflineData()
+        return problem
     }
 }

@@ -62,37 +62,3 @@ public struct Contract: Sendable, Hashable, Codable, Identifiable {
         case accountID = "account_id"
     }
 }
-
-/// `GET /api/contracts`: the contracts and the server's totals.
-public struct ContractList: Sendable, Hashable, Codable {
-    /// The base currency of the totals.
-    public let currency: String
-    /// The server's monthly total.
-    public let monthlyTotal: Amount
-    /// The server's yearly total.
-    public let yearlyTotal: Amount
-    /// Contracts left out of the totals (no exchange rate).
-    public let warnings: [BudgetNotice]
-    /// The contracts, next due first.
-    public let items: [Contract]
-
-    enum CodingKeys: String, CodingKey {
-        case currency, warnings, items
-        case monthlyTotal = "monthly_total"
-        case yearlyTotal = "yearly_total"
-    }
-}
-
-/// `GET /api/reports/month`: the month's income and expenses in the base currency; transfers count as neither.
-public struct MonthReport: Sendable, Hashable, Codable {
-    /// The month.
-    public let month: BudgetMonth
-    /// The base currency.
-    public let currency: String
-    /// Money in.
-    public let income: Amount
-    /// Money out, as a positive amount.
-    public let expenses: Amount
-    /// What was left out (missing exchange rates).
-    public let warnings: [BudgetNotice]
-}

@@ -1,10 +1,10 @@
-import CompanionHTTP
 import CompanionScreen
 import Foundation
 import Observation
 
 /// The contracts tab's model: every contract with its rhythm and next due day, and the server's monthly and
-/// yearly totals (C-CON-1, C-CON-2). Kept offline with its time (C-OFF-2).
+/// yearly totals (C-CON-1, C-CON-2). Read through the kit's store, so it stays readable offline with its time
+/// (C-OFF-2); no contract at all is `empty` (C-ERR-1).
 @Observable @MainActor
 public final class ContractsModel {
     /// What the screen shows.
@@ -13,60 +13,22 @@ public final class ContractsModel {
     public private(set) var lookups = Lookups()
     /// The texts.
     public let texts: Texts
-    @ObservationIgnored private let connection: CertainConnection
+    @ObservationIgnored private let server: CertainServer
 
-    /// The contracts of `connection`.
-    public init(connection: CertainConnection) {
-        self.connection = connection
-        self.texts = connection.texts
+    /// The contracts of `server`.
+    public init(server: CertainServer) {
+        self.server = server
+        self.texts = server.texts
     }
 
-    /// Loads the contracts.
+    /// Loads the contracts: the stored list at once with its age, then the server's.
     public func load() async {
-        do {
-            let list = try await connection.fetch(CertainAPI.contracts)
-            let fetchedAt = connection.clock.now()
-            try? await connection.save("contracts", list, fetchedAt: fetchedAt)
-            lookups = await connection.resolving(
-                accounts: list.items.map(\.accountID), categories: list.items.compactMap(\.categoryID))
-            state = .content(list, fetchedAt: fetchedAt)
-        } catch {
-            let stored: Stored<ContractList>? = await connection.stored("contracts")
-            lookups = await connection.resolving()
-            state = ScreenFailure.state(
-                after: error, showing: state, stored: stored, now: connection.clock.now(), texts: texts)
+        for await update in server.bundle.read(CertainAPI.contracts, showing: state, isEmpty: { $0.items.isEmpty }) {
+            state = update.state
+            if update.endsSignIn { await server.lookups.forget() }
         }
-    }
-}
-
-/// The accounts tab's model: every account with its balance in its own currency (C-ACC-1). Kept offline
-/// with its time (C-OFF-2); the reply also refreshes the accounts lookup.
-@Observable @MainActor
-public final class AccountsModel {
-    /// What the screen shows.
-    public private(set) var state: ScreenState<[Account]> = .loading
-    /// The texts.
-    public let texts: Texts
-    @ObservationIgnored private let connection: CertainConnection
-
-    /// The accounts of `connection`.
-    public init(connection: CertainConnection) {
-        self.connection = connection
-        self.texts = connection.texts
-    }
-
-    /// Loads the accounts.
-    public func load() async {
-        do {
-            let accounts = try await connection.fetch(CertainAPI.accounts)
-            let fetchedAt = connection.clock.now()
-            try? await connection.save("accounts", accounts, fetchedAt: fetchedAt)
-            await connection.updateAccounts(accounts)
-            state = .content(accounts, fetchedAt: fetchedAt)
-        } catch {
-            let stored: Stored<[Account]>? = await connection.stored("accounts")
-            state = ScreenFailure.state(
-                after: error, showing: state, stored: stored, now: connection.clock.now(), texts: texts)
-        }
+        let items = state.value?.items ?? []
+        lookups = await server.lookups.resolving(
+            accounts: items.map(\.accountID), categories: items.compactMap(\.categoryID))
     }
 }

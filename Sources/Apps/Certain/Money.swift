@@ -19,15 +19,20 @@ public struct Money: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The same money without its sign (a transfer row shows no sign, C-XFER-8).
     public var magnitude: Money { Money(amount.magnitude, currency) }
 
-    /// The amount as a person reads it in `language`, with every decimal the server sent (at least two):
-    /// German `-1.234,56 €`, English `-€1,234.56`. `signed: false` drops the minus.
+    /// How many fraction digits the amount shows: the currency's ISO 4217 minor units (JPY 0, EUR 2, TND 3),
+    /// more only where the amount has more digits that are not zero (a four-decimal USD share price), so
+    /// nothing the server sent is ever rounded away.
+    public var shownScale: Int { max(CurrencyUnits.minorUnits(of: currency), amount.significantScale) }
+
+    /// The amount as a person reads it in `language`, with the currency's minor units (``shownScale``):
+    /// German `-1.234,56 €`, `-3.500 ¥`; English `-€1,234.56`, `-¥3,500`. `signed: false` drops the minus.
     ///
     /// Hand-written rather than a locale formatter: the output must be the same on every platform and OS
     /// version (tests compare it), and a formatter would round a four-decimal USD amount to cents.
     public func formatted(_ language: Language, signed: Bool = true) -> String {
-        let (negative, whole, fraction) = amount.digits
+        let (negative, whole, fraction) = amount.digits(scale: shownScale)
         let grouped = Self.group(whole, separator: language == .german ? "." : ",")
-        let number = grouped + (language == .german ? "," : ".") + fraction
+        let number = fraction.isEmpty ? grouped : grouped + (language == .german ? "," : ".") + fraction
         let sign = signed && negative ? "-" : ""
         let symbol = Self.symbols[currency] ?? currency
         switch language {

@@ -1,48 +1,16 @@
-import CompanionHTTP
+import CompanionApp
 import CompanionScreen
 import Foundation
 import Observation
-
-/// The loaded transactions: the submitted query, every page loaded so far, and their rows.
-public struct TransactionList: Sendable, Hashable, Encodable {
-    /// The query these pages answer.
-    public let query: TransactionQuery
-    /// Every transaction loaded, in the server's order, each id once (C-TXN-4).
-    public let items: [Transaction]
-    /// The cursor of the next page; `nil`: the end (C-TXN-4).
-    public let nextCursor: String?
-
-    /// The rows, paired over the whole loaded list (C-XFER-7).
-    public var rows: [TransactionRow] { TransactionRows.rows(items) }
-
-    enum CodingKeys: String, CodingKey {
-        case query, items, rows
-        case nextCursor = "next_cursor"
-    }
-
-    /// Encodes the query, the transactions, the rows built from them and the next cursor.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(query, forKey: .query)
-        try container.encode(items, forKey: .items)
-        try container.encode(rows, forKey: .rows)
-        try container.encode(nextCursor, forKey: .nextCursor)
-    }
-
-    /// The list with `page` appended, dropping ids already loaded.
-    func appending(_ page: TransactionPage) -> TransactionList {
-        let known = Set(items.map(\.id))
-        return TransactionList(
-            query: query, items: items + page.items.filter { !known.contains($0.id) }, nextCursor: page.nextCursor)
-    }
-}
 
 /// The transactions tab's model.
 ///
 /// Rules: the server searches and filters (C-TXN-1). Typing sends nothing; submitting sends one request with
 /// `q`, every time (C-TXN-2); clearing sends one without `q`; choosing a filter value sends one at once
-/// (C-TXN-3, O-10). The end of the list asks for `next_cursor` and appends (C-TXN-4). A search submitted
-/// offline fails with "needs a connection": there is no local search (C-OFF-3).
+/// (C-TXN-3, O-10). The end of the list asks for `next_cursor` and appends (C-TXN-4). A newer search always
+/// wins: the reply (a first page or a later one) of a search that was replaced meanwhile is dropped, however
+/// late it arrives. A search submitted offline fails with "needs a connection": pages are read with the kit's
+/// `.fresh` policy, never from the store, so there is no local search (C-OFF-3). No hit at all is `empty`.
 @Observable @MainActor
 public final class TransactionsModel {
     /// What the screen shows.
@@ -59,13 +27,20 @@ public final class TransactionsModel {
     public let pageSize: Int
     /// The texts.
     public let texts: Texts
-    @ObservationIgnored private let connection: CertainConnection
+    @ObservationIgnored private let server: CertainServer
+    /// Counts the searches started: a reply of an older one is dropped.
+    @ObservationIgnored private var generation = 0
 
-    /// The transactions of `connection`, `pageSize` per page (the server allows up to 200).
-    public init(connection: CertainConnection, pageSize: Int = 50) {
-        self.connection = connection
-        self.texts = connection.texts
+    /// The transactions of `server`, `pageSize` per page (the server allows up to 200).
+    public init(server: CertainServer, pageSize: Int = 50) {
+        self.server = server
+        self.texts = server.texts
         self.pageSize = min(200, max(1, pageSize))
+    }
+
+    /// The rows as lines with their names (category, tags, accounts).
+    public var lines: [TransactionLine] {
+        TransactionLine.lines(state.value?.rows ?? [], lookups: lookups, texts: texts)
     }
 
     /// Loads the first page of the current query.
@@ -121,20 +96,20 @@ public final class TransactionsModel {
         await run(query)
     }
 
-    /// Loads the next page and appends it; nothing when the list is complete.
+    /// Loads the next page and appends it; nothing when the list is complete. A search started meanwhile wins:
+    /// this page is then dropped.
     public func loadMore() async {
         guard let list = state.value, let cursor = list.nextCursor, !isLoadingPage else { return }
+        let mine = generation
         isLoadingPage = true
         defer { isLoadingPage = false }
-        do {
-            let page = try await connection.fetch(CertainAPI.transactions(list.query, limit: pageSize, cursor: cursor))
-            let longer = list.appending(page)
-            lookups = await resolve(longer.items)
-            state = .content(longer, fetchedAt: connection.clock.now())
-        } catch {
-            state = ScreenFailure.state(
-                after: error, showing: state, stored: nil, now: connection.clock.now(), texts: texts)
+        let request = CertainAPI.transactions(list.query, limit: pageSize, cursor: cursor)
+        for await update in server.bundle.read(request, policy: .fresh, showing: state, { list.appending($0) }) {
+            if update.endsSignIn { await server.lookups.forget() }
+            guard mine == generation else { return }
+            state = update.state
         }
+        await resolveNames(mine)
     }
 
     /// Loads every remaining page (the CLI's `--all`).
@@ -147,31 +122,34 @@ public final class TransactionsModel {
     }
 
     private func run(_ next: TransactionQuery) async {
+        generation += 1
+        let mine = generation
         query = next
-        do {
-            let page = try await connection.fetch(CertainAPI.transactions(next, limit: pageSize))
-            let list = TransactionList(query: next, items: [], nextCursor: nil).appending(page)
-            lookups = await resolve(list.items)
-            state = .content(list, fetchedAt: connection.clock.now())
-        } catch {
-            var failed = ScreenFailure.state(
-                after: error, showing: state, stored: nil, now: connection.clock.now(), texts: texts)
-            if error.isConnectivity {
-                // No local fallback search: say that this needs the server (C-OFF-3).
-                let reason = texts["error.needs_connection"]
-                if let value = failed.value, case .offline(_, let age, _) = failed {
-                    failed = .offline(value, age: age, reason: reason)
-                } else {
-                    failed = .failed(reason: reason, signInRequired: false)
-                }
-            }
-            state = failed
+        let request = CertainAPI.transactions(next, limit: pageSize)
+        let reads = server.bundle.read(
+            request, policy: .fresh, showing: state, isEmpty: { $0.items.isEmpty },
+            { TransactionList(query: next, page: $0) })
+        for await update in reads {
+            if update.endsSignIn { await server.lookups.forget() }
+            guard mine == generation else { return }
+            state = noLocalSearch(update)
         }
+        await resolveNames(mine)
     }
 
-    private func resolve(_ items: [Transaction]) async -> Lookups {
-        await connection.resolving(
+    /// A search that could not reach the server says it needs one: there is no local search (C-OFF-3).
+    private func noLocalSearch(_ update: ScreenUpdate<TransactionList>) -> ScreenState<TransactionList> {
+        guard update.failure?.isConnectivity == true else { return update.state }
+        let reason = texts["error.needs_connection"]
+        if case .offline(let value, let age, _) = update.state { return .offline(value, age: age, reason: reason) }
+        return .failed(reason: reason, signInRequired: false)
+    }
+
+    private func resolveNames(_ mine: Int) async {
+        let items = state.value?.items ?? []
+        let resolved = await server.lookups.resolving(
             accounts: items.flatMap { [$0.accountID] + ($0.toAccountID.map { [$0] } ?? []) },
             categories: items.compactMap(\.categoryID), tags: items.flatMap(\.tagIDs))
+        if mine == generation { lookups = resolved }
     }
 }
