@@ -152,14 +152,16 @@ enum CertainCommands {
         let lookups = await model.lookups
         let texts = server.texts
         let state = await model.state.map { overview in
-            CertainOverviewReport(
-                overview: overview,
-                rows: TransactionLine.lines(overview.latestRows, lookups: lookups, texts: texts),
-                categoryNames: categoryNames(overview.budget, lookups, texts))
+            CertainShown(
+                value: overview,
+                extra: CertainOverviewExtra(
+                    rows: TransactionLine.lines(overview.latestRows, lookups: lookups, texts: texts),
+                    categoryNames: categoryNames(overview.budget, lookups, texts),
+                    redGroupIDs: overview.budget.redGroupIDs))
         }
         let report = ScreenReport(screen: "overview", state, now: server.bundle.clock.now())
         return try show(report, arguments, texts: texts, empty: "overview.empty") { shown in
-            let overview = shown.overview
+            let overview = shown.value
             let language = texts.language
             let month = overview.month
             var lines = [
@@ -175,7 +177,7 @@ enum CertainCommands {
             lines += ["", texts["overview.accounts"]]
             lines += overview.accounts.map { "  \($0.name)  \($0.money.formatted(language))" }
             lines += ["", texts["overview.latest"]]
-            lines += shown.rows.map { "  " + $0.text(texts) }
+            lines += shown.extra.rows.map { "  " + $0.text(texts) }
             return lines
         }
     }
@@ -196,13 +198,16 @@ enum CertainCommands {
         let texts = server.texts
         let shownMonth = await model.reply
         let state = await model.state.map { reply in
-            CertainBudgetReport(
-                reply: reply, categoryNames: categoryNames(reply, lookups, texts),
-                notices: reply.warnings.map { $0.text(texts) })
+            CertainShown(
+                value: reply,
+                extra: CertainBudgetExtra(
+                    incomplete: reply.isIncomplete, previousMonth: reply.previousMonth, nextMonth: reply.nextMonth,
+                    categoryNames: categoryNames(reply, lookups, texts), notices: reply.warnings.map { $0.text(texts) },
+                    redGroupIDs: reply.redGroupIDs, redCategoryIDs: reply.redCategoryIDs))
         }
         let report = CertainPagedReport(
-            report: ScreenReport(screen: "budget", state, now: server.bundle.clock.now()), prev: shownMonth?.prev,
-            next: shownMonth?.next)
+            report: ScreenReport(screen: "budget", state, now: server.bundle.clock.now()),
+            links: CertainLinks(prev: shownMonth?.prev, next: shownMonth?.next))
         let language = texts.language
         // A neighbour shows as the month its link names; a link naming none shows as sent; none: "-".
         func label(_ month: BudgetMonth?, _ link: String?) -> String { month?.formatted(language) ?? link ?? "-" }
@@ -212,7 +217,7 @@ enum CertainCommands {
         }
         let emptyLines = [shownMonth?.month.formatted(language), texts["budget.empty"], footer].compactMap { $0 }
         return try show(report, report.report, arguments, texts: texts, emptyLines: emptyLines) { shown in
-            let reply = shown.reply
+            let reply = shown.value
             var lines = [reply.month.formatted(language)]
             for group in reply.groups {
                 lines.append(groupLine(group, currency: reply.currency, texts))
@@ -223,7 +228,8 @@ enum CertainCommands {
                             + " / \(Money(line.actual, reply.currency).formatted(language))")
                 }
             }
-            if !shown.notices.isEmpty { lines += ["", texts["budget.notices"]] + shown.notices.map { "  - " + $0 } }
+            let notices = shown.extra.notices
+            if !notices.isEmpty { lines += ["", texts["budget.notices"]] + notices.map { "  - " + $0 } }
             if reply.isIncomplete { lines.append(texts["budget.incomplete"]) }
             if let footer { lines.append(footer) }
             return lines
@@ -253,13 +259,14 @@ enum CertainCommands {
         let lookups = await model.lookups
         let texts = server.texts
         let state = await model.state.map { list in
-            CertainTransactionsReport(
-                list: list, rows: TransactionLine.lines(list.rows, lookups: lookups, texts: texts))
+            CertainShown(
+                value: list,
+                extra: CertainRowsExtra(rows: TransactionLine.lines(list.rows, lookups: lookups, texts: texts)))
         }
         let report = ScreenReport(screen: "transactions", state, now: server.bundle.clock.now())
         return try show(report, arguments, texts: texts, empty: "transactions.empty") { shown in
-            var lines = shown.rows.map { $0.text(texts) }
-            if shown.list.nextCursor != nil { lines.append("… \(texts["transactions.more"]): --all") }
+            var lines = shown.extra.rows.map { $0.text(texts) }
+            if shown.value.nextCursor != nil { lines.append("… \(texts["transactions.more"]): --all") }
             return lines
         }
     }
@@ -270,11 +277,11 @@ enum CertainCommands {
         await model.load()
         let texts = server.texts
         let state = await model.state.map { list in
-            CertainContractsReport(list: list, notices: list.warnings.map { $0.text(texts) })
+            CertainShown(value: list, extra: CertainNoticesExtra(notices: list.warnings.map { $0.text(texts) }))
         }
         let report = ScreenReport(screen: "contracts", state, now: server.bundle.clock.now())
         return try show(report, arguments, texts: texts, empty: "contracts.empty") { shown in
-            let list = shown.list
+            let list = shown.value
             let language = texts.language
             var lines = list.items.map { contract in
                 "\(contract.name)  \(contract.money.formatted(language))  \(texts[contract.rhythm.textKey])"
@@ -284,7 +291,7 @@ enum CertainCommands {
                 "\(texts["contracts.monthly_total"]): \(Money(list.monthlyTotal, list.currency).formatted(language))"
                     + "   \(texts["contracts.yearly_total"]): \(Money(list.yearlyTotal, list.currency).formatted(language))"
             )
-            lines += shown.notices.map { "  - " + $0 }
+            lines += shown.extra.notices.map { "  - " + $0 }
             return lines
         }
     }
@@ -414,85 +421,86 @@ struct TokenReply: Encodable {
     let user: CertainUser?
 }
 
-/// The overview's value with what its text shows beside it: the latest five as lines with their names and
-/// tags, and the names of the budget's categories.
-struct CertainOverviewReport: Encodable, Sendable, Equatable {
-    let overview: Overview
+/// A screen's value with what its text shows beside it, as more members of the same JSON object: names from
+/// the lookups, sentences, rows as lines.
+struct CertainShown<Value: Encodable & Sendable & Equatable, Extra: Encodable & Sendable & Equatable>: Encodable,
+    Sendable, Equatable
+{
+    let value: Value
+    let extra: Extra
+
+    func encode(to encoder: any Encoder) throws {
+        try value.encode(to: encoder)
+        try extra.encode(to: encoder)
+    }
+}
+
+/// What the overview's text shows beside its value: the latest five as lines, the budget's category names and
+/// its red groups (the text's `!`).
+struct CertainOverviewExtra: Encodable, Sendable, Equatable {
     let rows: [TransactionLine]
     let categoryNames: [String: String]
+    let redGroupIDs: [Int]
 
     enum CodingKeys: String, CodingKey {
         case rows
         case categoryNames = "category_names"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        try overview.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(rows, forKey: .rows)
-        try container.encode(categoryNames, forKey: .categoryNames)
+        case redGroupIDs = "red_group_ids"
     }
 }
 
-/// A budget month with its categories' names and its notices as sentences.
-struct CertainBudgetReport: Encodable, Sendable, Equatable {
-    let reply: BudgetMonthReply
+/// What a budget month's text shows beside the reply: whether its totals are incomplete, the months its links
+/// name, its categories' names, its notices as sentences, and its red groups and categories (the text's `!`).
+struct CertainBudgetExtra: Encodable, Sendable, Equatable {
+    let incomplete: Bool
+    let previousMonth: BudgetMonth?
+    let nextMonth: BudgetMonth?
     let categoryNames: [String: String]
     let notices: [String]
+    let redGroupIDs: [Int]
+    let redCategoryIDs: [Int]
 
     enum CodingKeys: String, CodingKey {
-        case notices
+        case incomplete, notices
+        case redGroupIDs = "red_group_ids"
+        case redCategoryIDs = "red_category_ids"
+        case previousMonth = "prev_month"
+        case nextMonth = "next_month"
         case categoryNames = "category_names"
     }
-
-    func encode(to encoder: any Encoder) throws {
-        try reply.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(categoryNames, forKey: .categoryNames)
-        try container.encode(notices, forKey: .notices)
-    }
 }
 
-/// The loaded transactions with their rows as lines (names, tags, the placeholder for an unknown one).
-struct CertainTransactionsReport: Encodable, Sendable, Equatable {
-    let list: TransactionList
+/// The transactions' rows as lines (names, tags, the placeholder for an unknown one).
+struct CertainRowsExtra: Encodable, Sendable, Equatable {
     let rows: [TransactionLine]
-
-    enum CodingKeys: String, CodingKey { case rows }
-
-    func encode(to encoder: any Encoder) throws {
-        try list.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(rows, forKey: .rows)
-    }
 }
 
-/// The contracts with their notices as sentences.
-struct CertainContractsReport: Encodable, Sendable, Equatable {
-    let list: ContractList
+/// Notices as sentences.
+struct CertainNoticesExtra: Encodable, Sendable, Equatable {
     let notices: [String]
-
-    enum CodingKeys: String, CodingKey { case notices }
-
-    func encode(to encoder: any Encoder) throws {
-        try list.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(notices, forKey: .notices)
-    }
 }
 
 /// A screen's report with the links of the month shown (`prev`, `next`), an empty month's included.
 struct CertainPagedReport<Value: Encodable & Sendable & Equatable>: Encodable {
     let report: ScreenReport<Value>
-    let prev: String?
-    let next: String?
-
-    enum CodingKeys: String, CodingKey { case prev, next }
+    let links: CertainLinks
 
     func encode(to encoder: any Encoder) throws {
         try report.encode(to: encoder)
+        try links.encode(to: encoder)
+    }
+}
+
+/// The `prev` and `next` links of the budget month shown.
+struct CertainLinks: Encodable {
+    let prev: String?
+    let next: String?
+
+    func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(prev, forKey: .prev)
         try container.encode(next, forKey: .next)
     }
+
+    enum CodingKeys: String, CodingKey { case prev, next }
 }

@@ -59,8 +59,12 @@ extension CertainStandIn {
             #expect((value["latest"] as? [Any])?.count == 5)
             #expect((value["rows"] as? [[String: Any]])?.count == 5)
             let groups = try #require((value["budget"] as? [String: Any])?["groups"] as? [[String: Any]])
-            #expect(groups.first { $0["name"] as? String == "Wohnen" }?["red"] as? Bool == true)
-            #expect(groups.first { $0["name"] as? String == "Lebenshaltung" }?["red"] as? Bool == false)
+            let red = try #require(value["red_group_ids"] as? [Int])
+            #expect(
+                groups.first { $0["name"] as? String == "Wohnen" }.map { red.contains($0["id"] as? Int ?? -1) } == true)
+            #expect(
+                groups.first { $0["name"] as? String == "Lebenshaltung" }.map { red.contains($0["id"] as? Int ?? -1) }
+                    == false)
             // The budget's red marks, names and notices are in --json as in the text.
             let budget = try await companion(["certain", "budget", "--month", "2026-10", "--prev", "--lang", "en"])
             #expect(budget.output.hasPrefix("August 2026"), "\(budget.output)")
@@ -72,14 +76,17 @@ extension CertainStandIn {
             #expect(month["incomplete"] as? Bool == true)
             #expect(month["prev_month"] as? String == "2026-08")
             #expect((month["notices"] as? [String])?.contains { $0.contains("Fitnessstudio") } == true)
-            let lines = try #require(
-                (month["groups"] as? [[String: Any]])?.flatMap { $0["categories"] as? [[String: Any]] ?? [] })
             let names = try #require(month["category_names"] as? [String: String])
-            let books = try #require(lines.first { names[String(describing: $0["category_id"] ?? "")] == "Bücher" })
-            #expect(books["red"] as? Bool == true)
-            let savings = try #require(
-                lines.first { names[String(describing: $0["category_id"] ?? "")] == "ETF-Sparplan" })
-            #expect(savings["red"] as? Bool == false)
+            let redCategories = try #require(month["red_category_ids"] as? [Int]).map { names[String($0)] }
+            #expect(redCategories.contains("Bücher") && redCategories.contains("Lebensmittel"))
+            #expect(!redCategories.contains("ETF-Sparplan") && !redCategories.contains("Gehalt"))
+            let octoberGroups = try #require(month["groups"] as? [[String: Any]])
+            let octoberRed = try #require(month["red_group_ids"] as? [Int])
+            func groupID(_ name: String) -> Int? {
+                octoberGroups.first { $0["name"] as? String == name }?["id"] as? Int
+            }
+            #expect(groupID("Wohnen").map(octoberRed.contains) == true)
+            #expect(groupID("Lebenshaltung").map(octoberRed.contains) == false)
             #expect(october["prev"] as? String == "/api/budget?month=2026-08")
             let search = try json(try await companion(["certain", "transactions", "--search", "Sparen", "--json"]))
             let rows = try #require((search["value"] as? [String: Any])?["rows"] as? [[String: Any]])

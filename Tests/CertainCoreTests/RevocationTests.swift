@@ -94,6 +94,16 @@ extension CertainStandIn {
             try await server.reset()
         }
 
+        /// Signed in with offline data in a folder of its own, the accounts tab loaded.
+        @MainActor func signedIn() async throws -> (TemporaryFolder, Connected, AccountsModel) {
+            let folder = try TemporaryFolder()
+            let environment = TestEnvironments.loopback(stores: .directory(folder.url), sleeper: RecordingSleeper())
+            let account = try await server.connect(environment: environment)
+            let model = AccountsModel(server: account.server)
+            await model.load()
+            return (folder, account, model)
+        }
+
         static let proxyPage = """
             <html><head><title>403 Forbidden</title></head><body><center><h1>403 Forbidden</h1></center>\
             <hr><center>nginx</center></body></html>
@@ -103,11 +113,7 @@ extension CertainStandIn {
             "C-TOK-6 C-OFF-5 C-ERR-1: a reverse proxy's 403 page is an error shown with the content kept; still signed in"
         )
         @MainActor func aProxyPageKeepsTheContentAndTheSignIn() async throws {
-            let folder = try TemporaryFolder()
-            let environment = TestEnvironments.loopback(stores: .directory(folder.url), sleeper: RecordingSleeper())
-            let account = try await server.connect(environment: environment)
-            let model = AccountsModel(server: account.server)
-            await model.load()
+            let (folder, account, model) = try await signedIn()
             let accounts = try #require(model.state.value)
             try await server.post(
                 "/_control/fail",
@@ -123,6 +129,10 @@ extension CertainStandIn {
             #expect(await account.session?.credential == account.stored)
             #expect(try account.secrets.load(account.stored.account) == account.stored)
             #expect(try await account.server.bundle.store.resource(CachedFetcher.key(for: CertainAPI.accounts)) != nil)
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: folder.url.path).contains {
+                    $0.hasSuffix(".sqlite")
+                })
             // Still signed in: the next load carries the token and is answered.
             await model.load()
             #expect(model.state.kind == .content)
@@ -132,11 +142,7 @@ extension CertainStandIn {
             "C-TOK-6 C-OFF-5: a 403 in Certain's envelope with token_revoked signs out and wipes; a permission 403 does not"
         )
         @MainActor func certainsOwn403() async throws {
-            let folder = try TemporaryFolder()
-            let environment = TestEnvironments.loopback(stores: .directory(folder.url), sleeper: RecordingSleeper())
-            let account = try await server.connect(environment: environment)
-            let model = AccountsModel(server: account.server)
-            await model.load()
+            let (folder, account, model) = try await signedIn()
             // A 403 that only means "a device token may not do this" keeps everything.
             let refused = await #expect(throws: HTTPError.self) {
                 try await account.server.bundle.client.send(Request<JSONValue>.get("/api/inbox/tokens"))

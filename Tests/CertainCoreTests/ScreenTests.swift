@@ -33,6 +33,7 @@ extension CertainStandIn {
             let clock = ManualWallClock()
             let account = try await server.connect(environment: Self.environment(clock))
             let month = try await server.currentMonth(account.server)
+            try await account.server.lookups.reload()  // at sign-in: the overview then needs no lookup reload
             try await server.post("/_control/hold", ["count": 4, "timeout_ms": 4000])
             let model = OverviewModel(server: account.server)
             try await server.clearRequests()

@@ -116,10 +116,12 @@ extension CertainStandIn {
 
         @Test("C-ERR-1: a screen's report says its state, fetch time, age and value")
         @MainActor func screenReportsCarryTheirState() async throws {
-            let account = try await server.connect()
+            let clock = ManualWallClock()
+            let account = try await server.connect(
+                environment: TestEnvironments.loopback(clock: clock, sleeper: RecordingSleeper()))
             let model = AccountsModel(server: account.server)
             await model.load()
-            let report = ScreenReport(screen: "accounts", model.state, now: account.server.bundle.clock.now())
+            let report = ScreenReport(screen: "accounts", model.state, now: clock.now())
             #expect(report.state == .content && report.age == 0 && report.fetchedAt != nil)
             #expect(report.value?.map(\.name) == ["Girokonto", "Tagesgeld", "Depot"])
         }

@@ -97,15 +97,20 @@ extension CertainStandIn {
             #expect(queries(try await server.requests()).isEmpty)
         }
 
-        @Test("C-TXN-5 C-XFER-3 C-XFER-4 C-XFER-5: an account filter keeps a lone leg, marked, pointing by its link")
-        @MainActor func filtersKeepLoneLegs() async throws {
+        /// Signs in, loads the lookups and filters by the account named `name`.
+        @MainActor func filtered(byAccount name: String) async throws -> (TransactionsModel, Lookups, TransactionList) {
             let account = try await server.connect()
             let lookups = try await account.server.lookups.reload()
+            let model = TransactionsModel(server: account.server)
+            await model.filter(account: try #require(lookups.accounts.first { $0.name == name }).id)
+            return (model, lookups, try #require(model.state.value))
+        }
+
+        @Test("C-TXN-5 C-XFER-3 C-XFER-4 C-XFER-5: an account filter keeps a lone leg, marked, pointing by its link")
+        @MainActor func filtersKeepLoneLegs() async throws {
+            let (model, lookups, list) = try await filtered(byAccount: "Tagesgeld")
             let savings = try #require(lookups.accounts.first { $0.name == "Tagesgeld" })
             let giro = try #require(lookups.accounts.first { $0.name == "Girokonto" })
-            let model = TransactionsModel(server: account.server)
-            await model.filter(account: savings.id)
-            let list = try #require(model.state.value)
             let transfers = list.rows.compactMap { if case .transfer(let row) = $0 { row } else { nil } }
             #expect(transfers.count == 2)
             #expect(
@@ -125,13 +130,9 @@ extension CertainStandIn {
 
         @Test("C-TXN-5 C-XFER-1: an account filter finds a one-piece transfer into that account through to_account_id")
         @MainActor func aOnePieceTransferIsFoundThroughItsTarget() async throws {
-            let account = try await server.connect()
-            let lookups = try await account.server.lookups.reload()
+            let (_, lookups, list) = try await filtered(byAccount: "Girokonto")
             let giro = try #require(lookups.accounts.first { $0.name == "Girokonto" })
             let cash = try #require(lookups.accounts.first { $0.name == "Bargeld" })
-            let model = TransactionsModel(server: account.server)
-            await model.filter(account: giro.id)
-            let list = try #require(model.state.value)
             let deposit = try #require(list.items.first { $0.purpose == "Bareinzahlung" })
             #expect(deposit.accountID == cash.id && deposit.toAccountID == giro.id)  // found by its other side
             let row = try #require(list.rows.first { $0.transactionIDs == [deposit.id] })

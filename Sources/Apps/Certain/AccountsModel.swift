@@ -9,14 +9,14 @@ import Observation
 public final class AccountsModel {
     /// What the screen shows.
     public private(set) var state: ScreenState<[Account]> = .loading
-    /// The texts.
-    public let texts: Texts
     @ObservationIgnored private let server: CertainServer
+
+    /// The texts of the server's language.
+    public var texts: Texts { server.texts }
 
     /// The accounts of `server`.
     public init(server: CertainServer) {
         self.server = server
-        self.texts = server.texts
     }
 
     /// Loads the accounts: the stored list at once with its age, then the server's.

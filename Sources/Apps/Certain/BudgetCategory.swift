@@ -24,19 +24,4 @@ public struct BudgetCategory: Sendable, Hashable, Codable {
         case kind, planned, actual
         case categoryID = "category_id"
     }
-
-    enum EncodingKeys: String, CodingKey {
-        case kind, planned, actual, red
-        case categoryID = "category_id"
-    }
-
-    /// Encodes the server's fields and `red` (``isRed``), for `--json`.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: EncodingKeys.self)
-        try container.encode(categoryID, forKey: .categoryID)
-        try container.encode(kind, forKey: .kind)
-        try container.encode(planned, forKey: .planned)
-        try container.encode(actual, forKey: .actual)
-        try container.encode(isRed, forKey: .red)
-    }
 }

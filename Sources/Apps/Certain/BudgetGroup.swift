@@ -28,23 +28,4 @@ public struct BudgetGroup: Sendable, Hashable, Codable, Identifiable {
         let actual = expenses.reduce(Decimal(0)) { $0 + $1.actual.value }
         return actual > planned
     }
-
-    enum CodingKeys: String, CodingKey {
-        case id, name, planned, actual, categories
-    }
-
-    enum EncodingKeys: String, CodingKey {
-        case id, name, planned, actual, categories, red
-    }
-
-    /// Encodes the server's fields and `red` (``isRed``), for `--json`.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: EncodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(name, forKey: .name)
-        try container.encode(planned, forKey: .planned)
-        try container.encode(actual, forKey: .actual)
-        try container.encode(categories, forKey: .categories)
-        try container.encode(isRed, forKey: .red)
-    }
 }

@@ -17,14 +17,14 @@ public final class BudgetModel {
     public private(set) var reply: BudgetMonthReply?
     /// The lookups category names come from.
     public private(set) var lookups = Lookups()
-    /// The texts.
-    public let texts: Texts
     @ObservationIgnored private let server: CertainServer
+
+    /// The texts of the server's language.
+    public var texts: Texts { server.texts }
 
     /// The budget of `server`.
     public init(server: CertainServer) {
         self.server = server
-        self.texts = server.texts
     }
 
     /// Whether there is an earlier month to go to.

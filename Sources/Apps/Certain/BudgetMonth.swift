@@ -1,7 +1,7 @@
 import Foundation
 
 /// A month (`"2026-10"`), as the budget and the month report name them.
-public struct BudgetMonth: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+public struct BudgetMonth: Sendable, Hashable, Comparable, TextCoded {
     /// The year.
     public let year: Int
     /// The month, 1–12.
@@ -22,21 +22,8 @@ public struct BudgetMonth: Sendable, Hashable, Comparable, Codable, CustomString
         self.init(year: year, month: month)
     }
 
-    /// Decodes `YYYY-MM`.
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        guard let month = BudgetMonth(text) else {
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "\"\(text)\" is not a month YYYY-MM"))
-        }
-        self = month
-    }
-
-    /// Encodes `YYYY-MM`.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
-    }
+    /// The form, for an error sentence.
+    public static let form = "a month YYYY-MM"
 
     /// `2026-10`.
     public var description: String { String(format: "%04d-%02d", year, month) }

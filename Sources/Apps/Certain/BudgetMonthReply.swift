@@ -34,32 +34,12 @@ public struct BudgetMonthReply: Sendable, Hashable, Codable {
         return BudgetMonth(text)
     }
 
+    /// The groups shown red (C-BUD-6), by id, in the server's order.
+    public var redGroupIDs: [Int] { groups.filter(\.isRed).map(\.id) }
+
+    /// The categories shown red (C-BUD-3 to C-BUD-5), by id, in the server's order.
+    public var redCategoryIDs: [Int] { groups.flatMap(\.categories).filter(\.isRed).map(\.categoryID) }
+
     /// The month has no budget at all: the screen is `empty` (C-ERR-1), its links still page (C-BUD-2).
     public var isEmpty: Bool { groups.isEmpty }
-
-    enum CodingKeys: String, CodingKey {
-        case month, currency, prev, next, groups, warnings, complete
-    }
-
-    enum EncodingKeys: String, CodingKey {
-        case month, currency, prev, next, groups, warnings, complete, incomplete
-        case previousMonth = "prev_month"
-        case nextMonth = "next_month"
-    }
-
-    /// Encodes the server's fields, `incomplete` (``isIncomplete``) and the months the links name
-    /// (`prev_month`, `next_month`), for `--json`.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: EncodingKeys.self)
-        try container.encode(month, forKey: .month)
-        try container.encode(currency, forKey: .currency)
-        try container.encode(prev, forKey: .prev)
-        try container.encode(next, forKey: .next)
-        try container.encode(groups, forKey: .groups)
-        try container.encode(warnings, forKey: .warnings)
-        try container.encode(complete, forKey: .complete)
-        try container.encode(isIncomplete, forKey: .incomplete)
-        try container.encode(previousMonth, forKey: .previousMonth)
-        try container.encode(nextMonth, forKey: .nextMonth)
-    }
 }

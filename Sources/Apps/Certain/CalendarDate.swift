@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Rule (C-TIME-3): a day is three numbers, never an instant. It is never turned into a `Date` and back, so no
 /// device time zone can move 14 October to the 13th; it sorts and prints from its own fields.
-public struct CalendarDate: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+public struct CalendarDate: Sendable, Hashable, Comparable, TextCoded {
     /// The year (0000–9999).
     public let year: Int
     /// The month, 1–12.
@@ -30,21 +30,8 @@ public struct CalendarDate: Sendable, Hashable, Comparable, Codable, CustomStrin
         self.init(year: year, month: month, day: day)
     }
 
-    /// Decodes `YYYY-MM-DD`; other text is a decode error naming its path.
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        guard let date = CalendarDate(text) else {
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "\"\(text)\" is not a date YYYY-MM-DD"))
-        }
-        self = date
-    }
-
-    /// Encodes `YYYY-MM-DD`.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
-    }
+    /// The form, for an error sentence.
+    public static let form = "a date YYYY-MM-DD"
 
     /// `2026-10-14`.
     public var description: String { String(format: "%04d-%02d-%02d", year, month, day) }

@@ -11,14 +11,14 @@ public final class ContractsModel {
     public private(set) var state: ScreenState<ContractList> = .loading
     /// The lookups category and account names come from.
     public private(set) var lookups = Lookups()
-    /// The texts.
-    public let texts: Texts
     @ObservationIgnored private let server: CertainServer
+
+    /// The texts of the server's language.
+    public var texts: Texts { server.texts }
 
     /// The contracts of `server`.
     public init(server: CertainServer) {
         self.server = server
-        self.texts = server.texts
     }
 
     /// Loads the contracts: the stored list at once with its age, then the server's.

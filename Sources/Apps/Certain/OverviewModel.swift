@@ -17,14 +17,14 @@ public final class OverviewModel {
     public private(set) var state: ScreenState<Overview> = .loading
     /// The lookups names are resolved from.
     public private(set) var lookups = Lookups()
-    /// The texts.
-    public let texts: Texts
     @ObservationIgnored private let server: CertainServer
+
+    /// The texts of the server's language.
+    public var texts: Texts { server.texts }
 
     /// The overview of `server`.
     public init(server: CertainServer) {
         self.server = server
-        self.texts = server.texts
     }
 
     /// The latest five as lines with their names (C-OVER-5).

@@ -28,7 +28,11 @@ public struct TransactionLine: Sendable, Hashable, Encodable, Identifiable {
     /// sentence "Transfer from … to …" of a transfer.
     public let title: String
     /// The amount: signed for a booking, the from-leg's magnitude for a transfer.
-    public let amount: Money
+    public let amount: Amount
+    /// The amount's currency.
+    public let currency: String
+    /// The amount with its currency.
+    public var money: Money { Money(amount, currency) }
     /// The booking's category, if it has one.
     public let categoryID: Int?
     /// The category's name (or the placeholder); `nil` when the booking has no category.
@@ -57,7 +61,7 @@ public struct TransactionLine: Sendable, Hashable, Encodable, Identifiable {
             kind = .booking
             bookedOn = item.bookedOn
             title = item.counterparty ?? item.purpose ?? "-"
-            amount = item.money
+            (amount, currency) = (item.amount, item.currency)
             categoryID = item.categoryID
             categoryName = item.categoryID.map { lookups.categoryName($0, texts) }
             tagIDs = item.tagIDs
@@ -70,7 +74,7 @@ public struct TransactionLine: Sendable, Hashable, Encodable, Identifiable {
             let from = lookups.accountName(transfer.fromAccountID, texts)
             let to = lookups.accountName(transfer.toAccountID, texts)
             title = texts.format("transfer.row", from, to)
-            amount = transfer.amount
+            (amount, currency) = (transfer.amount.amount, transfer.amount.currency)
             // A transfer's own category and tags are those of its legs, which a transfer row does not show.
             (categoryID, categoryName, tagIDs, tagNames) = (nil, nil, [], [])
             (fromAccountID, fromAccountName) = (transfer.fromAccountID, from)
@@ -88,15 +92,20 @@ public struct TransactionLine: Sendable, Hashable, Encodable, Identifiable {
     /// transfer `14.10.2026  Übertrag von Girokonto an Tagesgeld  250,00 €` (plus the partial mark).
     public func text(_ texts: Texts) -> String {
         let language = texts.language
-        var line = "\(bookedOn.formatted(language))  \(title)  \(amount.formatted(language, signed: kind == .booking))"
+        let shown = money.formatted(language, signed: kind == .booking)
+        var line = "\(bookedOn.formatted(language))  \(title)  \(shown)"
         if let categoryName { line += "  [\(categoryName)]" }
         if !tagNames.isEmpty { line += "  " + tagNames.map { "#" + $0 }.joined(separator: " ") }
         if !isComplete { line += "  (\(texts["transfer.partial"]))" }
         return line
     }
 
+    /// `{"id", "kind", "transaction_ids", "booked_on", "title", "amount", "currency", "category_id",
+    /// "category_name", "tag_ids", "tag_names", "from_account_id", "from_account_name", "to_account_id",
+    /// "to_account_name", "complete"}`; a member that does not apply is absent.
     enum CodingKeys: String, CodingKey {
-        case id, kind, title, amount, currency, complete
+        case id, kind, title, amount, currency
+        case isComplete = "complete"
         case transactionIDs = "transaction_ids"
         case bookedOn = "booked_on"
         case categoryID = "category_id"
@@ -107,28 +116,5 @@ public struct TransactionLine: Sendable, Hashable, Encodable, Identifiable {
         case fromAccountName = "from_account_name"
         case toAccountID = "to_account_id"
         case toAccountName = "to_account_name"
-    }
-
-    /// `{"id", "kind", "transaction_ids", "booked_on", "title", "amount", "currency", "category_id",
-    /// "category_name", "tag_ids", "tag_names", "from_account_id", "from_account_name", "to_account_id",
-    /// "to_account_name", "complete"}`, `null` where a member does not apply.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(kind, forKey: .kind)
-        try container.encode(transactionIDs, forKey: .transactionIDs)
-        try container.encode(bookedOn, forKey: .bookedOn)
-        try container.encode(title, forKey: .title)
-        try container.encode(amount.amount, forKey: .amount)
-        try container.encode(amount.currency, forKey: .currency)
-        try container.encode(categoryID, forKey: .categoryID)
-        try container.encode(categoryName, forKey: .categoryName)
-        try container.encode(tagIDs, forKey: .tagIDs)
-        try container.encode(tagNames, forKey: .tagNames)
-        try container.encode(fromAccountID, forKey: .fromAccountID)
-        try container.encode(fromAccountName, forKey: .fromAccountName)
-        try container.encode(toAccountID, forKey: .toAccountID)
-        try container.encode(toAccountName, forKey: .toAccountName)
-        try container.encode(isComplete, forKey: .complete)
     }
 }

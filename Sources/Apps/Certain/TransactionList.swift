@@ -31,16 +31,9 @@ public struct TransactionList: Sendable, Hashable, Encodable {
         return TransactionList(query: query, items: items + added, nextCursor: page.nextCursor)
     }
 
+    /// `{"query", "items", "next_cursor"}`; the cursor is absent at the end.
     enum CodingKeys: String, CodingKey {
         case query, items
         case nextCursor = "next_cursor"
-    }
-
-    /// `{"query", "items", "next_cursor"}`; the cursor is `null` at the end.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(query, forKey: .query)
-        try container.encode(items, forKey: .items)
-        try container.encode(nextCursor, forKey: .nextCursor)
     }
 }

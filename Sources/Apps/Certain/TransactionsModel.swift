@@ -25,16 +25,16 @@ public final class TransactionsModel {
     public private(set) var isLoadingPage = false
     /// The page size.
     public let pageSize: Int
-    /// The texts.
-    public let texts: Texts
     @ObservationIgnored private let server: CertainServer
+
+    /// The texts of the server's language.
+    public var texts: Texts { server.texts }
     /// Counts the searches started: a reply of an older one is dropped.
     @ObservationIgnored private var generation = 0
 
     /// The transactions of `server`, `pageSize` per page (the server allows up to 200).
     public init(server: CertainServer, pageSize: Int = 50) {
         self.server = server
-        self.texts = server.texts
         self.pageSize = min(200, max(1, pageSize))
     }
 
