@@ -38,8 +38,7 @@ struct ReferenceServer {
 
     /// The request log: method, path, query, whether a cookie and a token came along.
     func requests() async throws -> [LoggedRequest] {
-        let log = try await get("/_control/requests")
-        return (log["items"]?.arrayValue ?? log.arrayValue ?? []).map(LoggedRequest.init)
+        (try await get("/_control/requests")["items"]?.arrayValue ?? []).map(LoggedRequest.init)
     }
 
     /// The request log's version (it rises with every request logged or answered).
