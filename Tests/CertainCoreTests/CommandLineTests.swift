@@ -56,8 +56,12 @@ extension CertainStandIn {
             #expect(report["screen"] as? String == "overview")
             #expect(report["state"] as? String == "content")
             let value = try #require(report["value"] as? [String: Any])
-            #expect((value["latest"] as? [Any])?.count == 5)
-            #expect((value["rows"] as? [[String: Any]])?.count == 5)
+            // The latest five as rows with their names: each transaction in exactly one row (a pair is one).
+            let latest = try #require(value["latest"] as? [[String: Any]]).compactMap { $0["id"] as? Int }
+            let rows = try #require(value["rows"] as? [[String: Any]])
+            #expect(latest.count == 5)
+            #expect(rows.flatMap { $0["transaction_ids"] as? [Int] ?? [] }.sorted() == latest.sorted())
+            #expect(rows.allSatisfy { $0["title"] is String })
             let groups = try #require((value["budget"] as? [String: Any])?["groups"] as? [[String: Any]])
             let red = try #require(value["red_group_ids"] as? [Int])
             #expect(
@@ -89,8 +93,8 @@ extension CertainStandIn {
             #expect(groupID("Lebenshaltung").map(octoberRed.contains) == false)
             #expect(october["prev"] as? String == "/api/budget?month=2026-08")
             let search = try json(try await companion(["certain", "transactions", "--search", "Sparen", "--json"]))
-            let rows = try #require((search["value"] as? [String: Any])?["rows"] as? [[String: Any]])
-            #expect(rows.contains { $0["kind"] as? String == "transfer" && $0["complete"] as? Bool == true })
+            let found = try #require((search["value"] as? [String: Any])?["rows"] as? [[String: Any]])
+            #expect(found.contains { $0["kind"] as? String == "transfer" && $0["complete"] as? Bool == true })
             let usage = try await companion(["certain", "transactions", "--limit", "999"])
             #expect(usage.status == 2)
             // C-TOK-3: after the mint only the token travels (the one cookie logout aside).

@@ -13,7 +13,8 @@ struct SnapshotMemberKeyTests {
     @Test("reading a member's request alone keeps the stored group whole, and the group keeps the standalone copy")
     func aStandaloneReadLeavesTheGroupWhole() async throws {
         let client = try TestClients.fault()
-        let store = try OfflineStore(scope: AccountKey(serverKey: "fault", userID: "keys"), location: .memory)
+        let store = try OfflineStore(
+            scope: AccountKey(serverKey: "fault", userID: "keys"), location: .memory, clock: ManualWallClock())
         let sync = SnapshotSync(client: client, store: store)
         let fetcher = CachedFetcher(client: client, store: store)
         let items = Request<JSONValue>.get("/items", query: ["limit": "1"])
