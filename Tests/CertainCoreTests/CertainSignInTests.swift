@@ -256,12 +256,7 @@ extension CertainStandIn {
 
         @Test("C-ADDR-1 C-ADDR-2") @MainActor func plainHTTPIsRefusedByDefaultBeforeAnyRequest() async throws {
             let model = SignInModel(store: InMemorySecretStore()) { address in
-                CertainSignIn(
-                    address: address,
-                    client: Client(
-                        baseURL: address.url,
-                        configuration: Client.Configuration(transportPolicy: .allowingInsecureLoopback)), tokenName: "x"
-                )
+                CertainSignIn(address: address, client: TestClients.loopback(address.url), tokenName: "x")
             }
             let before = try await control.requests().count
             await model.submitAddress(control.url.absoluteString)

@@ -66,11 +66,7 @@ struct ReferenceServer {
 
     /// A plain client with no credential, for the "web" side (a browser's cookie session).
     func anonymousClient(language: Language = .english) -> Client {
-        Client(
-            baseURL: url,
-            configuration: Client.Configuration(
-                defaultHeaders: ["Accept": "application/json", "Accept-Language": language.acceptLanguage],
-                retryPolicy: .never, transportPolicy: Self.policy))
+        TestEnvironments.loopback().client(for: url, profile: CertainServer.profile(language))
     }
 
     /// Signs `user` in through Certain's sign-in in `environment` (password, the TOTP code from the control
