@@ -7,7 +7,7 @@ import Foundation
 /// a locale's, and guessing it loses money); a JSON number is refused with a decode error rather than read
 /// through `Double`. The number of fraction digits the server sent is kept for the plain text (`description`,
 /// at least two); how many a person sees is the currency's (`Money.formatted`, ISO 4217 minor units).
-public struct Amount: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+public struct Amount: Sendable, Hashable, Comparable, TextCoded {
     /// The exact value.
     public let value: Decimal
     /// How many fraction digits to show: the server's, and at least two.
@@ -35,28 +35,11 @@ public struct Amount: Sendable, Hashable, Comparable, Codable, CustomStringConve
         self.init(value, scale: parts.count == 2 ? parts[1].count : 0)
     }
 
-    /// Decodes a decimal string; a number or malformed text is a decode error naming its path.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        guard let text = try? container.decode(String.self) else {
-            throw DecodingError.typeMismatch(
-                String.self,
-                .init(
-                    codingPath: decoder.codingPath,
-                    debugDescription: "an amount must be a decimal string such as \"12.30\", never a number"))
-        }
-        guard let amount = Amount(exactly: text) else {
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "\"\(text)\" is not a decimal amount"))
-        }
-        self = amount
-    }
+    /// Reads the plain decimal form, as ``init(exactly:)``: the text a reply carries (``TextCoded``).
+    public init?(_ text: String) { self.init(exactly: text) }
 
-    /// Encodes the canonical text (`"250.00"`).
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
-    }
+    /// The form, for an error sentence: a JSON number is refused too (the decoder asks for a string).
+    public static let form = "a decimal amount such as \"12.30\", written as a string"
 
     /// The plain text with `scale` fraction digits and `.` as separator: `"-12.3456"`, `"250.00"`.
     public var description: String {
