@@ -36,6 +36,16 @@ class Api:
 API = Api()
 
 
+def casefold(text):
+    """SQLite's `casefold(text)`: Python's Unicode case folding (registered on the store's connection)."""
+    return None if text is None else str(text).casefold()
+
+
+def register_functions(db) -> None:
+    """The SQL functions the data routes use, on the store's connection (kept across fixture resets)."""
+    db.create_function("casefold", 1, casefold, deterministic=True)
+
+
 def money(value: Decimal) -> str:
     """A decimal string with at least two decimals ("250.00", "-12.3456")."""
     if value == value.quantize(CENT):
@@ -394,10 +404,12 @@ async def transactions(request: Request):
             args.append(value)
     text = (q.get("q") or "").strip()
     if text:
-        pattern = "%" + text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        # Case folded by Unicode rules on both sides (`str.casefold`): "süd" finds "ALDI SÜD", "strasse"
+        # finds "Straße". SQLite's own lower() and LIKE fold ASCII letters only.
+        pattern = "%" + text.casefold().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         where.append(
-            "(lower(coalesce(t.counterparty,'')) LIKE ? ESCAPE '\\'"
-            " OR lower(coalesce(t.purpose,'')) LIKE ? ESCAPE '\\')"
+            "(casefold(coalesce(t.counterparty,'')) LIKE ? ESCAPE '\\'"
+            " OR casefold(coalesce(t.purpose,'')) LIKE ? ESCAPE '\\')"
         )
         args += [pattern, pattern]
     cursor = q.get("cursor")

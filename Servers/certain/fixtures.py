@@ -4,19 +4,23 @@ Two fixtures fill the finance tables after the users exist (each a fill function
 `standin.store`):
 
 - "default": two years of a realistic household (about 2,100 transactions per data user) for the users
-  `plain` and `totp`, a small separate household for `other`, nothing for `mustchange` and `mfapolicy`.
-  It holds every shape the reference API names: the three transfer shapes, October 2026's budget with
-  every warning, budget months 2026-08 and 2026-10 only (so October's `prev` skips September).
+  `plain` and `totp`, from 2024-12 up to the server's current month (whose bookings all lie on or before
+  today), a small separate household for `other`, nothing for `mustchange` and `mfapolicy`. It holds every
+  shape the reference API names: the three transfer shapes, October 2026's budget with every warning,
+  budget months 2026-08, 2026-10 and the current month only (so October's `prev` skips September), the
+  current month's with its rent over plan.
 - "edge": a small, hand-written set for `plain` with the cases a real bank export produces: a pair
-  whose legs sit on different pages, a pair where only one leg matches a search, amounts with four
-  decimals in USD, an empty account, a month with no budget.
+  whose legs sit on different pages, a pair where only one leg matches a search, a one-piece transfer into
+  Girokonto from another account (found by an account filter only through `to_account_id`), amounts with
+  four decimals in USD, a yen amount, a USD amount on a day without a rate, a booking carrying a tag that
+  was deleted, an empty account, a month with no budget.
 
 Everything is deterministic (a seeded random source), so two resets give the same rows.
 """
 
 import random
 import sqlite3
-from datetime import date
+from datetime import UTC, date, datetime
 from decimal import Decimal
 
 FINANCE_SCHEMA = """
@@ -185,8 +189,15 @@ def months(first: date, count: int):
         y, m = (y + 1, 1) if m == 12 else (y, m + 1)
 
 
-def household(db: sqlite3.Connection, user_id: int, seed: int) -> None:
-    """Two years (2024-12 .. 2026-11) of one household's money."""
+def month_count(first: date, today: date) -> int:
+    """The months from `first` up to today's (at least up to 2026-11, the end of the fixture's own story)."""
+    last = max((today.year, today.month), (2026, 11))
+    return (last[0] - first.year) * 12 + last[1] - first.month + 1
+
+
+def household(db: sqlite3.Connection, user_id: int, seed: int, today: date) -> None:
+    """Two years of one household's money (2024-12 ..), up to the current month: its bookings all lie on or
+    before `today` (a day later in the month is moved back to today), so the overview's month has data."""
     b = Builder(db, user_id, seed)
     rng = b.rng
     b.accounts(
@@ -202,8 +213,11 @@ def household(db: sqlite3.Connection, user_id: int, seed: int) -> None:
     def cents(low, high):
         return Decimal(rng.randrange(int(low * 100), int(high * 100))) / 100
 
-    for y, m in months(date(2024, 12, 1), 24):
+    first = date(2024, 12, 1)
+    for y, m in months(first, month_count(first, today)):
         last = 30 if m in (4, 6, 9, 11) else (29 if m == 2 and y % 4 == 0 else 28 if m == 2 else 31)
+        if (y, m) == (today.year, today.month):
+            last = today.day
 
         def day(d, y=y, m=m, last=last):
             return date(y, m, min(d, last))
@@ -347,6 +361,20 @@ def household(db: sqlite3.Connection, user_id: int, seed: int) -> None:
             "Depotgebühren": Decimal("10.00"),
         },
     )
+    # The current month (when it is not one of the story's): rent over plan (Wohnen red), groceries and
+    # restaurants well under theirs (Lebenshaltung not red), income as planned.
+    current = f"{today.year:04d}-{today.month:02d}"
+    if current not in ("2026-08", "2026-10"):
+        b.budget(
+            current,
+            {
+                "Miete": Decimal("850.00"),
+                "Lebensmittel": Decimal("3000.00"),
+                "Restaurant": Decimal("600.00"),
+                "ETF-Sparplan": Decimal("150.00"),
+                "Gehalt": Decimal("4500.00"),
+            },
+        )
     for name, amount, currency, rhythm, due, category, account in [
         ("Miete", "900.00", "EUR", "monthly", "2026-12-01", "Miete", "Girokonto"),
         ("Fitnessstudio", "29.90", "EUR", "monthly", "2026-12-01", None, "Girokonto"),
@@ -375,8 +403,9 @@ def small_household(db: sqlite3.Connection, user_id: int) -> None:
 def default(store) -> None:
     db = store.db
     users = {name: uid for uid, name in db.execute("SELECT id, username FROM users")}
-    household(db, users["plain"], 1)
-    household(db, users["totp"], 2)
+    today = datetime.fromtimestamp(store.clock.now(), UTC).date()
+    household(db, users["plain"], 1, today)
+    household(db, users["totp"], 2, today)
     small_household(db, users["other"])
 
 
@@ -391,10 +420,12 @@ def edge(store) -> None:
             ("Tagesgeld", "savings", "EUR", "0.00"),
             ("Depot", "brokerage", "USD", "0.00"),
             ("Leeres Konto", "checking", "EUR", "0.00"),
+            ("Bargeld", "cash", "EUR", "500.00"),
+            ("Reisekasse", "cash", "JPY", "50000"),
         ]
     )
     b.categories([("Alltag", [("Lebensmittel", "expense"), ("Gehalt", "income")])])
-    b.tags(["Fixkosten"])
+    b.tags(["Fixkosten", "Urlaub"])
     # Newest first in the list: a pair whose two legs are five rows apart (pages of 3 split them).
     b.pair(date(2026, 10, 20), "Girokonto", "Tagesgeld", Decimal("75.00"), "Split", purposes=("Split Hin", "Split Her"))
     db.execute("UPDATE transactions SET booked_on = '2026-10-18' WHERE purpose = 'Split Her'")
@@ -408,8 +439,18 @@ def edge(store) -> None:
     # USD with four decimals (fractional shares).
     b.txn("Depot", date(2026, 10, 6), Decimal("-12.3456"), "Broker Inc.", "Fractional share")
     b.txn("Depot", date(2026, 10, 6), Decimal("-0.0004"), "Broker Inc.", "Rounding")
+    # A one-piece transfer from the cash box into Girokonto: Girokonto is only its `to_account_id`.
+    b.txn("Bargeld", date(2026, 10, 3), Decimal("-200.00"), None, "Bareinzahlung", to="Girokonto")
+    # A USD snack on 12 October, a day with no exchange rate: named in the budget, in no sum.
+    b.txn("Girokonto", date(2026, 10, 12), Decimal("-5.00"), "Airport Kiosk", "Snack", "Lebensmittel", currency="USD")
+    # A yen amount, tagged, one of its tags deleted on the web since (the booking keeps its id).
+    ramen = b.txn("Reisekasse", date(2026, 10, 9), Decimal("-1850"), "Ramen Ichiran", "Abendessen", tags=["Urlaub"])
+    db.execute("INSERT INTO transaction_tags VALUES (?,?)", (ramen, DELETED_TAG))
     b.txn("Girokonto", date(2026, 10, 1), Decimal("1000.00"), "Muster GmbH", "Gehalt", "Gehalt")
     b.budget("2026-10", {"Lebensmittel": Decimal("10.00"), "Gehalt": Decimal("1000.00")})
 
+
+# The id of a tag that no longer exists (deleted on the web): `/api/tags` does not list it.
+DELETED_TAG = 999_999
 
 FIXTURES = {"default": default, "edge": edge}

@@ -6,6 +6,7 @@ Run: python server.py --port PORT --db PATH   (binds 127.0.0.1 only; prints READ
 import argparse
 import asyncio
 import base64
+import contextlib
 import hashlib
 import json
 import secrets
@@ -497,20 +498,30 @@ async def control_reset(request: Request):
 
 
 async def control_hold(request: Request):
-    """POST {"count": N, "timeout_ms": T}: hold every /api reply until N requests are waiting (or T passed);
-    GET: whether the count was reached, i.e. the client had N requests in flight at once."""
+    """POST {"count": N, "timeout_ms": T, "release": "together"|"last_first", "lag_ms": L}: hold every /api
+    reply until N requests are waiting (or T passed), then answer them together, or (`last_first`) the last
+    one first and the others once its reply has gone out, L ms later (default 200): a late reply to an older
+    request. GET: whether the count was reached, i.e. the client had N requests in flight at once."""
     if request.method == "GET":
         hold = S.hold or {}
         return JSONResponse(
             {"count": hold.get("count"), "waiting": hold.get("waiting", 0), "reached": hold.get("reached", False)}
         )
     data = await control_body(request)
+    release = str(data.get("release", "together"))
+    if release not in ("together", "last_first"):
+        return finance.invalid(
+            ["body", "release"], "Input should be 'together' or 'last_first'", "literal_error", release
+        )
     S.hold = {
         "count": int(data.get("count", 1)),
         "timeout": int(data.get("timeout_ms", 5000)) / 1000,
         "waiting": 0,
         "reached": False,
         "event": asyncio.Event(),
+        "last_first": release == "last_first",
+        "lag": int(data.get("lag_ms", 200)) / 1000,
+        "last_done": asyncio.Event(),
     }
     return JSONResponse({"ok": True})
 
@@ -627,15 +638,41 @@ async def hold(scope) -> None:
     if held["waiting"] >= held["count"]:
         held["reached"] = True
         held["event"].set()
+        if held["last_first"]:
+            scope[LAST_HELD] = held  # HoldRelease tells the others when this reply has gone out
         return
     try:
         await asyncio.wait_for(held["event"].wait(), held["timeout"])
     except TimeoutError:
         held["event"].set()
         S.hold = None  # the client never had them all in flight: release, and report not reached
+        return
+    if held["last_first"]:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(held["last_done"].wait(), held["timeout"])
+        await asyncio.sleep(held["lag"])
 
 
-def build_app() -> StandInMiddleware:
+LAST_HELD = "certain.last_held"
+
+
+class HoldRelease:
+    """Outside the shared middleware: once the last held request's reply has gone out (`release: last_first`),
+    lets the earlier held ones run."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            held = scope.get(LAST_HELD)
+            if held is not None:
+                held["last_done"].set()
+
+
+def build_app() -> HoldRelease:
     """The routes, the control endpoints, and the shared middleware: the request log, the faults and holds.
     While a lost reply is armed, every other reply closes its connection, so the lost one arrives on a fresh
     connection (a client that resends on a reused connection by itself would hide it from the app)."""
@@ -643,15 +680,17 @@ def build_app() -> StandInMiddleware:
         CONTROL_SWITCH, S.log, S.faults, CONTROL_ENDPOINTS, refused=lambda request: error(request, 404, "not_found")
     )
     app = Starlette(routes=routes + controls, exception_handlers={404: not_found, 405: method_not_allowed})
-    return StandInMiddleware(
-        app,
-        log=S.log,
-        faults=S.faults,
-        clock=S.clock,
-        failure=injected_failure,
-        extra=log_fields,
-        before=hold,
-        fresh_connections_while_dropping=True,
+    return HoldRelease(
+        StandInMiddleware(
+            app,
+            log=S.log,
+            faults=S.faults,
+            clock=S.clock,
+            failure=injected_failure,
+            extra=log_fields,
+            before=hold,
+            fresh_connections_while_dropping=True,
+        )
     )
 
 
@@ -666,6 +705,7 @@ def main() -> None:
     finance.API.full_user = full_user
     finance.API.error = error
     finance.API.now = S.clock.now
+    finance.register_functions(S.store.db)
     uvicorn.run(build_app(), host="127.0.0.1", port=args.port, log_level="warning", access_log=False)
 
 
