@@ -45,16 +45,14 @@ struct LostReplyTests {
         _ = try await client.send(Request<JSONValue>.get("/lost-reply"))
         let command = WriteCommand(
             Request<JSONValue>.post("/lost-reply", body: ["answer": "yes"]), random: SystemRandomSource())
-        let started = ContinuousClock.now
+        // A lost connection, not a timeout: a resend that carries the headers but not the body would wait out the
+        // 10 s timeout and end as `.timedOut`.
         await #expect {
             _ = try await client.send(command.request)
         } throws: { error in
             guard case .connectionLost = error as? HTTPError else { return false }
             return true
         }
-        // Lost at once, not after a resend waited out the 10 s timeout (this is not a timing assertion on the
-        // kit's speed: a resend without a body hangs until the timeout).
-        #expect(ContinuousClock.now - started < .seconds(9))
         let writes = try await Self.writes(carrying: command.key)
         #expect(writes.count == 1)
         #expect(writes.first?.committed == true)
