@@ -122,7 +122,7 @@ let package = Package(
         .executableTarget(
             name: "companion",
             dependencies: [
-                "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
+                "CompanionApp", "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
                 "CompanionLinks", "CompanionVault", "CompanionScreen", "OmnigentCore", "CertainCore",
                 "AllauthAdapter", "MainworthyCore", "PrompTugalCore",
             ],
@@ -210,8 +210,9 @@ let package = Package(
         .testTarget(
             name: "PrompTugalCoreTests",
             dependencies: [
-                "PrompTugalCore", "CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionBridge",
-                "CompanionVault", "CompanionTestSupport",
+                "PrompTugalCore", "CompanionApp", "CompanionCore", "CompanionCrypto", "CompanionHTTP",
+                "CompanionScreen",
+                "CompanionStore", "CompanionSync", "CompanionBridge", "CompanionVault", "CompanionTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
