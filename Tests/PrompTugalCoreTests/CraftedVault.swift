@@ -29,12 +29,25 @@ struct CraftedVault {
 
     var key: VaultKey { get throws { try VaultKey(readKey: readKey, vaultID: vaultID) } }
 
-    /// A vault with a fresh random key in a fresh folder.
-    init(vaultID: String, in root: URL) throws {
+    /// The vault key (read and write) when the vault was made from a passphrase.
+    let vaultKeyString: String?
+
+    /// A vault with a fresh random read key in a fresh folder; with `passphrase`, its read key is derived from it
+    /// as sgit derives it (PBKDF2-HMAC-SHA256, 600,000 rounds, salt `sg-vault-v1:<vault id>`), so it also has a
+    /// vault key.
+    init(vaultID: String, passphrase: String? = nil, in root: URL) throws {
         self.vaultID = vaultID
-        var bytes = [UInt8](repeating: 0, count: 32)
-        for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
-        readKey = Data(bytes)
+        if let passphrase {
+            readKey = try KeyDerivation.pbkdf2SHA256(
+                password: Data(passphrase.utf8), salt: Data("sg-vault-v1:\(vaultID)".utf8), iterations: 600_000,
+                keyLength: 32)
+            vaultKeyString = "sgit_private_vault_\(passphrase):\(vaultID)"
+        } else {
+            var bytes = [UInt8](repeating: 0, count: 32)
+            for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
+            readKey = Data(bytes)
+            vaultKeyString = nil
+        }
         folder = root.appendingPathComponent(vaultID, isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }

@@ -92,22 +92,30 @@ struct NetworkTests {
         let session = VaultSession(
             keyStore: keys, server: rig.server, cacheFolder: rig.folder.url.appendingPathComponent("vaults"),
             log: VaultTrafficLog(journal: rig.journal))
-        let fixture = try VaultTests.Fixture()
-        let before = try await StandIn.requests(prefix: "/api/vault/").count
-        // The vault key can write: the app holds it, and still only reads.
-        try await session.importKey(fixture.vaultKey, server: try StandIn.url())
-        let reader = try #require(session.reader("fixturevault01"))
+        // A vault of this test's own, made from a passphrase: the app holds its vault key, which could write.
+        let folder = try TemporaryFolder(prefix: "crafted")
+        let crafted = try CraftedVault(
+            vaultID: "writes\(Int.random(in: 100_000...999_999))", passphrase: "nowritespassphrase", in: folder.url)
+        try crafted.writeHead([
+            .init(name: "a.txt", data: Data("one".utf8)), .init(name: "b.txt", data: Data("two".utf8)),
+        ])
+        try await StandIn.serveVault(crafted)
+        try await session.importKey(try #require(crafted.vaultKeyString), server: try StandIn.url())
+        #expect(keys.entries().map(\.name) == [.vault(vaultID: crafted.vaultID)])
+        let reader = try #require(session.reader(crafted.vaultID))
         for file in try await reader.files() { #expect(try await reader.read(file.path).count == file.size) }
         let store = ScheduleStore(clock: rig.clock)
         #expect(store.toggle("ai-doom-or-boom") == "ai-doom-or-boom")
         #expect(try await ScheduleMirror.merge(from: reader, into: store, log: session.log) == .absent)
         await store.saved()
-        // What reached the server: reads only.
-        let seen = Array(try await StandIn.requests(prefix: "/api/vault/").dropFirst(before))
+        // What reached the server for this vault, by any route: reads only, as many as the app made.
+        let seen = try await StandIn.requests(prefix: "/api/vault/").filter {
+            $0["path"]?.stringValue?.contains("/\(crafted.vaultID)") == true
+        }
         #expect(seen.count == NetworkEntry.entries(in: rig.journal).count && !seen.isEmpty)
         for request in seen {
             #expect(request["method"] == "GET")
-            #expect(request["path"]?.stringValue?.hasPrefix("/api/vault/read/fixturevault01/") == true)
+            #expect(request["path"]?.stringValue?.hasPrefix("/api/vault/read/\(crafted.vaultID)/") == true)
             let headers = (request["headers"]?.objectValue ?? [:]).keys.map { $0.lowercased() }
             #expect(!headers.contains("x-sgraph-vault-write-key") && !headers.contains("x-sgraph-access-token"))
             #expect(request["body"] == "")

@@ -345,7 +345,9 @@ struct VaultTests {
         let packed = try SGitVault(
             key: crafted.key, source: source, cache: vault.folder.appendingPathComponent("packed"), log: packLog)
         try await packed.pull()
-        let listed = packLog.events.filter { $0.kind == .request && $0.path.hasPrefix("bare/packs/") }
+        let listed = packLog.events.filter {
+            $0.kind == .request && $0.path.hasPrefix("bare/packs/") && $0.path.hasSuffix("/")
+        }
         #expect(listed.count == 2 && listed.allSatisfy { $0.status == 200 })
         try await StandIn.fail("/api/vault/list/\(crafted.vaultID)", status: 404, times: nil)
         let emptyLog = VaultTrafficLog()

@@ -21,13 +21,13 @@ enum TeamSentence {
     static func worded<Value>(_ update: ScreenUpdate<Value>, name: String, offline: Bool) -> ScreenState<Value> {
         switch update.state {
         case .stale(let value, let age, nil) where offline:
-            return .offline(value, age: age, reason: "Shown from the copy saved on this device.")
+            return .offline(value, age: age, reason: "PrompTugal is showing the copy saved on this device.")
         case .stale(let value, let age, let problem?):
             return .stale(value, age: age, problem: refresh(update, name: name, fallback: problem))
         case .offline(let value, let age, let reason):
             let sentence =
                 offline
-                ? "Shown from the copy saved on this device." : refresh(update, name: name, fallback: reason)
+                ? "PrompTugal is showing the copy saved on this device." : refresh(update, name: name, fallback: reason)
             return .offline(value, age: age, reason: sentence)
         case .failed(let reason, let signIn):
             return .failed(

@@ -65,8 +65,17 @@ public final class VaultSession {
     {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         let key = try VaultKey(importing: trimmed, log: log)
+        let folder = cacheFolder.appendingPathComponent(key.vaultID, isDirectory: true)
+        let isNew = !FileManager.default.fileExists(atPath: folder.path)
         let reader = try makeReader(key, server: vaultServer)
-        let head = try await reader.pull()
+        let head: VaultCommit
+        do {
+            head = try await reader.pull()
+        } catch {
+            // Nothing of a vault that was never found stays behind (P-VAULT-11), not even an empty cache folder.
+            if isNew { try? FileManager.default.removeItem(at: folder) }
+            throw error
+        }
         let read = StoredKeyName.vaultRead(vaultID: key.vaultID)
         let vault = StoredKeyName.vault(vaultID: key.vaultID)
         // One key per vault: the one just proven right replaces the other kind, if one was kept.
