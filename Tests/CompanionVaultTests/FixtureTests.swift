@@ -217,7 +217,7 @@ struct VaultTrafficStatusTests {
         let vault = try SGitVault(key: VaultKey(importing: pack.keyString), source: source, cache: cache, log: log)
         try await vault.pull()
         let requests = log.events.filter { $0.kind == .request }
-        let lists = requests.filter { $0.path.hasPrefix("bare/packs/") }
+        let lists = requests.filter { $0.path.hasPrefix("bare/packs/") && $0.path.hasSuffix("/") }
         #expect(lists.count == 2 && lists.allSatisfy { $0.status == 200 })
         // What the server answered, exchange by exchange, from the client's own journal.
         let answered = journal.events.filter { $0.kind == .response }.compactMap { $0.fields["status"] }

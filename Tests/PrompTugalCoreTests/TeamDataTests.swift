@@ -52,9 +52,12 @@ struct TeamDataTests {
             // faults on it.
             #expect(await rig.team.feed().value?.items.isEmpty == false)
         }
+        // Each file was asked of its own site: me of the team site, everything else of the news site.
         let asked = NetworkEntry.entries(in: rig.journal).map(\.url)
+        let news = try fixture.bases().news.absoluteString
         for endpoint in TeamEndpoint.fixed where fixture == .first || endpoint != .feed {
-            #expect(asked.contains(endpoint.url(on: rig.server.sites).absoluteString), "\(endpoint.name)")
+            let site = endpoint == .me ? team.absoluteString : news
+            #expect(asked.contains(site + endpoint.path), "\(endpoint.name) of \(site)")
         }
     }
 
