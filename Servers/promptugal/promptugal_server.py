@@ -44,6 +44,19 @@ def slugify(text: str) -> str:
     return "-".join(text.lower().rstrip(".").split())[:60]
 
 
+def event_slugs(rng: random.Random, count: int, words: tuple[int, int]):
+    """`count` events of the agenda: (index, title, unique slug, start) each, starting on 2026-11-10 09:00."""
+    seen = set()
+    first_day = datetime(2026, 11, 10, 9, 0)
+    for index in range(count):
+        title = sentence(rng, rng.randint(*words)).rstrip(".")
+        slug = slugify(title)
+        while slug in seen:
+            slug = f"{slug}-{index}"
+        seen.add(slug)
+        yield index, title, slug, first_day + timedelta(days=index % 4, minutes=30 * rng.randint(0, 18))
+
+
 def build_files() -> dict[str, tuple[str, bytes]]:
     """Every path the stand-in serves, with its media type and body."""
     rng = random.Random(SEED)
@@ -68,15 +81,7 @@ def build_files() -> dict[str, tuple[str, bytes]]:
     put_json("/api/v1/places.json", {"generatedAt": "2026-11-07T22:00:00.000Z", "places": places})
 
     events = []
-    first_day = datetime(2026, 11, 10, 9, 0)
-    seen = set()
-    for index in range(EVENT_COUNT):
-        title = sentence(rng, rng.randint(3, 7)).rstrip(".")
-        slug = slugify(title)
-        while slug in seen:
-            slug = f"{slug}-{index}"
-        seen.add(slug)
-        start = first_day + timedelta(days=index % 4, minutes=30 * rng.randint(0, 18))
+    for _, title, slug, start in event_slugs(rng, EVENT_COUNT, (3, 7)):
         events.append(
             {
                 "slug": slug,
@@ -287,15 +292,7 @@ def build_second_files() -> dict[str, tuple[str, bytes]]:
     # The agenda under `sessions`: the slug from `id` (even events) or only from `url` (odd ones); starts
     # with an offset (every third) or in Lisbon wall time.
     sessions = []
-    seen = set()
-    first_day = datetime(2026, 11, 10, 9, 0)
-    for index in range(240):
-        title = sentence(rng, rng.randint(3, 6)).rstrip(".")
-        slug = slugify(title)
-        while slug in seen:
-            slug = f"{slug}-{index}"
-        seen.add(slug)
-        start = first_day + timedelta(days=index % 4, minutes=30 * rng.randint(0, 18))
+    for index, title, slug, start in event_slugs(rng, 240, (3, 6)):
         session = {
             "name": title,
             "startsAt": start.strftime("%Y-%m-%dT%H:%M:00+00:00")

@@ -121,6 +121,18 @@ enum PrompTugalCommands {
         }
     }
 
+    /// The one value of `Choice` the first positional names, or every value when none is named.
+    static func chosen<Choice: CaseIterable & RawRepresentable>(
+        _ type: Choice.Type, _ arguments: Arguments, _ what: String
+    ) throws -> [Choice] where Choice.RawValue == String {
+        guard let name = arguments.positionals.first else { return Array(Choice.allCases) }
+        guard let choice = Choice(rawValue: name) else {
+            throw UsageError(
+                "unknown \(what) \(name) (one of \(Choice.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        return [choice]
+    }
+
     /// A time as every `--json` document writes it (`JSONOutput.timestamp`).
     static func time(_ date: Date) -> JSONValue { .string(JSONOutput.timestamp(date)) }
 
@@ -250,16 +262,7 @@ enum PrompTugalCommands {
 
     static func team(_ arguments: Arguments) async throws -> Int32 {
         try arguments.expectAtMost(1)
-        let parts: [TeamPart]
-        if let name = arguments.positionals.first {
-            guard let part = TeamPart(rawValue: name) else {
-                throw UsageError(
-                    "unknown team data \(name) (one of \(TeamPart.allCases.map(\.rawValue).joined(separator: ", ")))")
-            }
-            parts = [part]
-        } else {
-            parts = TeamPart.allCases
-        }
+        let parts = try chosen(TeamPart.self, arguments, "team data")
         let app = try await App(arguments)
         let offline = arguments.flag("offline")
         var rows: [TeamRow] = []
@@ -537,16 +540,7 @@ enum PrompTugalCommands {
                     : "debug mode \(mode.isOn ? "on" : "off")")
             return 0
         }
-        let wanted: [DebugPanel]
-        if let name = arguments.positionals.first {
-            guard let panel = DebugPanel(rawValue: name) else {
-                throw UsageError(
-                    "unknown panel \(name) (one of \(DebugPanel.allCases.map(\.rawValue).joined(separator: ", ")))")
-            }
-            wanted = [panel]
-        } else {
-            wanted = DebugPanel.allCases
-        }
+        let wanted = try chosen(DebugPanel.self, arguments, "panel")
         guard mode.isOn else {
             throw CommandFailure("debug mode is off: turn it on with `companion promptugal debug --on`")
         }
