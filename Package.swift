@@ -113,8 +113,8 @@ let package = Package(
         .target(
             name: "PrompTugalCore",
             dependencies: [
-                "CompanionApp", "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
-                "CompanionScreen", "CompanionLinks", "CompanionBridge", "CompanionVault",
+                "CompanionApp", "CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionSync", "CompanionScreen",
+                "CompanionBridge", "CompanionVault",
             ],
             path: "Sources/Apps/PrompTugal", swiftSettings: strict),
 

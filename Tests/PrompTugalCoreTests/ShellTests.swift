@@ -122,7 +122,7 @@ struct ShellTests {
                 .malformedPack(name: "p", reason: "r"), .cache(reason: "r"),
             ]
         let vaultSentences = failures.map(VaultSession.sentence(for:))
-        let feedSentences = [FeedError.notXML(line: 1), .notAFeed(root: "html")].map(\.description)
+        let feedSentences = [FeedError.notXML(line: 1), .notAFeed(root: "html"), .notText].map(\.description)
         let dataSentences = [
             TeamDataError.notJSON("me"), .notText("llms.txt"), .notAnObject("me"), .missingList("agenda"),
         ]

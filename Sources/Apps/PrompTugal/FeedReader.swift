@@ -15,9 +15,13 @@ import Foundation
 /// - A date that does not read as a time leaves the item without one; the item stays.
 /// - A body that is not well-formed XML, or whose root is neither `<rss>` nor `<feed>`, is an error
 ///   (`FeedError`): the caller keeps its last good copy. External entities are never resolved.
+/// - The body must be UTF-8, as the sites publish it; any other bytes are refused before the parser sees them
+///   (`notText`). Foundation's XMLParser on Linux traps on an element name libxml2 hands it after recovering from
+///   invalid UTF-8 (found by `FuzzTeamData`), so no such body reaches it.
 public enum FeedReader {
     /// The feed in `data`.
     public static func read(_ data: Data) throws(FeedError) -> NewsFeed {
+        guard String(data: data, encoding: .utf8) != nil else { throw .notText }
         let collector = FeedCollector()
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
@@ -58,6 +62,8 @@ public enum FeedError: Error, Sendable, Hashable, CustomStringConvertible {
     case notXML(line: Int)
     /// XML, but neither RSS (`<rss>`) nor Atom (`<feed>`); the root element's name.
     case notAFeed(root: String)
+    /// Not UTF-8 text.
+    case notText
 
     /// A sentence a person can act on.
     public var description: String {
@@ -67,6 +73,8 @@ public enum FeedError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notAFeed(let root):
             let shown = root.count > 40 ? String(root.prefix(40)) + "…" : root
             return "The news feed is XML but not RSS or Atom (its root is <\(shown)>); the last good copy is kept."
+        case .notText:
+            return "The news feed is not UTF-8 text; the last good copy is kept."
         }
     }
 }
