@@ -113,8 +113,8 @@ let package = Package(
         .target(
             name: "PrompTugalCore",
             dependencies: [
-                "CompanionApp", "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
-                "CompanionScreen", "CompanionLinks", "CompanionBridge", "CompanionVault",
+                "CompanionApp", "CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionSync", "CompanionScreen",
+                "CompanionBridge", "CompanionVault",
             ],
             path: "Sources/Apps/PrompTugal", swiftSettings: strict),
 
@@ -149,7 +149,7 @@ let package = Package(
             dependencies: ["CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionAuth", "CompanionApp"],
             path: "Tests/CompanionTestSupport", swiftSettings: strict),
         .testTarget(
-            name: "CompanionCLITests", dependencies: ["CompanionTestSupport"], swiftSettings: strict),
+            name: "CompanionCLITests", dependencies: ["CompanionCore", "CompanionTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "CompanionCoreTests", dependencies: ["CompanionCore", "CompanionTestSupport"], swiftSettings: strict),
         .testTarget(
@@ -210,8 +210,9 @@ let package = Package(
         .testTarget(
             name: "PrompTugalCoreTests",
             dependencies: [
-                "PrompTugalCore", "CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionBridge",
-                "CompanionVault", "CompanionTestSupport",
+                "PrompTugalCore", "CompanionApp", "CompanionCore", "CompanionCrypto", "CompanionHTTP",
+                "CompanionScreen",
+                "CompanionStore", "CompanionSync", "CompanionBridge", "CompanionVault", "CompanionTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(

@@ -6,11 +6,13 @@ import PackageDescription
 let targets = [
     "FuzzLinkParser", "FuzzServerAddress", "FuzzManagedConfiguration", "FuzzBridgeEnvelope", "FuzzSSEParser",
     "FuzzVaultObject", "FuzzVaultEnvelope", "FuzzTimestamp", "FuzzScheduleCodec", "FuzzCertainValues",
+    "FuzzTeamData",
 ]
 /// Dependencies only one target needs (an app's module, so the kit's targets do not build every app).
 let extra: [String: [Target.Dependency]] = [
     "FuzzBridgeEnvelope": [.product(name: "PrompTugalCore", package: "CompanionKit")],
     "FuzzScheduleCodec": [.product(name: "PrompTugalCore", package: "CompanionKit")],
+    "FuzzTeamData": [.product(name: "PrompTugalCore", package: "CompanionKit")],
     "FuzzCertainValues": [.product(name: "CertainCore", package: "CompanionKit")],
 ]
 

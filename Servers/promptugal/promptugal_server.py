@@ -44,6 +44,19 @@ def slugify(text: str) -> str:
     return "-".join(text.lower().rstrip(".").split())[:60]
 
 
+def event_slugs(rng: random.Random, count: int, words: tuple[int, int]):
+    """`count` events of the agenda: (index, title, unique slug, start) each, starting on 2026-11-10 09:00."""
+    seen = set()
+    first_day = datetime(2026, 11, 10, 9, 0)
+    for index in range(count):
+        title = sentence(rng, rng.randint(*words)).rstrip(".")
+        slug = slugify(title)
+        while slug in seen:
+            slug = f"{slug}-{index}"
+        seen.add(slug)
+        yield index, title, slug, first_day + timedelta(days=index % 4, minutes=30 * rng.randint(0, 18))
+
+
 def build_files() -> dict[str, tuple[str, bytes]]:
     """Every path the stand-in serves, with its media type and body."""
     rng = random.Random(SEED)
@@ -68,15 +81,7 @@ def build_files() -> dict[str, tuple[str, bytes]]:
     put_json("/api/v1/places.json", {"generatedAt": "2026-11-07T22:00:00.000Z", "places": places})
 
     events = []
-    first_day = datetime(2026, 11, 10, 9, 0)
-    seen = set()
-    for index in range(EVENT_COUNT):
-        title = sentence(rng, rng.randint(3, 7)).rstrip(".")
-        slug = slugify(title)
-        while slug in seen:
-            slug = f"{slug}-{index}"
-        seen.add(slug)
-        start = first_day + timedelta(days=index % 4, minutes=30 * rng.randint(0, 18))
+    for _, title, slug, start in event_slugs(rng, EVENT_COUNT, (3, 7)):
         events.append(
             {
                 "slug": slug,
@@ -257,6 +262,158 @@ def build_files() -> dict[str, tuple[str, bytes]]:
     return files
 
 
+def build_second_files() -> dict[str, tuple[str, bytes]]:
+    """The second fixture (`--fixture second`): the same meanings as `build_files` under other paths in
+    `llms.txt` and other field names, as another site following seed section 6 might publish them. The fixed
+    paths of the seed stay (they are the app's contract); everything the seed leaves open differs."""
+    rng = random.Random(SEED + 2)
+    files: dict[str, tuple[str, bytes]] = {}
+
+    def put_json(path: str, value) -> None:
+        files[path] = ("application/json", json.dumps(value, ensure_ascii=False, indent=1).encode())
+
+    # 95 places under `items`, 12 with coordinates, the others with JSON nulls for them.
+    places = []
+    for index in range(95):
+        located = index % 8 == 0 and index < 96
+        places.append(
+            {
+                "slug": f"spot-{index + 1:03d}",
+                "title": f"Spot {index + 1}",
+                "type": rng.choice(["stage", "room", "booth", "lounge"]),
+                "building": rng.choice(["Pavilion 1", "Pavilion 2", "Altice Arena"]),
+                "seats": rng.choice([40, 120, 300]),
+                "latitude": round(38.76 + index / 10000, 5) if located else None,
+                "longitude": round(-9.09 - index / 10000, 5) if located else None,
+            }
+        )
+    put_json("/api/v1/places.json", {"items": places})
+
+    # The agenda under `sessions`: the slug from `id` (even events) or only from `url` (odd ones); starts
+    # with an offset (every third) or in Lisbon wall time.
+    sessions = []
+    for index, title, slug, start in event_slugs(rng, 240, (3, 6)):
+        session = {
+            "name": title,
+            "startsAt": start.strftime("%Y-%m-%dT%H:%M:00+00:00")
+            if index % 3 == 0
+            else start.strftime("%Y-%m-%dT%H:%M"),
+            "endsAt": (start + timedelta(minutes=30)).strftime("%Y-%m-%dT%H:%M"),
+            "location": places[rng.randrange(len(places))]["slug"],
+            "url": f"https://promptugal.news/2026/events/{slug}/index.html",
+        }
+        if index % 2 == 0:
+            session["id"] = slug
+        sessions.append(session)
+    sessions += [
+        {
+            "name": "AI: doom or boom?",
+            "startsAt": "2026-11-10T10:00",
+            "location": "spot-001",
+            "url": "/events/ai-doom-or-boom/index.html",
+        },
+        {
+            "id": "lisbon-offset-early",
+            "name": "Early, with an offset",
+            "startsAt": "2026-11-10T10:30:00+01:00",
+            "url": "/events/lisbon-offset-early/index.html",
+        },
+        {"name": "Middle, in UTC", "startsAt": "2026-11-10T09:45:00Z", "url": "/events/utc-z-middle/index.html"},
+    ]
+    put_json("/api/v1/live/agenda.json", {"tz": "Europe/Lisbon", "sessions": sessions})
+
+    put_json(
+        "/me.json",
+        {
+            "me": {"id": PERSON_ID, "displayName": "Inês Duarte", "team": "newsroom"},
+            "badges": {"total": 4, "only_you": 1, "to_decide": 2, "overdue": 1},
+        },
+    )
+    put_json(
+        f"/people/{PERSON_ID}/app/data.json",
+        {
+            "todo": [
+                {"key": f"t-{i}", "text": sentence(rng, 6), "status": "done" if i % 4 == 0 else "open"}
+                for i in range(25)
+            ],
+            "decide": [{"key": f"d-{i}", "title": sentence(rng, 8)} for i in range(0, 40, 3)],
+            "mentions": [{"key": f"m-{i}", "body": sentence(rng, 10)} for i in range(6)],
+            "agenda": [{"time": f"2026-11-10T{9 + i:02d}:00", "title": sentence(rng, 5)} for i in range(8)],
+        },
+    )
+
+    stories = [{"key": f"s-{i}", "headline": sentence(rng, 7), "state": "published"} for i in range(40)]
+    put_json("/api/v1/newsroom/desks.json", {"items": [{"key": d, "label": d.title()} for d in ["ai", "money"]]})
+    put_json("/api/v1/newsroom/stories.json", {"items": stories})
+    put_json("/api/v1/newsroom/dashboard.json", {"counts": {"published": 40, "review": 0, "draft": 0}})
+    put_json(
+        "/api/v1/newsroom/decisions.json", {"items": [{"key": f"d-{i}", "ask": sentence(rng, 8)} for i in range(9)]}
+    )
+    put_json("/api/v1/newsroom/status.json", {"status": "live", "as_of": "2026-11-10T08:55:00Z"})
+    put_json("/api/v1/newsletter.json", {"editions": [{"key": f"e-{i}", "title": sentence(rng, 6)} for i in range(12)]})
+    put_json("/api/v1/story.json", {"items": stories[:10]})
+    put_json(
+        "/api/v1/search/docs.json", {"documents": [{"key": f"doc-{i}", "title": sentence(rng, 5)} for i in range(300)]}
+    )
+    entries = "".join(
+        f'<entry><title>{s["headline"]}</title><link href="https://promptugal.news/s/{s["key"]}.html"/>'
+        f"<id>urn:promptugal:{s['key']}</id><updated>2026-11-10T0{i % 9}:00:00Z</updated></entry>"
+        for i, s in enumerate(stories[:20])
+    )
+    files["/feed.xml"] = (
+        "application/atom+xml",
+        (
+            f'<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>PrompTugal</title>{entries}</feed>'
+        ).encode(),
+    )
+
+    def feed_of(count: int, what: str) -> dict:
+        return {
+            "entries": [
+                {"when": f"2026-11-10T0{i % 9}:15:00Z", "what": f"{what}: {sentence(rng, 8)}"} for i in range(count)
+            ]
+        }
+
+    put_json(
+        "/data/team/standups-2026-w46.json",
+        {"items": [{"day": f"2026-11-1{i}", "notes": sentence(rng, 20)} for i in range(5)]},
+    )
+    put_json(
+        "/data/team/briefings.json", {"items": [{"day": f"2026-11-1{i}", "notes": sentence(rng, 20)} for i in range(3)]}
+    )
+    put_json("/data/agents/wake-ups.json", feed_of(20, "woke"))
+    put_json("/data/agents/daily-reports.json", feed_of(7, "reported"))
+    put_json("/data/agents/now.json", feed_of(3, "doing"))
+    put_json("/data/agents/everything.json", feed_of(40, "did"))
+    files["/llms.txt"] = (
+        "text/plain; charset=utf-8",
+        "\n".join(
+            [
+                "# PrompTugal team site",
+                "",
+                "> Public data of the team, for readers and agents.",
+                "",
+                "## Who",
+                "- [Me](/me.json): the reader, with badges",
+                "",
+                "## Stand-ups and briefings",
+                "- [This week](/data/team/standups-2026-w46.json): the week's stand-ups",
+                "- [Briefings](/data/team/briefings.json)",
+                "- [Briefings page](/meetings/): for people (not JSON)",
+                "",
+                "## What the agents are doing",
+                "- [Wake-ups](/data/agents/wake-ups.json): when each agent woke",
+                "- [Agent reports](/data/agents/daily-reports.json)",
+                "- [Heartbeat / pulse](/data/agents/now.json)",
+                "- [Activity log](/data/agents/everything.json): newest first",
+                "- [Activity log (mirror)](https://mirror.example/data/agents/everything.json): another origin",
+                "",
+            ]
+        ).encode(),
+    )
+    return files
+
+
 def iso(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
@@ -264,7 +421,7 @@ def iso(seconds: float) -> str:
 class State:
     def __init__(self) -> None:
         self.vaults: dict[str, str] = {}
-        self.files = build_files()
+        self.files: dict[str, tuple[str, bytes]] = {}
 
 
 STATE = State()
@@ -392,6 +549,16 @@ class Handler(StandInHandler):
         self.standin_record(**self.logged(body))
         self.send_body(int(query.get("status", "302")), "text/plain", b"moved", {"Location": query.get("to", "/")})
 
+    def control_vault(self, query: dict, body: bytes) -> None:
+        """`POST {"vault_id", "folder"}`: serves a folder of stored vault objects (a vault a test wrote) on the
+        read and list routes, as a static host would."""
+        spec = json.loads(body or b"{}")
+        vault_id, folder = spec.get("vault_id"), spec.get("folder")
+        if not isinstance(vault_id, str) or not isinstance(folder, str) or not os.path.isdir(folder):
+            return self.send_json(422, {"error": {"code": "invalid", "message": "vault_id and an existing folder."}})
+        STATE.vaults[vault_id] = folder
+        self.send_json(200, {"ok": True})
+
     def control_sizes(self, query: dict, body: bytes) -> None:
         self.send_json(
             200, {path: len(data) for path, (_, data) in sorted(STATE.files.items()) if not path.startswith("/events/")}
@@ -402,6 +569,7 @@ class Handler(StandInHandler):
         "echo": control_echo,
         "redirect": control_redirect,
         "sizes": control_sizes,
+        "vault": control_vault,
     }
 
 
@@ -414,7 +582,14 @@ def main() -> None:
         default=[],
         help="VAULT_ID=FOLDER: serve a folder of stored vault objects on the SG/Send read routes",
     )
+    parser.add_argument(
+        "--fixture",
+        choices=["first", "second"],
+        default="first",
+        help="which fixture to serve: the first, or the second (other paths in llms.txt, other field names)",
+    )
     args = parser.parse_args()
+    STATE.files = build_files() if args.fixture == "first" else build_second_files()
     for spec in args.vault:
         vid, _, folder = spec.partition("=")
         if os.path.isdir(folder):

@@ -11,6 +11,9 @@ public struct ScreenUpdate<Value: Sendable & Equatable>: Sendable {
     public let failure: HTTPError?
     /// Whether `failure` is a refusal that the app's revocation rule says ends the sign-in.
     public let endsSignIn: Bool
+    /// The load's failure as the store and network layer reported it, when the load failed (a reply that did not
+    /// decode, nothing stored to read offline, a store failure, or an HTTP failure), so an app can word it.
+    public var cause: SyncError? = nil
 }
 
 extension ServerBundle {
@@ -67,13 +70,13 @@ extension ServerBundle {
             let state: ScreenState<Value> =
                 current.value.map { .stale($0, age: current.age(at: clock.now()) ?? 0, problem: sentence) }
                 ?? .failed(reason: sentence, signInRequired: false)
-            return ScreenUpdate(state: state, failure: nil, endsSignIn: false)
+            return ScreenUpdate(state: state, failure: nil, endsSignIn: false, cause: error as? SyncError)
         }
         let ends = endsSignIn(http)
         let state = current.failing(
             with: http, at: clock.now(), endsSignIn: ends, keepsContent: !(ends && profile.data.wipesOnRevocation),
             sentence: profile.sentence(http))
-        return ScreenUpdate(state: state, failure: http, endsSignIn: ends)
+        return ScreenUpdate(state: state, failure: http, endsSignIn: ends, cause: error as? SyncError)
     }
 
     private func screen<Response: Sendable, Value: Sendable & Equatable>(

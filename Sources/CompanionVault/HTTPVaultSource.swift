@@ -78,37 +78,52 @@ public struct HTTPVaultSource: VaultSource {
     }
 
     /// `GET /api/vault/read/<vault_id>/<file id>`: the raw stored bytes.
+    ///
+    /// 200 is the stored bytes and 404 "missing"; any other status is a refusal that keeps the server's own
+    /// sentence when it sent one (P-OPEN-17: the SG/Send server refuses a vault id of fewer than 8 characters).
     public func read(vaultID: String, fileID: String) async throws(VaultError) -> VaultResponse {
         guard VaultKey.isValidVaultID(vaultID) else { throw .invalidIdentifier("vault id") }
         guard LocalFolderVaultSource.isSafeFileID(fileID) else { throw .invalidIdentifier("file id") }
-        let (status, body) = try await send(
+        let answer = try await send(
             "/api/vault/read/\(vaultID)/\(Self.encode(fileID))", method: .get, body: nil, path: fileID)
-        switch status {
-        case 200: return VaultResponse(status: 200, body: body)
+        switch answer.status {
+        case 200: return VaultResponse(status: 200, body: answer.body)
         case 404: return VaultResponse(status: 404, body: nil)
-        default: throw .httpStatus(path: fileID, status: status)
+        default: throw answer.refusal(path: fileID)
         }
     }
 
     /// `GET /api/vault/list/<vault_id>?prefix=<prefix>`: `{"files": [...]}`.
     public func list(vaultID: String, prefix: String) async throws(VaultError) -> [String] {
+        try await listing(vaultID: vaultID, prefix: prefix).files
+    }
+
+    /// The listing with the status the server sent: 200, or 404 (an empty listing).
+    public func listing(vaultID: String, prefix: String) async throws(VaultError) -> VaultListing {
         guard VaultKey.isValidVaultID(vaultID) else { throw .invalidIdentifier("vault id") }
-        let (status, body) = try await send(
-            "/api/vault/list/\(vaultID)?prefix=\(Self.encode(prefix))", method: .get, body: nil, path: "list \(prefix)")
-        if status == 404 { return [] }
-        guard status == 200 else { throw .httpStatus(path: "list \(prefix)", status: status) }
+        let path = "list \(prefix)"
+        let answer = try await send(
+            "/api/vault/list/\(vaultID)?prefix=\(Self.encode(prefix))", method: .get, body: nil, path: path)
+        if answer.status == 404 { return VaultListing(status: 404, files: []) }
+        guard answer.status == 200 else { throw answer.refusal(path: path) }
         struct Listing: Decodable { let files: [String]? }
-        guard let listing = try? JSONDecoder().decode(Listing.self, from: body) else {
-            throw .transport(path: "list \(prefix)", reason: "the list answer is not the expected JSON")
+        guard let listing = try? JSONDecoder().decode(Listing.self, from: answer.body) else {
+            throw .transport(path: path, reason: "the list answer is not the expected JSON")
         }
-        return (listing.files ?? []).filter { $0.hasPrefix(prefix) }
+        return VaultListing(status: 200, files: (listing.files ?? []).filter { $0.hasPrefix(prefix) })
     }
 
     /// `POST /api/vault/batch/<vault_id>` with read operations only (no write key, so no credentials).
     /// Falls back to one GET per file id when the server refuses the batch.
     public func readBatch(vaultID: String, fileIDs: [String]) async throws(VaultError) -> [String: VaultResponse] {
+        try await fetchBatch(vaultID: vaultID, fileIDs: fileIDs).responses
+    }
+
+    /// The batch with every exchange it took: the batch request with its status; where the server refused it
+    /// (a static host has no batch route), that refusal and then each GET with its own status.
+    public func fetchBatch(vaultID: String, fileIDs: [String]) async throws(VaultError) -> VaultBatchReply {
         guard batchSize > 1, fileIDs.count > 1, batchRoute.isOffered else {
-            return try await readEach(vaultID: vaultID, fileIDs: fileIDs)
+            return try await readEach(vaultID: vaultID, fileIDs: fileIDs, before: [])
         }
         guard VaultKey.isValidVaultID(vaultID) else { throw .invalidIdentifier("vault id") }
         for fileID in fileIDs where !LocalFolderVaultSource.isSafeFileID(fileID) {
@@ -125,20 +140,22 @@ public struct HTTPVaultSource: VaultSource {
         struct Body: Encodable { let operations: [Operation] }
         let body = (try? JSONEncoder().encode(Body(operations: fileIDs.map { Operation(fileID: $0) }))) ?? Data()
         // A batch of reads changes nothing on the server, so it may be retried under a fixed key.
-        let (status, answerData) = try await send(
+        let answer = try await send(
             "/api/vault/batch/\(vaultID)", method: .post, body: body, path: "batch",
             idempotencyKey: "read-batch-" + Hash.sha256(body).prefix(16).hexString)
+        let exchange = VaultExchange(
+            path: "batch of \(fileIDs.count)", status: answer.status, bytes: answer.body.count, detail: "POST batch")
         let items: [VaultBatchAnswer.Item]
-        if status == 200, let fast = VaultBatchAnswer.parse(answerData) {
+        if answer.status == 200, let fast = VaultBatchAnswer.parse(answer.body) {
             items = fast
-        } else if status == 200,
-            let answer = try? JSONDecoder().decode(VaultBatchAnswer.Decoded.self, from: answerData)
+        } else if answer.status == 200,
+            let decoded = try? JSONDecoder().decode(VaultBatchAnswer.Decoded.self, from: answer.body)
         {
-            items = answer.items
+            items = decoded.items
         } else {
             // No batch route here (404/405, or an answer of another shape): read objects one by one from now on.
-            if status != 200 { batchRoute.refused() }
-            return try await readEach(vaultID: vaultID, fileIDs: fileIDs)
+            if answer.status != 200 { batchRoute.refused() }
+            return try await readEach(vaultID: vaultID, fileIDs: fileIDs, before: [exchange])
         }
         var result: [String: VaultResponse] = [:]
         let wanted = Set(fileIDs)
@@ -152,12 +169,14 @@ public struct HTTPVaultSource: VaultSource {
                 throw .transport(path: fileID, reason: "the batch answer for it is malformed")
             }
         }
-        return result
+        return VaultBatchReply(responses: result, exchanges: [exchange])
     }
 
-    /// One GET per file id, `parallelReads` at a time.
-    private func readEach(vaultID: String, fileIDs: [String]) async throws(VaultError) -> [String: VaultResponse] {
-        let outcome: Result<[String: VaultResponse], VaultError> = await withTaskGroup(
+    /// One GET per file id, `parallelReads` at a time, each an exchange after `before`.
+    private func readEach(
+        vaultID: String, fileIDs: [String], before: [VaultExchange]
+    ) async throws(VaultError) -> VaultBatchReply {
+        let outcome: Result<VaultBatchReply, VaultError> = await withTaskGroup(
             of: Result<(String, VaultResponse), VaultError>.self
         ) { group in
             var pending = fileIDs.makeIterator()
@@ -173,33 +192,52 @@ public struct HTTPVaultSource: VaultSource {
             }
             for _ in 0..<Self.parallelReads { addNext() }
             var result: [String: VaultResponse] = [:]
+            var exchanges = before
             while let next = await group.next() {
                 switch next {
                 case .success(let (fileID, response)):
                     result[fileID] = response
+                    exchanges.append(
+                        VaultExchange(
+                            path: fileID, status: response.status, bytes: response.body?.count ?? 0, detail: "GET"))
                     addNext()
                 case .failure(let error):
                     group.cancelAll()
                     return .failure(error)
                 }
             }
-            return .success(result)
+            return .success(VaultBatchReply(responses: result, exchanges: exchanges))
         }
         return try outcome.get()
     }
 
+    /// What the server answered: its status, the body of a 2xx answer, and its own sentence on a refusal.
+    private struct Answer {
+        let status: Int
+        let body: Data
+        let message: String?
+
+        /// The refusal of a status other than 200 and 404, in the server's own words when it sent some.
+        func refusal(path: String) -> VaultError {
+            guard let message, !message.isEmpty else { return .httpStatus(path: path, status: status) }
+            return .refused(path: path, status: status, message: message)
+        }
+    }
+
     private func send(
         _ apiPath: String, method: HTTPMethod, body: Data?, path: String, idempotencyKey: String? = nil
-    ) async throws(VaultError) -> (Int, Data) {
+    ) async throws(VaultError) -> Answer {
         var request = Request<Data>.raw(method, apiPath, body: body)
         request.timeout = Self.timeout
         request.maxResponseBytes = Self.maxAnswerBytes
         if let idempotencyKey { request = request.idempotencyKey(idempotencyKey) }
         do {
             let (data, response) = try await client.exchange(request)
-            return (response.status, data)
+            return Answer(status: response.status, body: data, message: nil)
         } catch {
-            if let status = error.statusCode { return (status, Data()) }
+            if let status = error.statusCode {
+                return Answer(status: status, body: Data(), message: error.envelope?.summary)
+            }
             throw .transport(path: path, reason: error.description)
         }
     }

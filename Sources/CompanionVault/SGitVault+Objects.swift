@@ -101,14 +101,14 @@ extension SGitVault {
     func listed(_ prefix: String) async throws(VaultError) -> [String] {
         let started = ContinuousClock.now
         do throws(VaultError) {
-            let names = try await source.list(vaultID: vaultID, prefix: prefix)
+            let listing = try await source.listing(vaultID: vaultID, prefix: prefix)
             log.record(
-                .request, path: prefix, durationMs: VaultKey.milliseconds(since: started), status: 200,
-                detail: "list, \(names.count) files")
-            for name in names where !LocalFolderVaultSource.isSafeFileID(name) {
+                .request, path: prefix, durationMs: VaultKey.milliseconds(since: started), status: listing.status,
+                detail: "list, \(listing.files.count) files")
+            for name in listing.files where !LocalFolderVaultSource.isSafeFileID(name) {
                 throw VaultError.invalidIdentifier("listed file id")
             }
-            return names
+            return listing.files
         } catch {
             log.record(
                 .error, path: prefix, durationMs: VaultKey.milliseconds(since: started), status: error.httpStatus,
@@ -130,10 +130,8 @@ extension SGitVault {
         do {
             response = try await source.read(vaultID: vaultID, fileID: fileID)
         } catch {
-            var status: Int?
-            if case .httpStatus(_, let code) = error { status = code }
             log.record(
-                .error, path: fileID, durationMs: VaultKey.milliseconds(since: started), status: status,
+                .error, path: fileID, durationMs: VaultKey.milliseconds(since: started), status: error.httpStatus,
                 detail: "request failed")
             throw error
         }
@@ -155,9 +153,9 @@ extension SGitVault {
         }
         let started = ContinuousClock.now
         let fileIDs = ids.map { "bare/data/" + $0 }
-        let responses: [String: VaultResponse]
+        let reply: VaultBatchReply
         do {
-            responses = try await source.readBatch(vaultID: vaultID, fileIDs: fileIDs)
+            reply = try await source.fetchBatch(vaultID: vaultID, fileIDs: fileIDs)
         } catch {
             log.record(
                 .error, path: "batch of \(ids.count)", durationMs: VaultKey.milliseconds(since: started),
@@ -165,16 +163,16 @@ extension SGitVault {
             throw error
         }
         var result: [String: Data] = [:]
-        var bytes = 0
         for id in ids {
-            if let body = responses["bare/data/" + id]?.body {
-                result[id] = body
-                bytes += body.count
-            }
+            if let body = reply.responses["bare/data/" + id]?.body { result[id] = body }
         }
-        log.record(
-            .request, path: "bare/data/ (batch of \(ids.count))", bytes: bytes,
-            durationMs: VaultKey.milliseconds(since: started), status: 200, detail: "batch \(source.label)")
+        // One request event per exchange, each with the status the server sent (P-VLOG-2); the time is the batch's.
+        let durationMs = VaultKey.milliseconds(since: started)
+        for exchange in reply.exchanges {
+            log.record(
+                .request, path: exchange.path, bytes: exchange.bytes, durationMs: durationMs, status: exchange.status,
+                detail: "\(exchange.detail) \(source.label)")
+        }
         return result
     }
 

@@ -37,6 +37,8 @@ public enum VaultError: Error, Sendable, Hashable, CustomStringConvertible, Loca
     case transport(path: String, reason: String)
     /// The source answered with an unexpected HTTP status.
     case httpStatus(path: String, status: Int)
+    /// The server refused the request with a status and a sentence of its own, kept word for word.
+    case refused(path: String, status: Int, message: String)
     /// An object the walk needs is missing from the source (a 404 on `bare/data/…`).
     case objectMissing(id: String)
     /// The stored bytes do not hash to the object's content address: tampered or corrupted in transit.
@@ -77,6 +79,8 @@ public enum VaultError: Error, Sendable, Hashable, CustomStringConvertible, Loca
             return "Could not fetch \(path): \(reason). Check the connection and the server address."
         case .httpStatus(let path, let status):
             return "The server answered \(status) for \(path): check the server address and try again later."
+        case .refused(let path, let status, let message):
+            return "The server refused \(path) (\(status)): \(message)"
         case .objectMissing(let id):
             return "The vault is incomplete on the server: object \(id) is missing. Push it again from a full clone."
         case .contentAddressMismatch(let id):
@@ -124,7 +128,9 @@ extension VaultError {
     /// The HTTP status the server answered with, when the failure was a refusal; the traffic log
     /// records it so a list or batch request shows its true status, not a made-up one.
     public var httpStatus: Int? {
-        if case .httpStatus(_, let status) = self { return status }
-        return nil
+        switch self {
+        case .httpStatus(_, let status), .refused(_, let status, _): return status
+        default: return nil
+        }
     }
 }

@@ -14,9 +14,61 @@ public struct VaultResponse: Sendable, Hashable {
     }
 }
 
+/// One HTTP exchange (or folder read) a source made, as the traffic log records it: the status the server sent.
+public struct VaultExchange: Sendable, Hashable {
+    /// What was asked for: a file id, a list prefix, or `batch of <n>`.
+    public let path: String
+    /// The status the server sent (a folder source reports 200 or 404).
+    public let status: Int
+    /// The bytes received.
+    public let bytes: Int
+    /// A short description (`GET`, `POST batch`, `list`).
+    public let detail: String
+
+    /// Creates an exchange.
+    public init(path: String, status: Int, bytes: Int, detail: String) {
+        self.path = path
+        self.status = status
+        self.bytes = bytes
+        self.detail = detail
+    }
+}
+
+/// What a source answered for a listing: the file ids, and the status the server sent for it.
+public struct VaultListing: Sendable, Hashable {
+    /// The status the server sent: 200, or 404 for a vault or prefix it does not have (then `files` is empty).
+    public let status: Int
+    /// The file ids under the prefix.
+    public let files: [String]
+
+    /// Creates a listing.
+    public init(status: Int, files: [String]) {
+        self.status = status
+        self.files = files
+    }
+}
+
+/// What a source answered for several file ids, with every exchange it took to get them.
+public struct VaultBatchReply: Sendable, Hashable {
+    /// The answer for each file id.
+    public let responses: [String: VaultResponse]
+    /// The exchanges, in order, each with the status the server sent: one batch request; or, where the server
+    /// refused the batch route, that refusal and then one read per file id.
+    public let exchanges: [VaultExchange]
+
+    /// Creates a reply.
+    public init(responses: [String: VaultResponse], exchanges: [VaultExchange]) {
+        self.responses = responses
+        self.exchanges = exchanges
+    }
+}
+
 /// Where a vault's stored bytes come from: an SG/Send server, a static host, or a folder.
 ///
 /// A source knows nothing about keys: it moves opaque encrypted bytes by file id.
+///
+/// Rule (P-VLOG-2): the reader logs every request with the status the server sent, on every request kind: a
+/// read's `VaultResponse.status`, a listing's `VaultListing.status`, and each exchange of a batch.
 public protocol VaultSource: Sendable {
     /// A short description for logs, without credentials (e.g. `http://127.0.0.1:8421` or `folder`).
     var label: String { get }
@@ -28,6 +80,11 @@ public protocol VaultSource: Sendable {
     var batchSize: Int { get }
     /// Fetches several file ids in one exchange; the default calls `read` for each.
     func readBatch(vaultID: String, fileIDs: [String]) async throws(VaultError) -> [String: VaultResponse]
+    /// Lists like `list`, with the status the server sent; the default calls `list` and reports 200.
+    func listing(vaultID: String, prefix: String) async throws(VaultError) -> VaultListing
+    /// Fetches like `readBatch`, with the exchanges it took; the default calls `readBatch` and reports it as one
+    /// exchange of status 200.
+    func fetchBatch(vaultID: String, fileIDs: [String]) async throws(VaultError) -> VaultBatchReply
 }
 
 extension VaultSource {
@@ -39,6 +96,20 @@ extension VaultSource {
         var result: [String: VaultResponse] = [:]
         for fileID in fileIDs { result[fileID] = try await read(vaultID: vaultID, fileID: fileID) }
         return result
+    }
+
+    /// The listing `list` gives, reported as status 200.
+    public func listing(vaultID: String, prefix: String) async throws(VaultError) -> VaultListing {
+        VaultListing(status: 200, files: try await list(vaultID: vaultID, prefix: prefix))
+    }
+
+    /// The answers `readBatch` gives, reported as one exchange of status 200.
+    public func fetchBatch(vaultID: String, fileIDs: [String]) async throws(VaultError) -> VaultBatchReply {
+        let responses = try await readBatch(vaultID: vaultID, fileIDs: fileIDs)
+        let bytes = responses.values.reduce(0) { $0 + ($1.body?.count ?? 0) }
+        return VaultBatchReply(
+            responses: responses,
+            exchanges: [VaultExchange(path: "batch of \(fileIDs.count)", status: 200, bytes: bytes, detail: "batch")])
     }
 }
 

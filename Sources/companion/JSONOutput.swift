@@ -25,6 +25,12 @@ enum JSONOutput {
         return encoder
     }
 
+    /// `date` in the one date form, for a document built as `JSONValue` (empty for a date outside the years
+    /// 0000-9999, which no server sends).
+    static func timestamp(_ date: Date) -> String {
+        (try? Timestamp.format(date, precision: .microseconds)) ?? ""
+    }
+
     /// `value` as one pretty-printed document.
     static func document(_ value: some Encodable) throws -> String {
         String(decoding: try encoder(pretty: true).encode(value), as: UTF8.self)

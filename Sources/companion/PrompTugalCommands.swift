@@ -1,3 +1,5 @@
+import CompanionApp
+import CompanionAuth
 import CompanionCore
 import CompanionScreen
 import CompanionStore
@@ -15,32 +17,33 @@ enum PrompTugalCommands {
                 "promptugal", summary: "the PrompTugal app, headless",
                 details: """
                     Team data comes from --team URL and --news URL, else $PROMPTUGAL_URL for both, else the live
-                    sites. State: $COMPANION_HOME/promptugal (the schedule, cached team data, encrypted vault objects,
-                    keys in 0600 files, the debug switch). Plain http only to loopback hosts.
+                    sites. State: $COMPANION_HOME/promptugal (the schedule, saved team data, encrypted vault objects,
+                    keys in 0600 files, the debug switch). Plain http only to loopback hosts, none with --https-only.
                     """,
                 [
                     Command(
                         name: "schedule",
                         summary: "the picks in event order, Lisbon time; pick or drop an event; merge the vault's copy",
-                        parameters: [
-                            .init(syntax: "[add|remove <event-url>]", help: "an event page's address or its bare slug")
-                        ],
                         options: sites + [
+                            .option("add", "EVENT", "pick an event: its page's address or its bare slug"),
+                            .option("remove", "EVENT", "drop an event: its page's address or its bare slug"),
                             .option(
                                 "from-vault", "KEY",
                                 "pull the vault and merge its apps/agenda/picks.json; - reads $COMPANION_VAULT_KEY"),
                             .option(
                                 "vault-server", "URL",
                                 "the SG/Send server (else $SGIT_SERVER_URL, else dev.send.sgraph.ai)"),
-                            .flag("offline", "use the saved agenda only"), .json,
+                            .flag("offline", "use the saved agenda only"), .httpsOnly, .json,
                         ],
                         run: { try await schedule($0) }),
                     Command(
-                        name: "team", summary: "team data, kept for offline use (all of it when no part is named)",
+                        name: "team", summary: "team data, kept for offline use (every part when none is named)",
                         parameters: [
-                            .init(syntax: "[<part>]", help: "me, places, agenda, newsroom, news, meetings or agents")
+                            .init(
+                                syntax: "[<part>]",
+                                help: TeamPart.allCases.map(\.rawValue).joined(separator: ", "))
                         ],
-                        options: sites + [.flag("offline", "answer from the saved copies only"), .json],
+                        options: sites + [.flag("offline", "answer from the saved copies only"), .httpsOnly, .json],
                         run: { try await team($0) }),
                     Command(
                         name: "destinations", summary: "where the shell puts each destination",
@@ -53,10 +56,15 @@ enum PrompTugalCommands {
                         name: "debug", summary: "turn debug mode on or off, or show its panels",
                         parameters: [
                             .init(
-                                syntax: "[on|off|<panel>]",
-                                help: "vault, network, bridge, storage, keys or build (all when none is named)")
+                                syntax: "[<panel>]",
+                                help: DebugPanel.allCases.map(\.rawValue).joined(separator: ", ")
+                                    + " (all when none is named)")
                         ],
-                        options: [.json], details: "network, bridge and vault show the previous command's traffic.",
+                        options: [
+                            .flag("on", "turn debug mode on (as the Settings switch does)"),
+                            .flag("off", "turn debug mode off"), .json,
+                        ],
+                        details: "network, bridge and vault show the previous command's traffic.",
                         run: { try await debug($0) }),
                 ])
         ])
@@ -68,20 +76,29 @@ enum PrompTugalCommands {
 
     // MARK: The app's parts, as the terminal wires them
 
+    /// The terminal's app: one environment (the platform's transport under the command's transport policy, the
+    /// terminal's journal, stores in the state folder), PrompTugal's sites opened from it.
     struct App {
         let folder: URL
-        let network: PrompTugalNetwork
-        let store: OfflineStore
+        let server: PrompTugalServer
         let team: TeamData
         let keys: FileKeyStore
 
-        init(_ arguments: Arguments) throws {
+        init(_ arguments: Arguments) async throws {
             folder = try Terminal.stateFolder("promptugal")
-            network = PrompTugalNetwork(journal: Terminal.journal, policy: arguments.transportPolicy)
-            store = try OfflineStore(
-                scope: AccountKey(serverKey: "promptugal", userID: "me"), location: .directory(folder))
-            team = TeamData(bases: try Self.bases(arguments), network: network, store: store)
             keys = FileKeyStore(folder: folder.appendingPathComponent("keys", isDirectory: true))
+            let environment = AppEnvironment(
+                transportPolicy: arguments.transportPolicy, stores: StoreRegistry(location: .directory(folder)),
+                secrets: InMemorySecretStore(), journal: Terminal.journal)
+            let keys = keys
+            do {
+                server = try await PrompTugalServer.open(
+                    sites: try Self.bases(arguments), environment: environment,
+                    openRouterKey: { try? keys.load(.openRouter) })
+            } catch let error as PrompTugalServerError {
+                throw CommandFailure(error.description)
+            }
+            team = TeamData(server: server)
         }
 
         static func bases(_ arguments: Arguments) throws -> TeamDataBases {
@@ -100,38 +117,52 @@ enum PrompTugalCommands {
 
         @MainActor
         func scheduleStore() async throws -> ScheduleStore {
-            try await ScheduleStore.load(from: StoreScheduleStorage(store: store))
+            try await ScheduleStore.load(from: StoreScheduleStorage(store: server.appStore), clock: server.clock)
         }
     }
+
+    /// The one value of `Choice` the first positional names, or every value when none is named.
+    static func chosen<Choice: CaseIterable & RawRepresentable>(
+        _ type: Choice.Type, _ arguments: Arguments, _ what: String
+    ) throws -> [Choice] where Choice.RawValue == String {
+        guard let name = arguments.positionals.first else { return Array(Choice.allCases) }
+        guard let choice = Choice(rawValue: name) else {
+            throw UsageError(
+                "unknown \(what) \(name) (one of \(Choice.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        return [choice]
+    }
+
+    /// A time as every `--json` document writes it (`JSONOutput.timestamp`).
+    static func time(_ date: Date) -> JSONValue { .string(JSONOutput.timestamp(date)) }
 
     // MARK: schedule
 
     @MainActor
     static func schedule(_ arguments: Arguments) async throws -> Int32 {
-        let app = try App(arguments)
+        try arguments.expectAtMost(0)
+        let app = try await App(arguments)
         let store = try await app.scheduleStore()
         var notes: [String] = []
         var mirror: JSONValue = .null
-        if let action = arguments.positionals.first {
-            guard action == "add" || action == "remove" else { throw UsageError("unknown schedule action \(action)") }
-            try arguments.expectAtMost(2)
-            let target = try arguments.positional(1, "the event's address or slug")
+        for (option, picked) in [("add", true), ("remove", false)] {
+            guard let target = arguments.option(option) else { continue }
             guard let slug = EventSlug.extract(fromURL: target) ?? EventSlug.normalize(target) else {
                 throw UsageError("\(target) is not an event page (…/events/<slug>/index.html) or a slug")
             }
-            if (action == "add") != store.isPicked(slug) { store.toggle(slug) }
-            notes.append(action == "add" ? "picked \(slug)" : "dropped \(slug)")
+            if picked != store.isPicked(slug) { store.toggle(slug) }
+            notes.append(picked ? "picked \(slug)" : "dropped \(slug)")
         }
         if let given = arguments.option("from-vault") {
             let key = given == "-" ? ProcessInfo.processInfo.environment["COMPANION_VAULT_KEY"] ?? "" : given
             Terminal.journal.register(secret: key)
-            let server = try vaultServer(arguments)
             let session = VaultSession(
-                keyStore: app.keys, network: app.network, cacheFolder: app.folder.appendingPathComponent("vaults"),
+                keyStore: app.keys, server: app.server, cacheFolder: app.folder.appendingPathComponent("vaults"),
                 log: VaultTrafficLog(journal: Terminal.journal))
-            let id = try session.importKey(key, server: server)
-            let head = try await session.pull(id)
-            guard let reader = session.reader(id) else { throw CommandFailure("vault \(id) did not open") }
+            let head = try await session.importKey(key, server: try vaultServer(arguments))
+            guard let id = session.vaults.last?.id, let reader = session.reader(id) else {
+                throw CommandFailure("the vault did not open")
+            }
             switch try await ScheduleMirror.merge(from: reader, into: store, log: session.log) {
             case .merged(let added, let skipped):
                 notes.append("merged \(ScheduleMirror.vaultPath) from vault \(id) at \(head.id): \(added.count) new")
@@ -147,34 +178,35 @@ enum PrompTugalCommands {
                 mirror = ["vault": .string(id), "head": .string(head.id), "malformed": .string(reason)]
             }
         }
-        let agenda = await app.team.agenda(offline: arguments.flag("offline"))
-        let events = Dictionary(
-            (agenda.value?.events ?? []).map { ($0.slug, $0) }, uniquingKeysWith: { first, _ in first })
-        store.setEventStarts(agenda.value?.starts ?? [:])
+        let model = ScheduleModel(store: store, team: app.team)
+        await model.load(offline: arguments.flag("offline"))
         await store.saved()
         if let problem = store.saveProblem { throw CommandFailure(problem) }
         if arguments.flag("json") {
-            let picks: [JSONValue] = store.picks.map { pick in
-                var object: [String: JSONValue] = [
-                    "id": .string(pick.id), "at": .string((try? ScheduleTime.write(pick.at)) ?? ""),
-                ]
-                if let start = store.eventStarts[pick.id] {
-                    object["start"] = .string((try? ScheduleTime.write(start)) ?? "")
+            let picks: [JSONValue] = model.rows.map { row in
+                var object: [String: JSONValue] = ["id": .string(row.id), "at": time(row.pick.at)]
+                if let start = row.start {
+                    object["start"] = time(start)
                     object["lisbon"] = .string(LisbonTime.wallTime(start) + " " + LisbonTime.offset(at: start))
                 }
-                if let title = events[pick.id]?.title { object["title"] = .string(title) }
+                if let title = row.event?.title { object["title"] = .string(title) }
                 return .object(object)
             }
-            var output: [String: JSONValue] = ["picks": .array(picks), "document": store.document.json]
+            var output: [String: JSONValue] = [
+                "picks": .array(picks), "document": store.document.json,
+                "agenda": .string(TeamData.summary(model.agenda)),
+            ]
+            if let note = model.agenda.problem { output["agendaNote"] = .string(note) }
             if mirror != .null { output["mirror"] = mirror }
             Terminal.out(JSONValue.object(output).outputDocument)
             return 0
         }
         for note in notes { Terminal.out(note) }
-        if store.picks.isEmpty { Terminal.out("No picks yet: companion promptugal schedule add EVENT-URL") }
-        for pick in store.picks {
-            let when = store.eventStarts[pick.id].map { LisbonTime.wallTime($0) + " Lisbon" } ?? "(not in the agenda)"
-            Terminal.out("\(when)  \(pick.id)\(events[pick.id].map { "  " + $0.title } ?? "")")
+        if let note = model.agenda.problem { Terminal.out("agenda: \(TeamData.summary(model.agenda)) (\(note))") }
+        if store.picks.isEmpty { Terminal.out("No picks yet: companion promptugal schedule --add EVENT-URL") }
+        for row in model.rows {
+            let when = row.lisbonTime.map { $0 + " Lisbon" } ?? "(not in the agenda)"
+            Terminal.out("\(when)  \(row.id)\(row.event?.title.map { "  " + $0 } ?? "")")
         }
         return 0
     }
@@ -190,70 +222,161 @@ enum PrompTugalCommands {
 
     // MARK: team
 
-    static let teamParts = ["me", "places", "agenda", "newsroom", "news", "meetings", "agents"]
+    /// The parts `team` reads, by name.
+    enum TeamPart: String, CaseIterable {
+        case me, places, agenda, newsroom, news, meetings, agents
+        case commandCentre = "command-centre"
+    }
+
+    /// One file's row of `team`.
+    struct TeamRow {
+        let name: String
+        let path: String?
+        let state: String
+        let summary: String
+        let note: String?
+        let json: [String: JSONValue]
+        let failed: Bool
+
+        init<Value>(
+            name: String, path: String?, state: ScreenState<Value>, summary: String, value: JSONValue?,
+            note: String? = nil
+        ) {
+            self.name = name
+            self.path = path
+            self.state = TeamData.summary(state)
+            self.summary = summary
+            self.note = note ?? state.problem
+            self.failed = state.kind == .failed
+            var row: [String: JSONValue] = ["endpoint": .string(name), "state": .string(self.state)]
+            if let path { row["path"] = .string(path) }
+            if let fetchedAt = state.fetchedAt { row["fetchedAt"] = time(fetchedAt) }
+            if state.kind == .stale || state.kind == .offline, let age = state.age {
+                row["ageSeconds"] = .integer(Int64(age.rounded()))
+            }
+            if let note = self.note { row["note"] = .string(note) }
+            if let value { row["value"] = value }
+            json = row
+        }
+    }
 
     static func team(_ arguments: Arguments) async throws -> Int32 {
         try arguments.expectAtMost(1)
-        let parts = arguments.positionals.isEmpty ? teamParts : arguments.positionals
-        for part in parts where !teamParts.contains(part) {
-            throw UsageError("unknown team data \(part) (one of \(teamParts.joined(separator: ", ")))")
-        }
-        let app = try App(arguments)
+        let parts = try chosen(TeamPart.self, arguments, "team data")
+        let app = try await App(arguments)
         let offline = arguments.flag("offline")
-        var endpoints: [TeamEndpoint] = []
-        for part in parts {
-            switch part {
-            case "me": endpoints.append(.me)
-            case "places": endpoints.append(.places)
-            case "agenda": endpoints.append(.agenda)
-            case "newsroom": endpoints += TeamEndpoint.newsroom
-            case "news": endpoints += [.newsletter, .story, .searchDocs, .feed]
-            default:
-                let discovery = await app.team.discovery(offline: offline)
-                guard let found = discovery.value else {
-                    throw CommandFailure(TeamData.note(discovery) ?? "llms.txt could not be read")
-                }
-                endpoints += part == "meetings" ? found.meetings : found.agents
+        var rows: [TeamRow] = []
+        for part in parts { rows += await read(part, app: app, offline: offline) }
+        if arguments.flag("json") {
+            Terminal.out(JSONValue.array(rows.map { .object($0.json) }).outputDocument)
+        } else {
+            for row in rows {
+                Terminal.out("\(row.name): \(row.state), \(row.summary)" + (row.note.map { " (\($0))" } ?? ""))
             }
         }
-        var rows: [JSONValue] = []
-        var failed = 0
-        for endpoint in endpoints {
-            let state: ScreenState<JSONValue> =
-                endpoint == .feed
-                ? await app.team.load(endpoint, offline: offline) { .string(String(decoding: $0, as: UTF8.self)) }
-                : await app.team.loadJSON(endpoint, offline: offline)
-            if case .failed = state { failed += 1 }
-            var row: [String: JSONValue] = [
-                "endpoint": .string(endpoint.name), "path": .string(endpoint.path),
-                "state": .string(TeamData.summary(state)),
-            ]
-            if case .content(_, let fetchedAt) = state {
-                row["fetchedAt"] = .string((try? ScheduleTime.write(fetchedAt)) ?? "")
-            }
-            if let age = TeamData.age(state) { row["ageSeconds"] = .integer(Int64(age.rounded())) }
-            if let note = TeamData.note(state) { row["note"] = .string(note) }
-            if let value = state.value { row["value"] = value }
-            rows.append(.object(row))
-            if !arguments.flag("json") {
-                Terminal.out(
-                    "\(endpoint.name): \(TeamData.summary(state)), \(describe(state.value, endpoint))"
-                        + (TeamData.note(state).map { " (\($0))" } ?? ""))
-            }
-        }
-        if arguments.flag("json") { Terminal.out(JSONValue.array(rows).outputDocument) }
-        return failed == endpoints.count ? 1 : 0
+        return rows.allSatisfy(\.failed) ? 1 : 0
     }
 
-    static func describe(_ value: JSONValue?, _ endpoint: TeamEndpoint) -> String {
-        guard let value else { return "nothing to show" }
-        if case .string(let text) = value { return "\(text.utf8.count) bytes" }
-        if endpoint == .me { return "\(value["name"]?.stringValue ?? "?") (\(value["personId"]?.stringValue ?? "?"))" }
-        if endpoint == .places {
-            let places = value["places"]?.arrayValue ?? []
-            let located = places.filter { $0["lat"] != nil }.count
-            return "\(places.count) places, \(located) with coordinates"
+    /// The rows of one part.
+    static func read(_ part: TeamPart, app: App, offline: Bool) async -> [TeamRow] {
+        let team = app.team
+        switch part {
+        case .me:
+            let state = await team.me(offline: offline)
+            let summary = state.value.map { me in
+                "\(me.name ?? "?") (\(me.personID ?? "no id"))"
+                    + (me.counts.badge.map { ", badge \($0)" } ?? "")
+            }
+            return [
+                TeamRow(
+                    name: "me", path: TeamEndpoint.me.path, state: state, summary: summary ?? "nothing to show",
+                    value: state.value.map(json))
+            ]
+        case .places:
+            let state = await team.places(offline: offline)
+            let summary = state.value.map { "\($0.places.count) places, \($0.located.count) with coordinates" }
+            return [
+                TeamRow(
+                    name: "places", path: TeamEndpoint.places.path, state: state,
+                    summary: summary ?? "nothing to show", value: state.value.map(json))
+            ]
+        case .agenda:
+            let state = await team.agenda(offline: offline)
+            let summary = state.value.map { agenda in
+                "\(agenda.events.count) events, \(agenda.starts.count) with a start"
+                    + (agenda.skipped > 0 ? ", \(agenda.skipped) without a slug skipped" : "")
+            }
+            return [
+                TeamRow(
+                    name: "agenda", path: TeamEndpoint.agenda.path, state: state,
+                    summary: summary ?? "nothing to show", value: state.value.map(json))
+            ]
+        case .newsroom:
+            var rows: [TeamRow] = []
+            for endpoint in TeamEndpoint.newsroom { rows.append(await jsonRow(endpoint, team: team, offline: offline)) }
+            return rows
+        case .news:
+            var rows: [TeamRow] = []
+            for endpoint in TeamEndpoint.news where endpoint != .feed {
+                rows.append(await jsonRow(endpoint, team: team, offline: offline))
+            }
+            let feed = await team.feed(offline: offline)
+            rows.append(
+                TeamRow(
+                    name: "feed", path: TeamEndpoint.feed.path, state: feed,
+                    summary: feed.value.map { "\($0.format.rawValue), \($0.items.count) items" } ?? "nothing to show",
+                    value: feed.value.map(json)))
+            return rows
+        case .meetings, .agents:
+            let discovery = await team.discovery(offline: offline)
+            let kinds = TeamFeedKind.allCases.filter { part == .meetings ? !$0.isAgents : $0.isAgents }
+            guard let found = discovery.value else {
+                return [
+                    TeamRow(
+                        name: part.rawValue, path: TeamEndpoint.llmsTxt.path, state: discovery,
+                        summary: "nothing to show", value: nil)
+                ]
+            }
+            var rows: [TeamRow] = []
+            for kind in kinds {
+                if let note = found.note(for: kind) {
+                    let missing: ScreenState<JSONValue> = .failed(reason: note, signInRequired: false)
+                    rows.append(
+                        TeamRow(name: kind.endpointName, path: nil, state: missing, summary: "missing", value: nil))
+                }
+                for endpoint in found.endpoints(of: [kind]) {
+                    rows.append(await jsonRow(endpoint, team: team, offline: offline))
+                }
+            }
+            return rows
+        case .commandCentre:
+            let model = await MainActor.run { CommandCentreModel(team: team) }
+            await model.load(offline: offline)
+            let (state, endpoint) = await MainActor.run { (model.state, model.endpoint) }
+            let summary = state.value.map { centre in
+                "\(centre.tasks.count) tasks (\(centre.tasks.filter { $0.done == true }.count) done), "
+                    + "\(centre.decisions.count) decisions, \(centre.namedForMe.count) named for you, "
+                    + "\(centre.today.count) today"
+            }
+            return [
+                TeamRow(
+                    name: "command-centre", path: endpoint?.path, state: state, summary: summary ?? "nothing to show",
+                    value: state.value.map(json))
+            ]
         }
+    }
+
+    /// The row of a file read as any JSON.
+    static func jsonRow(_ endpoint: TeamEndpoint, team: TeamData, offline: Bool) async -> TeamRow {
+        let state = await team.json(endpoint, offline: offline)
+        return TeamRow(
+            name: endpoint.name, path: endpoint.path, state: state,
+            summary: state.value.map(describe) ?? "nothing to show", value: state.value)
+    }
+
+    /// `180 stories`: the first list in a file, else how many fields it has.
+    static func describe(_ value: JSONValue) -> String {
+        if let list = value.arrayValue { return "\(list.count) items" }
         if let members = value.objectValue,
             let (name, list) = members.sorted(by: { $0.key < $1.key }).lazy.compactMap({ member in
                 member.value.arrayValue.map { (member.key, $0) }
@@ -262,6 +385,90 @@ enum PrompTugalCommands {
             return "\(list.count) \(name)"
         }
         return "\(value.objectValue?.count ?? 0) fields"
+    }
+
+    // MARK: team: values as JSON
+
+    static func json(_ me: TeamMe) -> JSONValue {
+        var counts: [String: JSONValue] = [:]
+        for (name, count) in [
+            ("badge", me.counts.badge), ("onlyYou", me.counts.onlyYou), ("decide", me.counts.decide),
+            ("overdue", me.counts.overdue),
+        ] {
+            if let count { counts[name] = .integer(Int64(count)) }
+        }
+        var object: [String: JSONValue] = ["counts": .object(counts)]
+        if let id = me.personID { object["personId"] = .string(id) }
+        if let name = me.name { object["name"] = .string(name) }
+        return .object(object)
+    }
+
+    static func json(_ places: TeamPlaces) -> JSONValue {
+        .object([
+            "skipped": .integer(Int64(places.skipped)),
+            "places": .array(
+                places.places.map { place in
+                    var object: [String: JSONValue] = ["id": .string(place.id), "name": .string(place.name)]
+                    if let kind = place.kind { object["kind"] = .string(kind) }
+                    if let area = place.area { object["area"] = .string(area) }
+                    if let capacity = place.capacity { object["capacity"] = .integer(Int64(capacity)) }
+                    if let point = place.coordinates {
+                        object["latitude"] = .number(point.latitude)
+                        object["longitude"] = .number(point.longitude)
+                    }
+                    return .object(object)
+                }),
+        ])
+    }
+
+    static func json(_ agenda: TeamAgenda) -> JSONValue {
+        .object([
+            "skipped": .integer(Int64(agenda.skipped)),
+            "events": .array(
+                agenda.events.map { event in
+                    var object: [String: JSONValue] = ["slug": .string(event.slug)]
+                    if let title = event.title { object["title"] = .string(title) }
+                    if let start = event.start { object["start"] = time(start) }
+                    if let end = event.end { object["end"] = time(end) }
+                    if let place = event.place { object["place"] = .string(place) }
+                    if let url = event.url { object["url"] = .string(url) }
+                    return .object(object)
+                }),
+        ])
+    }
+
+    static func json(_ feed: NewsFeed) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "format": .string(feed.format.rawValue),
+            "items": .array(
+                feed.items.map { item in
+                    var entry: [String: JSONValue] = [:]
+                    if let title = item.title { entry["title"] = .string(title) }
+                    if let link = item.link { entry["link"] = .string(link) }
+                    if let date = item.date { entry["date"] = time(date) }
+                    if let id = item.id { entry["id"] = .string(id) }
+                    return .object(entry)
+                }),
+        ]
+        if let title = feed.title { object["title"] = .string(title) }
+        return .object(object)
+    }
+
+    static func json(_ centre: CommandCentre) -> JSONValue {
+        func items(_ list: [CommandCentre.Item]) -> JSONValue {
+            .array(
+                list.map { item in
+                    var object: [String: JSONValue] = ["id": .string(item.id), "text": .string(item.text)]
+                    if let done = item.done { object["done"] = .bool(done) }
+                    if let at = item.at { object["at"] = .string(at) }
+                    return .object(object)
+                })
+        }
+        return .object([
+            "tasks": items(centre.tasks), "decisions": items(centre.decisions),
+            "namedForMe": items(centre.namedForMe), "today": items(centre.today),
+            "skipped": .integer(Int64(centre.skipped)),
+        ])
     }
 
     // MARK: destinations
@@ -319,34 +526,31 @@ enum PrompTugalCommands {
     @MainActor
     static func debug(_ arguments: Arguments) async throws -> Int32 {
         try arguments.expectAtMost(1)
-        let app = try App(arguments)
-        let mode = DebugMode(storage: FileDebugFlag(url: app.folder.appendingPathComponent("debug")))
-        if let word = arguments.positionals.first, word == "on" || word == "off" {
-            mode.set(word == "on")
+        let folder = try Terminal.stateFolder("promptugal")
+        let clock = SystemWallClock()
+        let mode = DebugMode(storage: FileDebugFlag(url: folder.appendingPathComponent("debug")), clock: clock)
+        if arguments.flag("on") || arguments.flag("off") {
+            guard !(arguments.flag("on") && arguments.flag("off")), arguments.positionals.isEmpty else {
+                throw UsageError("give --on or --off alone")
+            }
+            mode.set(arguments.flag("on"))
             Terminal.out(
                 arguments.flag("json")
-                    ? JSONValue.object(["debug": .bool(mode.isOn)]).outputLine : "debug mode \(word)")
+                    ? JSONValue.object(["debug": .bool(mode.isOn)]).outputLine
+                    : "debug mode \(mode.isOn ? "on" : "off")")
             return 0
         }
-        let wanted: [DebugPanel]
-        if let name = arguments.positionals.first {
-            guard let panel = DebugPanel(rawValue: name) else {
-                throw UsageError(
-                    "unknown panel \(name) (one of \(DebugPanel.allCases.map(\.rawValue).joined(separator: ", ")), on, off)"
-                )
-            }
-            wanted = [panel]
-        } else {
-            wanted = DebugPanel.allCases
-        }
+        let wanted = try chosen(DebugPanel.self, arguments, "panel")
         guard mode.isOn else {
-            throw CommandFailure("debug mode is off: turn it on with `companion promptugal debug on`")
+            throw CommandFailure("debug mode is off: turn it on with `companion promptugal debug --on`")
         }
+        let app = try await App(arguments)
         let saved = (try? Data(contentsOf: try Terminal.journalFile())).map { Journal.importJSONLines($0).events } ?? []
         let sources = DebugSources(
-            journal: Terminal.journal, events: { saved }, vaultLog: nil, store: app.store,
+            journal: Terminal.journal, events: { saved }, vaultLog: nil,
+            stores: [app.server.appStore, app.server.team.store, app.server.news.store],
             vaultCaches: app.folder.appendingPathComponent("vaults"), keyStore: app.keys,
-            build: BuildInfo(version: "1.0.0", build: "1", commit: buildCommit, siteRelease: nil))
+            build: BuildInfo(version: "1.0.0", build: "1", commit: buildCommit, siteRelease: nil), clock: clock)
         var panels: [String: JSONValue] = [:]
         for panel in mode.panels where wanted.contains(panel) {
             let rows = await sources.rows(panel)

@@ -199,36 +199,36 @@ import Testing
     }
 }
 
-/// A source whose batch route refuses with a status, for the traffic log's true status.
-private struct RefusingBatchSource: VaultSource {
-    let inner: LocalFolderVaultSource
-    var label: String { "refusing" }
-    var batchSize: Int { 50 }
-    func read(vaultID: String, fileID: String) async throws(VaultError) -> VaultResponse {
-        try await inner.read(vaultID: vaultID, fileID: fileID)
-    }
-    func list(vaultID: String, prefix: String) async throws(VaultError) -> [String] {
-        throw .httpStatus(path: prefix, status: 403)
-    }
-    func readBatch(vaultID: String, fileIDs: [String]) async throws(VaultError) -> [String: VaultResponse] {
-        throw .httpStatus(path: "batch", status: 503)
-    }
-}
-
 @Suite("Vault traffic log statuses")
 struct VaultTrafficStatusTests {
-    /// P-VLOG: a refused batch request is logged with the status the server gave, not 200.
-    @Test func aRefusedBatchIsLoggedWithItsTrueStatus() async throws {
-        let fixture = try VaultTestSupport.fixtureJSON()
-        let objects = try VaultTestSupport.fixtureObjects()
+    /// P-VLOG-2: on the real SG/Send server, a pack vault's listings and batches are each logged as a request with
+    /// the status the server sent, and a refused read (the server's 400 for a vault id shorter than it allows) is an
+    /// error event with that 400 and the server's own sentence. Every request event's status is one the server
+    /// actually sent: the count of 200s equals the server's exchanges seen by the journal.
+    @Test func everyRequestKindIsLoggedWithTheStatusTheServerSent() async throws {
+        let environment = try ServerEnvironment()
+        let pack = try environment.vault("pack")
         let cache = try VaultTestSupport.scratch()
         defer { try? FileManager.default.removeItem(at: cache) }
-        let log = VaultTrafficLog(journal: Journal())
-        let key = try VaultKey(importing: VaultTestSupport.string(fixture, "read_key_string"), log: log)
-        let source = RefusingBatchSource(inner: LocalFolderVaultSource(root: objects))
-        let vault = try SGitVault(key: key, source: source, cache: cache, log: log)
-        await #expect(throws: VaultError.self) { try await vault.pull() }
-        let refused = log.events.first { $0.kind == .error && $0.path.hasPrefix("batch of") }
-        #expect(refused?.status == 503)
+        let journal = Journal()
+        let log = VaultTrafficLog(journal: journal)
+        let source = HTTPVaultSource(
+            server: environment.server, batchSize: 50, policy: .allowingInsecureLoopback, journal: journal)
+        let vault = try SGitVault(key: VaultKey(importing: pack.keyString), source: source, cache: cache, log: log)
+        try await vault.pull()
+        let requests = log.events.filter { $0.kind == .request }
+        let lists = requests.filter { $0.path.hasPrefix("bare/packs/") && $0.path.hasSuffix("/") }
+        #expect(lists.count == 2 && lists.allSatisfy { $0.status == 200 })
+        // What the server answered, exchange by exchange, from the client's own journal.
+        let answered = journal.events.filter { $0.kind == .response }.compactMap { $0.fields["status"] }
+        #expect(requests.compactMap(\.status).map(String.init).sorted() == answered.sorted())
+
+        // A 4-character vault id passes the client's rule (4-24) and is refused by the server (8-24), in its words.
+        let short = try SGitVault(
+            key: VaultKey(readKey: Data(repeating: 7, count: 32), vaultID: "abcd"), source: source,
+            cache: cache.appendingPathComponent("short"), log: log)
+        await #expect(throws: VaultError.self) { try await short.pull() }
+        let refused = try #require(log.events.first)
+        #expect(refused.kind == .error && refused.status == 400)
     }
 }

@@ -28,26 +28,37 @@ struct BridgeTests {
         #expect(PrompTugalBridgeConfiguration.handlerName == "pt")
         #expect(PrompTugalBridgeConfiguration.contentWorldName != "page")
         let scripts = Self.configuration.userScripts(for: Self.news)
-        #expect(scripts.map(\.world) == [.bridge, .page] && scripts.allSatisfy(\.mainFrameOnly))
+        #expect(scripts.allSatisfy(\.mainFrameOnly) && Set(scripts.map(\.world)) == [.bridge, .page])
+        // Two worlds sharing one DOM, as WebKit's do. Each has its own `window.webkit.messageHandlers`; the `pt`
+        // handler is added to the world the configuration names, and each script runs in the world it names.
+        let worldOf = { (world: PrompTugalBridgeConfiguration.World) in world == .page ? "page" : "bridge" }
+        let install = scripts.map { script in
+            "new Function(\"window\", \(JavaScriptLiteralText.quote(script.source)))(worlds.\(worldOf(script.world)));"
+        }.joined(separator: "\n")
         let setup = """
             const dom = new EventTarget();
-            const world = (extra) => Object.assign({ addEventListener: dom.addEventListener.bind(dom),
-              dispatchEvent: dom.dispatchEvent.bind(dom) }, extra);
+            const world = () => ({ addEventListener: dom.addEventListener.bind(dom),
+              dispatchEvent: dom.dispatchEvent.bind(dom), webkit: { messageHandlers: {} } });
+            const worlds = { page: world(), bridge: world() };
             const posted = [];
-            const bridge = world({ webkit: { messageHandlers: { pt: { postMessage: (m) => posted.push(m) } } } });
-            const page = world({});
-            new Function("window", \(JavaScriptLiteralText.quote(Self.configuration.relayScript)))(bridge);
-            new Function("window", \(JavaScriptLiteralText.quote(Self.configuration.pageScript)))(page);
+            worlds.\(worldOf(PrompTugalBridgeConfiguration.handlerWorld)).webkit.messageHandlers.pt =
+              { postMessage: (m) => posted.push(m) };
+            \(install)
+            const page = worlds.page, bridge = worlds.bridge;
             const call = page.ptApp.call("schedule.get");
             """
         let first = try NodeRunner.output(
             setup + """
-                console.log(JSON.stringify({ posted, pageSeesHandler: page.webkit !== undefined,
-                  bridgeHasPtApp: bridge.ptApp !== undefined, version: page.ptApp.version, ops: page.ptApp.ops,
-                  frozen: Object.isFrozen(page.ptApp) && Object.isFrozen(page.ptApp.ops) }));
+                let direct = "posted";
+                try { page.webkit.messageHandlers.pt.postMessage({ id: "x", op: "schedule.get" }); }
+                catch (e) { direct = "refused"; }
+                console.log(JSON.stringify({ posted, pageSeesHandler: page.webkit.messageHandlers.pt !== undefined,
+                  direct, bridgeHasPtApp: bridge.ptApp !== undefined, version: page.ptApp.version,
+                  ops: page.ptApp.ops, frozen: Object.isFrozen(page.ptApp) && Object.isFrozen(page.ptApp.ops) }));
                 """)
         let seen = try #require(JSONValue(data: Data(first.utf8)))
-        #expect(seen["pageSeesHandler"] == false && seen["bridgeHasPtApp"] == false && seen["frozen"] == true)
+        #expect(seen["pageSeesHandler"] == false && seen["direct"] == "refused")
+        #expect(seen["bridgeHasPtApp"] == false && seen["frozen"] == true)
         #expect(seen["version"] == "1.4 \"beta\"</script>")
         // P-BRIDGE-4: exactly the five ops.
         #expect(seen["ops"] == .array(PrompTugalBridgeConfiguration.ops.map(JSONValue.string)))
@@ -55,6 +66,8 @@ struct BridgeTests {
             PrompTugalBridgeConfiguration.ops == [
                 "schedule.get", "schedule.set", "identity.get", "notify.plan", "meter.topup",
             ])
+        // The page's call reached the handler once, through the relay.
+        #expect(seen["posted"]?.arrayValue?.count == 1)
         let message = try #require(seen["posted"]?[0])
         #expect(message == .object(["id": "pt-1", "op": "schedule.get", "args": .null]))
 
@@ -64,6 +77,8 @@ struct BridgeTests {
         let reply = try #require(await endpoint.receive(message, from: Self.source("https://promptugal.news")))
         let second = try NodeRunner.output(
             setup + """
+                globalThis.location = { origin: "https://promptugal.news" };
+                bridge.location = globalThis.location;
                 new Function("window", \(JavaScriptLiteralText.quote(Self.configuration.replyScript(reply))))(bridge);
                 call.then((result) => console.log(JSON.stringify(result)));
                 """)
@@ -195,42 +210,95 @@ struct BridgeTests {
         #expect(journal.events.allSatisfy { $0.fields["outcome"] == "rejected" })
     }
 
+    @Test("P-BRIDGE-11: each script checks location.origin when it runs; a page that navigated away gets nothing")
+    func everyScriptChecksTheOrigin() async throws {
+        let store = ScheduleStore(clock: ManualWallClock(Self.t0))
+        store.toggle("from-app")
+        let evil = "https://evil.example"
+        let theirs = #"{"v":1,"picks":[{"id":"evil-pick","at":"2026-11-08T01:00:00.000Z"}]}"#
+        // The page was allowed when the sync began; by the time the read runs it shows another origin.
+        let page = NodePage(stored: #"{"v":1,"picks":[]}"#)
+        page.navigate(to: evil, storing: theirs)
+        let sync = WebScheduleSync(store: store, configuration: Self.configuration, journal: Journal())
+        guard case .failed = await sync.sync(page: Self.news, scripting: page) else {
+            Issue.record("the read ran on another origin")
+            return
+        }
+        #expect(!store.isPicked("evil-pick") && page.stored(at: evil) == theirs)
+        // Each script on its own, on the other origin: the write stores nothing, the reply dispatches nothing.
+        let origins = Self.configuration.allowList.origins
+        await #expect(throws: NodePage.ScriptError.self) {
+            _ = try await page.evaluate(ScheduleSync.readScript(allowed: origins))
+        }
+        await #expect(throws: NodePage.ScriptError.self) {
+            _ = try await page.evaluate(ScheduleSync.writeScript(document: store.document.json, allowed: origins))
+        }
+        #expect(page.stored(at: evil) == theirs && page.seenByPage.isEmpty)
+        let reply = BridgeReply(id: "1", outcome: .success(store.document.json))
+        await #expect(throws: NodePage.ScriptError.self) {
+            _ = try await page.evaluate(Self.configuration.replyScript(reply))
+        }
+        // Back on the allowed origin, the same scripts run.
+        page.navigate(to: "https://promptugal.news")
+        #expect(await sync.sync(page: Self.news, scripting: page) == .synced(added: []))
+        #expect(page.stored == store.document.json.jsonString())
+    }
+
     @Test("P-BRIDGE-10: ids with quotes, backslashes, </script>, U+2028 and U+2029 survive the sync both ways")
     func nastyIDs() async throws {
         let nasty = "a\"b'c\\d<script>\u{2028}\u{2029}e"
         let closing = "x</script><script>alert(1)"
         let store = ScheduleStore(clock: ManualWallClock(Self.t0))
-        store.toggle(nasty)
-        store.toggle(closing)
+        #expect(store.toggle(nasty) == nasty)
+        // An id holding `/` is a path, not a slug: the store never takes it (P-SCHED-6).
+        #expect(store.toggle(closing) == nil && !store.isPicked(closing))
         let page = NodePage()
         let sync = WebScheduleSync(store: store, configuration: Self.configuration, journal: Journal())
         let outcome = await sync.sync(page: Self.news, scripting: page)
         #expect(outcome == .synced(added: []), "\(outcome)")
-        // The script layer: what the page holds is exactly what the app wrote, `</script>` included.
         #expect(JSONValue(data: Data((page.stored ?? "").utf8)) == store.document.json)
-        // The store layer reads the slash-free id back; an id holding `/` is a path and is skipped (P-OPEN-5).
         let back = ScheduleStore(clock: ManualWallClock(Self.t0))
-        _ = await WebScheduleSync(store: back, configuration: Self.configuration, journal: Journal())
-            .sync(page: Self.news, scripting: page)
+        #expect(
+            await WebScheduleSync(store: back, configuration: Self.configuration, journal: Journal())
+                .sync(page: Self.news, scripting: page) == .synced(added: [nasty]))
         #expect(back.picks.map(\.id) == [nasty])
+        // The script layer on its own: a document holding `</script>` goes in and comes back unchanged.
+        let origins = Self.configuration.allowList.origins
+        let raw: JSONValue = ["v": 1, "picks": [["id": .string(closing), "at": "2026-11-08T02:45:00.000Z"]]]
+        #expect(try await page.evaluate(ScheduleSync.writeScript(document: raw, allowed: origins)) == nil)
+        let read = try await page.evaluate(ScheduleSync.readScript(allowed: origins))
+        #expect(JSONValue(data: Data((read ?? "").utf8)) == raw)
     }
 
-    @Test("P-BRIDGE-14: no op reply carries a key, whatever op is called")
+    @Test("P-BRIDGE-14: no op reply carries a key, whatever op is called, with the app's keys in use and in the args")
     func noKeysInReplies() async throws {
+        let fixture = try VaultTests.Fixture()
+        // The app's keys are in use: the vault is pulled with FX's key, the OpenRouter key is stored.
+        let vault = try await VaultTests.VaultRig.make()
+        try await vault.session.importKey(fixture.readKeyString, server: try StandIn.url())
+        vault.keys.save(KeyTests.openRouterKey, as: .openRouter, protection: .openRouter(biometric: false))
         let store = ScheduleStore(clock: ManualWallClock(Self.t0))
         store.toggle("a")
-        let journal = Journal()
-        journal.register(secret: KeyTests.openRouterKey)
-        let endpoint = Self.configuration.endpoint(services: Self.services(store), journal: journal)
+        let journal = vault.journal
+        let endpoint = Self.configuration.endpoint(
+            services: Self.services(store), journal: journal)
         var texts: [String] = []
+        let secrets = [KeyTests.openRouterKey, fixture.readKeyString, fixture.readKeyHex, fixture.vaultKey]
         for op in PrompTugalBridgeConfiguration.ops + ["keys.get", "vault.key"] {
-            let body: JSONValue = ["id": "x", "op": .string(op), "args": ["key": .string(KeyTests.openRouterKey)]]
+            // A page asking with keys in its arguments, in every field an op does not keep.
+            let args: JSONValue = [
+                "key": .string(KeyTests.openRouterKey), "readKey": .string(fixture.readKeyString),
+                "vaultKey": .string(fixture.vaultKey), "v": 1, "picks": [], "id": "n1", "title": "T",
+                "at": "2026-11-08T10:00:00Z",
+            ]
+            let body: JSONValue = ["id": "x", "op": .string(op), "args": args]
             if let reply = await endpoint.receive(body, from: Self.source("https://promptugal.news")) {
                 texts.append(reply.json.jsonString())
+                texts.append(Self.configuration.replyScript(reply))
             }
         }
         texts += journal.events.map { $0.message + $0.fields.description }
-        #expect(texts.count > 7)
-        #expect(SecretScan.leaks(in: texts, secrets: [KeyTests.openRouterKey, KeyTests.readKeyHex]).isEmpty)
+        #expect(texts.count > 14 && texts.contains { $0.contains("unknown_op") })
+        #expect(SecretScan.leaks(in: texts, secrets: secrets).isEmpty)
     }
 }

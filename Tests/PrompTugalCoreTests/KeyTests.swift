@@ -1,5 +1,6 @@
 import CompanionCore
 import CompanionHTTP
+import CompanionTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -22,9 +23,12 @@ struct KeyTests {
         return store
     }
 
-    @Test("P-DEBUG-6, P-KEY-1: each key's kind, vault id, where kept and protection; never the value")
+    @Test("P-DEBUG-6, P-KEY-1: each key's kind, vault id, where kept and protection; never the value, none read")
     func descriptions() {
-        let descriptions = KeyDescription.all(in: Self.filledStore())
+        let store = Self.filledStore()
+        let descriptions = KeyDescription.all(in: store)
+        // Showing which keys exist reads no value: a Face ID item would ask for Face ID once per key.
+        #expect(store.valueReads == 0)
         #expect(descriptions.map(\.kind) == ["OpenRouter key", "vault read key"])
         #expect(descriptions.map(\.vaultID) == [nil, "demovault01"])
         #expect(descriptions.allSatisfy { $0.location == "memory" && $0.available })
@@ -45,15 +49,16 @@ struct KeyTests {
             _ = try store.load(.vaultRead(vaultID: "demovault01"))
         }
         #expect(KeyStoreError.unavailable(.vaultRead(vaultID: "demovault01")).description.contains("Import it again"))
+        let before = store.valueReads
         let vault = KeyDescription.all(in: store).first { $0.vaultID == "demovault01" }
-        #expect(vault?.available == false)
+        #expect(vault?.available == false && store.valueReads == before)
         #expect(vault?.line.hasSuffix("unavailable, import it again") == true)
     }
 
     @Test("P-KEY-2: a file key store keeps 0600 files in a 0700 folder; a damaged file is unavailable")
     func fileStore() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pt-keys-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder(prefix: "pt-keys")
+        let folder = temporary.url.appendingPathComponent("keys")
         let store = FileKeyStore(folder: folder)
         try store.save(Self.openRouterKey, as: .openRouter, protection: .openRouter(biometric: true))
         #expect(try store.load(.openRouter) == Self.openRouterKey)
@@ -62,8 +67,10 @@ struct KeyTests {
                 .posixPermissions] as? Int
         let folderMode = try FileManager.default.attributesOfItem(atPath: folder.path)[.posixPermissions] as? Int
         #expect(fileMode == 0o600 && folderMode == 0o700)
+        #expect(try store.entries() == [KeyEntry(name: .openRouter, protection: .openRouter(biometric: false))])
         try Data("garbage".utf8).write(to: folder.appendingPathComponent("openrouter.json"))
         #expect(throws: KeyStoreError.unavailable(.openRouter)) { _ = try store.load(.openRouter) }
+        #expect(try store.entries().map(\.available) == [false])
     }
 
     /// Records what reached the transport.

@@ -1,44 +1,40 @@
 import CompanionBridge
 import CompanionCore
 import CompanionHTTP
+import CompanionTestSupport
 import CompanionVault
 import Foundation
 import Testing
 
 @testable import PrompTugalCore
 
-/// The one network, its log, and the key rules, against the stand-in (`PROMPTUGAL_URL`).
+/// The one road onto the network, its log, and the key rules, against the stand-in (`PROMPTUGAL_URL`).
 @MainActor
 struct NetworkTests {
     nonisolated static let key = KeyTests.openRouterKey
 
-    /// OpenRouter bound to `http://localhost:<stand-in port>`, so the real transport can be watched on loopback.
-    static func network(clock: any WallClock = ManualWallClock()) throws -> (PrompTugalNetwork, URL) {
+    /// A rig with OpenRouter bound to `http://localhost:<stand-in port>`, so the real transport can be watched on
+    /// loopback; the address to reach that origin.
+    static func rig() async throws -> (Rig, URL) {
         let standIn = try StandIn.url()
         let port = try #require(standIn.port)
         let localhost = try #require(URL(string: "http://localhost:\(port)"))
-        let network = PrompTugalNetwork(
-            policy: .allowingInsecureLoopback, clock: clock,
-            openRouterOrigin: .init(scheme: "http", host: "localhost", port: port), openRouterKey: { Self.key })
-        return (network, localhost)
+        let rig = try await Rig.make(openRouterOrigin: .init(scheme: "http", host: "localhost", port: port))
+        return (rig, localhost)
     }
 
     @Test("P-NET-1, P-DEBUG-4, P-OPEN-24: team data, vault and OpenRouter requests each give one Network entry")
     func oneEntryPerRequest() async throws {
-        let (network, openRouter) = try Self.network()
-        let folder = try Scratch.folder("net")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let team = TeamData(
-            bases: try StandIn.bases(), network: network, store: try Scratch.store(in: folder, clock: ManualWallClock())
-        )
+        let (rig, openRouter) = try await Self.rig()
         // Files no fault test touches, so the suites can run side by side.
-        _ = await team.loadJSON(.newsletter)
-        _ = await team.loadJSON(.story)
-        let vault = VaultNetworkSource(server: try StandIn.url(), network: network)
+        #expect(await rig.team.json(.newsletter).kind == .content)
+        #expect(await rig.team.json(.story).kind == .content)
+        let vault = HTTPVaultSource(client: rig.server.client(for: try StandIn.url()), batchSize: 1)
         let missing = try await vault.read(vaultID: "demovault01", fileID: "bare/refs/ref-pid-muw-000000000000")
         #expect(missing.status == 404)
-        _ = try await network.client(for: openRouter).send(PrompTugalNetwork.get("/_control/echo"))
-        let entries = NetworkEntry.entries(in: network.journal)
+        let echo = try await rig.server.client(for: openRouter).send(Request<Data>.raw(.get, "/_control/echo"))
+        #expect(!echo.isEmpty)
+        let entries = NetworkEntry.entries(in: rig.journal)
         #expect(entries.count == 4)
         #expect(entries.map(\.status) == [200, 200, 404, 200])
         #expect(entries.map(\.method) == ["GET", "GET", "GET", "GET"])
@@ -49,32 +45,33 @@ struct NetworkTests {
 
     @Test("P-NET-2: Authorization, cookies, API-key headers and credential query items are shown redacted")
     func redacted() async throws {
-        let (network, _) = try Self.network()
-        var request = PrompTugalNetwork.get("/_control/echo")
+        let (rig, _) = try await Self.rig()
+        var request = Request<Data>.raw(.get, "/_control/echo")
         request.query = [
             URLQueryItem(name: "api_key", value: "q-secret-123456"), URLQueryItem(name: "page", value: "2"),
         ]
         request.headers = [
             "Authorization": "Bearer h-secret-123456", "Cookie": "s=c-secret-123456", "X-Api-Key": "k-secret-123456",
         ]
-        _ = try await network.client(for: try StandIn.url()).send(request)
-        let text = String(decoding: network.journal.exportJSONLines(), as: UTF8.self)
+        let echo = try await rig.server.client(for: try StandIn.url()).send(request)
+        #expect(String(decoding: echo, as: UTF8.self).contains("h-secret-123456"))  // it did go out
+        let text = String(decoding: rig.journal.exportJSONLines(), as: UTF8.self)
         for secret in ["q-secret-123456", "h-secret-123456", "c-secret-123456", "k-secret-123456"] {
             #expect(!text.contains(secret), "\(secret)")
         }
         #expect(text.contains("page=2") && text.contains(Redactor.mask))
-        let entry = try #require(NetworkEntry.entries(in: network.journal).last)
+        let entry = try #require(NetworkEntry.entries(in: rig.journal).last)
         #expect(!entry.url.contains("q-secret") && entry.url.contains("page=2"))
     }
 
     @Test("P-SECRET-2: a real redirect from the key's host to another host arrives without the key")
     func redirectDropsKey() async throws {
-        let (network, openRouter) = try Self.network()
+        let (rig, openRouter) = try await Self.rig()
         let standIn = try StandIn.url()
         let target = standIn.absoluteString + "/_control/echo"
-        var request = PrompTugalNetwork.get("/_control/redirect")
+        var request = Request<Data>.raw(.get, "/_control/redirect")
         request.query = [URLQueryItem(name: "to", value: target)]
-        let data = try await network.client(for: openRouter).send(request)
+        let data = try await rig.server.client(for: openRouter).send(request)
         let echo = try #require(JSONValue(data: data))
         let headers = echo["headers"]?.objectValue ?? [:]
         #expect(!headers.keys.contains { $0.lowercased() == "authorization" })
@@ -84,18 +81,45 @@ struct NetworkTests {
         let first = try #require(hops.last)
         #expect(first["headers"]?["Authorization"]?.stringValue == "Bearer " + Self.key)
         // And a direct request to another host never does.
-        let direct = try await network.client(for: standIn).send(PrompTugalNetwork.get("/_control/echo"))
+        let direct = try await rig.server.client(for: standIn).send(Request<Data>.raw(.get, "/_control/echo"))
         #expect(!String(decoding: direct, as: UTF8.self).contains(Self.key))
     }
 
-    @Test("P-SECRET-3, P-OPEN-16: no vault write is ever attempted in phase 1")
+    @Test("P-SECRET-3, P-OPEN-16: a whole session of the app sends no vault write and no write key")
     func noVaultWrites() async throws {
-        let (network, _) = try Self.network()
-        let source = VaultNetworkSource(server: try StandIn.url(), network: network)
-        _ = try await source.read(vaultID: "demovault01", fileID: "bare/refs/ref-pid-muw-000000000000")
-        _ = try await source.list(vaultID: "demovault01", prefix: "bare/packs/")
-        let methods = NetworkEntry.entries(in: network.journal).map(\.method)
-        #expect(methods == ["GET", "GET"])
+        let (rig, _) = try await Self.rig()
+        let keys = InMemoryKeyStore()
+        let session = VaultSession(
+            keyStore: keys, server: rig.server, cacheFolder: rig.folder.url.appendingPathComponent("vaults"),
+            log: VaultTrafficLog(journal: rig.journal))
+        // A vault of this test's own, made from a passphrase: the app holds its vault key, which could write.
+        let folder = try TemporaryFolder(prefix: "crafted")
+        let crafted = try CraftedVault(
+            vaultID: "writes\(Int.random(in: 100_000...999_999))", passphrase: "nowritespassphrase", in: folder.url)
+        try crafted.writeHead([
+            .init(name: "a.txt", data: Data("one".utf8)), .init(name: "b.txt", data: Data("two".utf8)),
+        ])
+        try await StandIn.serveVault(crafted)
+        try await session.importKey(try #require(crafted.vaultKeyString), server: try StandIn.url())
+        #expect(keys.entries().map(\.name) == [.vault(vaultID: crafted.vaultID)])
+        let reader = try #require(session.reader(crafted.vaultID))
+        for file in try await reader.files() { #expect(try await reader.read(file.path).count == file.size) }
+        let store = ScheduleStore(clock: rig.clock)
+        #expect(store.toggle("ai-doom-or-boom") == "ai-doom-or-boom")
+        #expect(try await ScheduleMirror.merge(from: reader, into: store, log: session.log) == .absent)
+        await store.saved()
+        // What reached the server for this vault, by any route: reads only, as many as the app made.
+        let seen = try await StandIn.requests(prefix: "/api/vault/").filter {
+            $0["path"]?.stringValue?.contains("/\(crafted.vaultID)") == true
+        }
+        #expect(seen.count == NetworkEntry.entries(in: rig.journal).count && !seen.isEmpty)
+        for request in seen {
+            #expect(request["method"] == "GET")
+            #expect(request["path"]?.stringValue?.hasPrefix("/api/vault/read/\(crafted.vaultID)/") == true)
+            let headers = (request["headers"]?.objectValue ?? [:]).keys.map { $0.lowercased() }
+            #expect(!headers.contains("x-sgraph-vault-write-key") && !headers.contains("x-sgraph-access-token"))
+            #expect(request["body"] == "")
+        }
         #expect(ScheduleMirror.vaultPath == "apps/agenda/picks.json")
     }
 }

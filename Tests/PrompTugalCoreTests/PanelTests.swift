@@ -12,24 +12,21 @@ import Testing
 struct PanelTests {
     @Test("P-DEBUG-5: the Storage panel lists each stored file and cache entry with its size and age")
     func storage() async throws {
-        let folder = try Scratch.folder("panel")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let clock = ManualWallClock(Date())
-        let store = try Scratch.store(in: folder, clock: clock)
-        try await store.put(
-            CachedResource(
-                key: "team:https://promptugal.news/api/v1/places.json", body: Data(count: 9_934), fetchedAt: clock.now()
-            ))
-        let caches = folder.appendingPathComponent("vaults/demovault01/objects", isDirectory: true)
+        let rig = try await Rig.make()
+        let desks = TeamEndpoint.newsroom[0]
+        #expect(await rig.team.json(desks).kind == .content)
+        let caches = rig.folder.url.appendingPathComponent("vaults/demovault01/objects", isDirectory: true)
         try FileManager.default.createDirectory(at: caches, withIntermediateDirectories: true)
         try Data(count: 512).write(to: caches.appendingPathComponent("obj-cas-imm-aaaaaaaaaaaa"))
-        clock.advance(by: 180)
+        rig.clock.advance(by: 180)
         let sources = DebugSources(
-            journal: Journal(), vaultLog: nil, store: store, vaultCaches: folder.appendingPathComponent("vaults"),
-            keyStore: InMemoryKeyStore(), build: BuildInfo(version: "1", build: "1", commit: "c"), clock: clock)
+            journal: Journal(), vaultLog: nil, stores: [rig.server.appStore, rig.server.news.store],
+            vaultCaches: rig.folder.url.appendingPathComponent("vaults"), keyStore: InMemoryKeyStore(),
+            build: BuildInfo(version: "1", build: "1", commit: "c"), clock: rig.clock)
         let rows = await sources.rows(.storage)
-        let entry = try #require(rows.first { $0.title == "team:https://promptugal.news/api/v1/places.json" })
-        #expect(entry.detail == "9934 B, 3 min old")
+        let saved = try #require(try await rig.server.news.store.resource("GET " + desks.path))
+        let entry = try #require(rows.first { $0.title == (try StandIn.url()).absoluteString + " GET " + desks.path })
+        #expect(entry.detail == "\(saved.body.count) B, 3 min old")
         let database = try #require(rows.first { $0.title.hasSuffix(".sqlite") })
         #expect(database.detail.contains(" B, ") && database.detail.hasSuffix(" old"))
         let vault = try #require(rows.first { $0.title == "vault cache demovault01" })
@@ -40,8 +37,9 @@ struct PanelTests {
     func build() async {
         func rows(_ release: String?) async -> [DebugRow] {
             await DebugSources(
-                journal: Journal(), vaultLog: nil, store: nil, vaultCaches: nil, keyStore: InMemoryKeyStore(),
-                build: BuildInfo(version: "1.4.0", build: "212", commit: "1dfd9ca", siteRelease: release)
+                journal: Journal(), vaultLog: nil, stores: [], vaultCaches: nil, keyStore: InMemoryKeyStore(),
+                build: BuildInfo(version: "1.4.0", build: "212", commit: "1dfd9ca", siteRelease: release),
+                clock: ManualWallClock()
             ).rows(.build)
         }
         #expect(
@@ -67,8 +65,8 @@ struct PanelTests {
         let log = VaultTrafficLog()
         log.record(.request, path: "bare/refs/ref-pid-muw-3a5d094fc10e", bytes: 69, status: 200, detail: "GET")
         let sources = DebugSources(
-            journal: journal, vaultLog: log, store: nil, vaultCaches: nil, keyStore: InMemoryKeyStore(),
-            build: BuildInfo(version: "1", build: "1", commit: "c"))
+            journal: journal, vaultLog: log, stores: [], vaultCaches: nil, keyStore: InMemoryKeyStore(),
+            build: BuildInfo(version: "1", build: "1", commit: "c"), clock: ManualWallClock())
         #expect(
             await sources.rows(.network) == [
                 DebugRow("GET https://promptugal.news/api/v1/places.json", "200, 9934 B, 12 ms")

@@ -17,10 +17,12 @@ struct PromptugalBootstrapScriptTests {
         ])
         let output = try NodeRunner.run(
             NodeRunner.prelude(handlers: ["pt"]) + """
+                window.location = { origin: "https://promptugal.news" };
                 let heard = null;
                 window.addEventListener("nr:schedule", () => { heard = localStorage.getItem("nr.schedule.v1"); });
-                \(ScheduleSync.writeScript(document: document))
-                console.log(JSON.stringify({ heard, events, read: \(ScheduleSync.readScript.dropLast()) }));
+                \(ScheduleSync.writeScript(document: document, allowed: ["https://promptugal.news"]))
+                console.log(JSON.stringify({ heard, events,
+                  read: \(ScheduleSync.readScript(allowed: ["https://promptugal.news"]).dropLast()) }));
                 """)
         let result = JSONValue(data: Data(output.utf8))
         #expect(result?["events"] == .array([.string("nr:schedule")]))

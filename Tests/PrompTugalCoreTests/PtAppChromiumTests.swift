@@ -13,7 +13,8 @@ import Testing
 /// The Node tests in `BridgeTests` stay where Chromium cannot show the case: the allow-list is https-only and
 /// names `promptugal.news`, which a loopback page can never be, so which pages get the scripts at all
 /// (P-OPEN-11/12) and which pages the sync refuses (P-BRIDGE-11) are decided before any engine runs and are
-/// checked there; `sync(page:)` below is told the news site's URL while its scripts run in the loopback page.
+/// checked there. The scripts here run under a configuration allowing the loopback page's origin, since every
+/// script checks `location.origin` when it runs (P-BRIDGE-11).
 @Suite("PrompTugal's bridge scripts in Chromium", .serialized)
 @MainActor
 struct PtAppChromiumTests {
@@ -58,6 +59,12 @@ struct PtAppChromiumTests {
         try await page.addScriptOnNewDocument(Self.configuration.pageScript)
         try await page.navigate(server.url.absoluteString)
         let bridgeWorld = try page.contextID(ofWorld: world)
+        // The scripts check `location.origin` when they run (P-BRIDGE-11): here the page's is the loopback server's.
+        let loopback = PrompTugalBridgeConfiguration(
+            version: Self.configuration.version,
+            allowList: OriginAllowList([
+                try ServerAddress(parsing: server.url.absoluteString, policy: .allowingInsecureLoopback)
+            ]))
 
         // P-BRIDGE-1, P-OPEN-13: the page sees ptApp (frozen, non-writable) and never the handler.
         let seen = try await page.evaluate(
@@ -79,25 +86,26 @@ struct PtAppChromiumTests {
         store.toggle("ai-doom-or-boom")
         let endpoint = Self.configuration.endpoint(
             services: AppBridgeServices(store: store, person: { "p-0042" }, planner: { _ in }), journal: Journal())
-        _ = try await page.evaluate("window.__call = ptApp.call('schedule.get'); true")
+        #expect(try await page.evaluate("window.__call = ptApp.call('schedule.get'); true") == true)
         let posted = try await page.evaluate("__posted.splice(0)", contextID: bridgeWorld)
         let message = try #require(posted[0])
         #expect(message == .object(["id": "pt-1", "op": "schedule.get", "args": .null]))
         let source = BridgeSource(
             isMainFrame: true, frameOrigin: "https://promptugal.news", pageURL: Self.news.absoluteString)
         let reply = try #require(await endpoint.receive(message, from: source))
-        _ = try await page.evaluate(Self.configuration.replyScript(reply), contextID: bridgeWorld)
+        #expect(try await page.evaluate(loopback.replyScript(reply), contextID: bridgeWorld) == .null)
         #expect(try await page.evaluate("__call") == store.document.json)
 
         // P-BRIDGE-8/9/10/12: the sync reads the page's localStorage, merges, writes back, and the page's own
         // listener sees the written value; hostile ids survive the round trip.
         let nasty = "a\"b'c\\d<script>\u{2028}\u{2029}e"
         store.toggle(nasty)
-        _ = try await page.evaluate(
-            #"localStorage.setItem("nr.schedule.v1", '{"v":1,"picks":[{"id":"from-web","at":"2026-11-08T01:00:00.000Z"}]}'); true"#
-        )
-        let sync = WebScheduleSync(store: store, configuration: Self.configuration, journal: Journal())
-        let outcome = await sync.sync(page: Self.news, scripting: ChromiumScripting(page: page))
+        #expect(
+            try await page.evaluate(
+                #"localStorage.setItem("nr.schedule.v1", '{"v":1,"picks":[{"id":"from-web","at":"2026-11-08T01:00:00.000Z"}]}'); true"#
+            ) == true)
+        let sync = WebScheduleSync(store: store, configuration: loopback, journal: Journal())
+        let outcome = await sync.sync(page: server.url, scripting: ChromiumScripting(page: page))
         #expect(outcome == .synced(added: ["from-web"]), "\(outcome)")
         let stored = try await page.evaluate("localStorage.getItem('nr.schedule.v1')").stringValue
         #expect(JSONValue(data: Data((stored ?? "").utf8)) == store.document.json)

@@ -173,8 +173,14 @@ struct EventSlugTests {
                 SchedulePick(
                     id: EventSlug.normalize("events/ai-doom-or-boom") ?? "", at: Date(timeIntervalSince1970: 0))
             ]))
-        store.toggle(EventSlug.extract(from: "/2026/events/web-3/index.html") ?? "")
-        #expect(store.document.picks.map(\.id).sorted() == ["ai-doom-or-boom", "web-3"])
+        #expect(store.toggle("/2026/events/web-3/index.html") == "web-3")
+        #expect(store.toggle("events/ai-summit") == "ai-summit")
+        // Anything else holding `/`, and empty, `.` or `..`, is not a slug: refused, nothing stored.
+        for path in ["a/b", "events/a/b/index.html", "/", "", ".", ".."] {
+            #expect(store.toggle(path) == nil, "\(path)")
+        }
+        #expect(store.document.picks.map(\.id).sorted() == ["ai-doom-or-boom", "ai-summit", "web-3"])
+        #expect(store.state.removals.isEmpty && store.picks.allSatisfy { !$0.id.contains("/") })
         #expect(!store.document.jsonText.contains("events/"))
     }
 }

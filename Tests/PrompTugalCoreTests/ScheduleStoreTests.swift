@@ -1,5 +1,6 @@
 import CompanionCore
 import CompanionStore
+import CompanionTestSupport
 import Foundation
 import Testing
 
@@ -121,6 +122,29 @@ struct ScheduleStoreTests {
             ])
     }
 
+    @Test(
+        "P-SCHED-17, P-SCHED-18: an agenda event's slug is slug, else id, else its url; its start with or without an offset"
+    )
+    func agendaDecoder() throws {
+        let text = """
+            {"sessions": [
+              {"slug": "by-slug", "id": "ignored", "start": "2026-07-01T10:00"},
+              {"id": "by-id", "startsAt": "2026-07-01T09:30Z"},
+              {"url": "https://promptugal.news/2026/events/by-url/index.html", "start_time": "2026-07-01T10:15:00+01:00"},
+              {"id": "events/by-path", "start": "not a time"},
+              {"title": "no slug at all", "start": "2026-07-01T08:00"},
+              {"url": "/events/a/b/index.html"}
+            ]}
+            """
+        let agenda = try TeamAgenda(json: try #require(JSONValue(data: Data(text.utf8))))
+        #expect(agenda.events.map(\.slug) == ["by-slug", "by-id", "by-url", "by-path"] && agenda.skipped == 2)
+        #expect(agenda.starts["by-slug"] == (try Timestamp.parse("2026-07-01T09:00:00Z")))
+        #expect(agenda.starts["by-id"] == (try Timestamp.parse("2026-07-01T09:30:00Z")))
+        #expect(agenda.starts["by-url"] == (try Timestamp.parse("2026-07-01T09:15:00Z")))
+        #expect(agenda.starts["by-path"] == nil)
+        #expect(throws: TeamDataError.missingList("agenda")) { try TeamAgenda(json: ["timezone": "Europe/Lisbon"]) }
+    }
+
     @Test("P-SCHED-18, P-OPEN-7: a pick at 00:30 Lisbon time is on its Lisbon day, summer and winter")
     func halfPastMidnight() throws {
         let summer = try LisbonTime.instant("2026-07-02T00:30")
@@ -144,12 +168,11 @@ struct ScheduleStoreTests {
 
     @Test("P-SCHED-15: removals survive a restart through the app's store")
     func removalsSurviveRestart() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pt-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let scope = AccountKey(serverKey: "promptugal", userID: "me")
+        let folder = try TemporaryFolder(prefix: "pt-schedule")
         let clock = ManualWallClock(Self.t0)
         do {
-            let storage = StoreScheduleStorage(store: try OfflineStore(scope: scope, location: .directory(folder)))
+            let first = try await Rig.make(folder: folder)
+            let storage = StoreScheduleStorage(store: first.server.appStore)
             let store = try await ScheduleStore.load(from: storage, clock: clock)
             store.toggle("talk")
             clock.advance(by: 30)
@@ -158,7 +181,7 @@ struct ScheduleStoreTests {
             await store.saved()
             #expect(store.saveProblem == nil)
         }
-        let storage = StoreScheduleStorage(store: try OfflineStore(scope: scope, location: .directory(folder)))
+        let storage = StoreScheduleStorage(store: try await Rig.make(folder: folder).server.appStore)
         let reloaded = try await ScheduleStore.load(from: storage, clock: clock)
         #expect(reloaded.isPicked("kept"))
         reloaded.merge(Self.doc([("talk", 0)]))
@@ -173,4 +196,46 @@ struct ScheduleStoreTests {
         store.merge(Self.doc([("vault-only", 2)]))  // from the vault
         #expect(store.picks.map(\.id).sorted() == ["mine", "vault-only", "web-only"])
     }
+}
+
+/// The schedule screen on the stand-in's agenda: part of `TeamDataTests`, which owns the agenda's fault switches.
+extension TeamDataTests {
+    @Test(
+        "P-SCHED-17, P-SCHED-18: the schedule model joins the picks with the agenda read from the site, in start order",
+        arguments: Fixture.allCases)
+    @MainActor
+    func orderedByTheAgenda(_ fixture: Fixture) async throws {
+        let rig = try await Rig.make(bases: try fixture.bases())
+        let agenda = try #require(await rig.team.agenda().value)
+        let picks: [String]
+        if fixture == .second {
+            // A start with an offset (+01:00), one in UTC, and one in Lisbon wall time, slugs from `id` and `url`.
+            picks = ["ai-doom-or-boom", "lisbon-offset-early", "utc-z-middle"]
+            #expect(agenda.bySlug["ai-doom-or-boom"]?.url == "/events/ai-doom-or-boom/index.html")
+        } else {
+            let dated = agenda.events.filter { $0.start != nil }.sorted {
+                ($0.start ?? .distantPast) < ($1.start ?? .distantPast)
+            }
+            picks = [try #require(dated.last?.slug), "ai-doom-or-boom", try #require(dated.first?.slug)]
+        }
+        let store = ScheduleStore(clock: rig.clock)
+        for id in picks + ["not-in-the-agenda"] { #expect(store.toggle(id) != nil) }
+        let model = ScheduleModel(store: store, team: rig.team)
+        await model.load()
+        #expect(model.agenda.kind == .content)
+        let starts = model.rows.map(\.start)
+        let expected = picks.sorted { (agenda.starts[$0] ?? .distantFuture) < (agenda.starts[$1] ?? .distantFuture) }
+        #expect(model.rows.map(\.id) == expected + ["not-in-the-agenda"])
+        #expect(expected != expected.sorted(), "the picks are chosen so that start order is not id order")
+        #expect(starts.dropLast().allSatisfy { $0 != nil } && starts.last == .some(nil))
+        if fixture == .second {
+            #expect(
+                model.rows.compactMap(\.lisbonTime) == ["2026-11-10 09:30", "2026-11-10 09:45", "2026-11-10 10:00"])
+        }
+        // Offline, from the saved agenda: the same order.
+        let offline = ScheduleModel(store: ScheduleStore(state: store.state, clock: rig.clock), team: rig.team)
+        await offline.load(offline: true)
+        #expect(offline.rows.map(\.id) == model.rows.map(\.id) && offline.agenda.kind == .offline)
+    }
+
 }

@@ -1,10 +1,11 @@
 import CompanionCore
+import CompanionVault
 import Foundation
 import Testing
 
 @testable import PrompTugalCore
 
-/// Destinations, the layout decision and the debug badge.
+/// Destinations, the layout decision, the debug badge and the product's copy.
 struct ShellTests {
     static func destination(_ id: String, _ section: Destination.Section, _ kind: Destination.Kind = .native)
         -> Destination
@@ -84,13 +85,50 @@ struct ShellTests {
         #expect(registry.destinations.allSatisfy { $0.badge(debugMode: false) == nil })
     }
 
-    @Test("P-TEAM-8: titles say PrompTugal, never a data source's host")
-    func productCopy() {
+    /// A data source's names a person must never read in the app's copy.
+    static let sourceNames = ["sgit", "web-summit", "web summit", "sgraph", "send.sgraph", "127.0.0.1", "localhost"]
+
+    static func namesASource(_ text: String) -> Bool {
+        let lower = text.lowercased()
+        return sourceNames.contains { lower.contains($0) }
+    }
+
+    @Test("P-TEAM-8: titles, notes, vault and feed errors say PrompTugal or nothing of a source, never its name")
+    func productCopy() throws {
         let titles = DestinationRegistry.promptugal().destinations.map(\.title)
         #expect(titles.contains { $0.contains("PrompTugal") })
-        for title in titles {
-            #expect(!title.lowercased().contains("sgit") && !title.lowercased().contains("web-summit"), "\(title)")
-            #expect(!title.lowercased().contains("web summit"))
+        for title in titles { #expect(!Self.namesASource(title), "\(title)") }
+
+        // The notes a screen shows for a kind llms.txt does not list.
+        let discovery = TeamDiscovery(
+            llmsTxt: "", address: try #require(URL(string: "https://team.example/llms.txt")),
+            site: try #require(URL(string: "https://team.example")))
+        let sentences = TeamFeedKind.allCases.compactMap { discovery.note(for: $0) }
+        #expect(sentences.count == 5 && sentences.allSatisfy { $0.contains("PrompTugal") })
+
+        // Every vault failure, as the app words it.
+        let problems: [VaultError.KeyProblem] = [
+            .empty, .missingVaultID, .invalidVaultID, .wrongHexLength(count: 63), .notHex, .emptyPassphrase,
+            .derivationFailed,
+        ]
+        let failures: [VaultError] =
+            problems.map { .malformedKey($0) } + [
+                .vaultNotFound(vaultID: "abcd1234"), .branchNotFound(name: "x"), .pathNotFound(path: "a"), .notPulled,
+                .transport(path: "p", reason: "r"), .httpStatus(path: "p", status: 500),
+                .refused(path: "p", status: 400, message: "Invalid vault id"), .objectMissing(id: "obj-cas-imm-0"),
+                .contentAddressMismatch(id: "obj-cas-imm-0"), .decryptionFailed(path: "p"), .truncated(path: "p"),
+                .decompressionFailed(path: "p"), .malformedObject(path: "p", reason: "r"),
+                .unsupportedSchema(path: "p", schema: "s"), .invalidIdentifier("x"), .integrity(path: "p", reason: "r"),
+                .malformedPack(name: "p", reason: "r"), .cache(reason: "r"),
+            ]
+        let vaultSentences = failures.map(VaultSession.sentence(for:))
+        let feedSentences = [FeedError.notXML(line: 1), .notAFeed(root: "html"), .notText].map(\.description)
+        let dataSentences = [
+            TeamDataError.notJSON("me"), .notText("llms.txt"), .notAnObject("me"), .missingList("agenda"),
+        ]
+        .map(\.description)
+        for sentence in sentences + vaultSentences + feedSentences + dataSentences {
+            #expect(!Self.namesASource(sentence), "\(sentence)")
         }
     }
 }

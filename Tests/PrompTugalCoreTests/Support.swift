@@ -1,3 +1,4 @@
+import CompanionApp
 import CompanionCore
 import CompanionHTTP
 import CompanionStore
@@ -24,10 +25,12 @@ enum StandIn {
     /// Both sites on the stand-in.
     static func bases() throws -> TeamDataBases { TeamDataBases(both: try url()) }
 
-    /// Calls a control endpoint and returns its JSON.
+    /// Calls a control endpoint (of the stand-in at `server`, the first fixture's by default) and returns its JSON.
     @discardableResult
-    static func control(_ name: String, method: String = "POST", body: String? = nil) async throws -> JSONValue {
-        guard let target = URL(string: try url().absoluteString + "/_control/" + name) else {
+    static func control(_ name: String, method: String = "POST", body: String? = nil, server: URL? = nil)
+        async throws -> JSONValue
+    {
+        guard let target = URL(string: try (server ?? url()).absoluteString + "/_control/" + name) else {
             throw Failure(description: "bad control name \(name)")
         }
         var request = URLRequest(url: target)
@@ -63,6 +66,27 @@ enum StandIn {
         try await control("drop-reply", body: #"{"path":"\#(path)","times":0}"#)
     }
 
+    /// The next `times` requests to `path` answer `status` with `body` as it is (`POST /_control/fail` with a
+    /// body), on the stand-in at `server`.
+    static func respond(
+        _ path: String, body: String, contentType: String = "application/json", status: Int = 200, times: Int? = 1,
+        server: URL? = nil
+    ) async throws {
+        let spec: JSONValue = [
+            "path": .string(path), "status": .integer(Int64(status)), "body": .string(body),
+            "content_type": .string(contentType), "times": times.map { .integer(Int64($0)) } ?? .null,
+        ]
+        try await control("fail", body: spec.jsonString(), server: server)
+    }
+
+    /// Serves the folder of `vault` on the SG/Send read and list routes (`POST /_control/vault`), as a static
+    /// host serves a vault.
+    static func serveVault(_ vault: CraftedVault) async throws {
+        let spec: JSONValue = ["vault_id": .string(vault.vaultID), "folder": .string(vault.folder.path)]
+        let answer = try await control("vault", body: spec.jsonString())
+        guard answer["ok"] == true else { throw Failure(description: "the stand-in did not take the vault: \(answer)") }
+    }
+
     private static func count(_ times: Int?) -> String { times.map(String.init) ?? "null" }
 
     /// The requests the stand-in recorded under `prefix`.
@@ -71,20 +95,56 @@ enum StandIn {
     }
 }
 
-/// Scratch folders and stores.
-enum Scratch {
-    /// A fresh folder, removed by the caller.
-    static func folder(_ name: String) throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "promptugal-\(name)-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
-    }
+/// The second fixture of the stand-in (`Servers/promptugal-b`, `PROMPTUGAL_B_URL`): the same meanings under
+/// other paths in `llms.txt` and other field names.
+enum StandInB {
+    /// Its base URL.
+    static func url() throws -> URL { try TestServers.url("PROMPTUGAL_B_URL") }
 
-    /// An offline store in `folder`.
-    static func store(in folder: URL, clock: any WallClock) throws -> OfflineStore {
-        try OfflineStore(
-            scope: AccountKey(serverKey: "promptugal", userID: "me"), location: .directory(folder), clock: clock)
+    /// Both sites on it.
+    static func bases() throws -> TeamDataBases { TeamDataBases(both: try url()) }
+}
+
+/// Both fixtures, for tests that run the core on each.
+enum Fixture: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    /// The stand-in's first fixture.
+    case first
+    /// Its second: other paths, other field names.
+    case second
+
+    /// The fixture's sites.
+    func bases() throws -> TeamDataBases { self == .first ? try StandIn.bases() : try StandInB.bases() }
+
+    var testDescription: String { rawValue + " fixture" }
+}
+
+/// PrompTugal's parts on a test environment: the platform's transport (loopback http allowed), stores in a
+/// temporary folder, a manual clock, one journal.
+struct Rig {
+    let folder: TemporaryFolder
+    let clock: ManualWallClock
+    let environment: AppEnvironment
+    let server: PrompTugalServer
+    let team: TeamData
+
+    /// The one journal.
+    var journal: Journal { environment.journal }
+
+    /// A rig on `bases` (the stand-in's first fixture by default), its stores in `folder` (a fresh one by default:
+    /// pass another rig's folder to relaunch on its data).
+    static func make(
+        folder: TemporaryFolder? = nil, bases: TeamDataBases? = nil,
+        openRouterOrigin: OpenRouterKeyMiddleware.BoundOrigin = .openRouter,
+        openRouterKey: @escaping @Sendable () -> String? = { KeyTests.openRouterKey }
+    ) async throws -> Rig {
+        let folder = try folder ?? TemporaryFolder(prefix: "promptugal")
+        let clock = ManualWallClock(Date(timeIntervalSince1970: 1_794_105_900))
+        let environment = TestEnvironments.loopback(stores: .directory(folder.url), clock: clock)
+        let server = try await PrompTugalServer.open(
+            sites: try bases ?? StandIn.bases(), environment: environment, openRouterOrigin: openRouterOrigin,
+            openRouterKey: openRouterKey)
+        return Rig(
+            folder: folder, clock: clock, environment: environment, server: server, team: TeamData(server: server))
     }
 }
 
@@ -145,10 +205,8 @@ enum MirrorVaults {
     }
 
     private static func make() async throws -> Keys {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "promptugal-vaults-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let lines = try await runScript(folder: folder)
+        let folder = try TemporaryFolder(prefix: "promptugal-vaults")
+        let lines = try await runScript(folder: folder.url)
         guard lines.count == 2 else { throw StandIn.Failure(description: "make_agenda_vault.py printed no keys") }
         return Keys(good: lines[0], broken: lines[1])
     }
@@ -157,8 +215,7 @@ enum MirrorVaults {
     static func runScript(folder: URL, _ extra: [String] = []) async throws -> [String] {
         let cli = try TestServers.value("SGIT_CLI")
         let server = try TestServers.url("SGIT_SERVER_URL")
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Servers/promptugal/make_agenda_vault.py")
+        let script = packageRoot.appendingPathComponent("Servers/promptugal/make_agenda_vault.py")
         let result = try await ChildProcess.run(
             "/usr/bin/env", ["python3", script.path, cli, server.absoluteString, folder.path] + extra,
             limit: .seconds(180))

@@ -30,8 +30,8 @@ eval "$(bash Servers/promptugal/make-agenda-vault.sh)"
 # A local pick: an event of the agenda, by its page address.
 slug=$(curl -sf "$PROMPTUGAL_URL/api/v1/live/agenda.json" \
     | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"][0]["slug"])')
-companion promptugal debug on
-companion promptugal schedule add "https://promptugal.news/events/$slug/index.html"
+companion promptugal debug --on
+companion promptugal schedule --add "https://promptugal.news/events/$slug/index.html"
 echo
 echo "\$ COMPANION_VAULT_KEY=<the read key> companion promptugal schedule --from-vault -"
 COMPANION_VAULT_KEY="$PROMPTUGAL_VAULT_KEY" "$COMPANION" promptugal schedule --from-vault - 2>&1 | tee -a "$transcript"
@@ -39,6 +39,7 @@ companion promptugal debug network
 companion promptugal team me
 companion promptugal team places
 companion promptugal team agenda
+companion promptugal team command-centre
 
 echo
 echo "== PrompTugal: stopping the stand-in; the same data from the copy on this device, with its age"
@@ -46,7 +47,8 @@ scripts/servers stop promptugal
 sleep 2   # so the age is visible
 companion promptugal team places
 companion promptugal team agenda --offline
-companion promptugal schedule
+companion promptugal team command-centre --offline
+companion promptugal schedule --offline
 companion promptugal debug network
 companion promptugal debug keys
 companion promptugal debug build

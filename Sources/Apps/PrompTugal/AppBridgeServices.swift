@@ -16,8 +16,8 @@ public struct AppBridgeServices: PromptugalBridgeServices {
         self.init(
             store: store,
             person: {
-                if let saved = await team.me(offline: true).value { return saved.personId }
-                return await team.me().value?.personId
+                if let saved = await team.me(offline: true).value?.personID { return saved }
+                return await team.me().value?.personID
             }, planner: planner)
     }
 

@@ -101,7 +101,7 @@ public final class DebugMode {
 
     /// Reads the saved state (off when nothing is saved).
     public init(
-        storage: any DebugFlagStorage, clock: any WallClock = SystemWallClock(), tapWindow: Duration = .seconds(1)
+        storage: any DebugFlagStorage, clock: any WallClock, tapWindow: Duration = .seconds(1)
     ) {
         self.storage = storage
         self.clock = clock

@@ -55,8 +55,8 @@ public struct DebugSources: Sendable {
     public let events: @Sendable () -> [JournalEvent]
     /// The vault traffic log; without one the panel shows the journal's vault events.
     public let vaultLog: VaultTrafficLog?
-    /// The offline store.
-    public let store: OfflineStore?
+    /// The offline stores (the app's own, and one per team-data site).
+    public let stores: [OfflineStore]
     /// Where vault caches live.
     public let vaultCaches: URL?
     /// The key store.
@@ -69,13 +69,12 @@ public struct DebugSources: Sendable {
     /// Creates the sources.
     public init(
         journal: Journal, events: (@Sendable () -> [JournalEvent])? = nil, vaultLog: VaultTrafficLog?,
-        store: OfflineStore?,
-        vaultCaches: URL?, keyStore: any KeyStore, build: BuildInfo, clock: any WallClock = SystemWallClock()
+        stores: [OfflineStore], vaultCaches: URL?, keyStore: any KeyStore, build: BuildInfo, clock: any WallClock
     ) {
         self.journal = journal
         self.events = events ?? { journal.events }
         self.vaultLog = vaultLog
-        self.store = store
+        self.stores = stores
         self.vaultCaches = vaultCaches
         self.keyStore = keyStore
         self.build = build
@@ -135,8 +134,10 @@ public struct DebugSources: Sendable {
     func storageRows() async -> [DebugRow] {
         let now = clock.now()
         var rows: [DebugRow] = []
-        if let store, let report = try? await store.report() {
-            for file in report.files {
+        var seen: Set<String> = []
+        for store in stores {
+            guard let report = try? await store.report() else { continue }
+            for file in report.files where seen.insert(file.name).inserted {
                 let modified = store.fileURL.flatMap { url in
                     try? FileManager.default.attributesOfItem(
                         atPath: url.deletingLastPathComponent().appendingPathComponent(file.name).path)[
@@ -146,7 +147,11 @@ public struct DebugSources: Sendable {
                 rows.append(DebugRow(file.name, "\(file.bytes) B" + (modified.map { ", " + Self.age(now, $0) } ?? "")))
             }
             for entry in report.entries {
-                rows.append(DebugRow(entry.key, "\(entry.bytes) B, \(TeamData.describe(age: entry.age)) old"))
+                // The store's site and the entry's request: the file's full address (P-OPEN-18).
+                rows.append(
+                    DebugRow(
+                        "\(store.scope.serverKey) \(entry.key)",
+                        "\(entry.bytes) B, \(TeamData.describe(age: entry.age)) old"))
             }
         }
         if let vaultCaches, let names = try? FileManager.default.contentsOfDirectory(atPath: vaultCaches.path) {

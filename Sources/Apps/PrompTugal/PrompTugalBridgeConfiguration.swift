@@ -37,6 +37,9 @@ public struct PrompTugalBridgeConfiguration: Sendable {
     public static let handlerName = PromptugalBridge.handlerName
     /// The bridge's content world; never the page's.
     public static let contentWorldName = PromptugalBridge.contentWorldName
+    /// The world the `pt` message handler is added to (`WKUserContentController.add(_:contentWorld:name:)`): the
+    /// bridge's, so page scripts never see `window.webkit.messageHandlers.pt` (P-BRIDGE-1).
+    public static let handlerWorld = World.bridge
     /// The DOM event a page call travels in.
     public static let callEvent = "pt:call"
     /// The DOM event a reply travels in.
@@ -61,6 +64,13 @@ public struct PrompTugalBridgeConfiguration: Sendable {
         }
         let addresses = texts.compactMap { try? ServerAddress(parsing: $0, policy: .httpsOnly) }
         self.allowList = OriginAllowList(addresses.filter { $0.scheme == "https" })
+    }
+
+    /// A configuration for the pages of `allowList` only (tests: a loopback page, which the https-only list of
+    /// the app can never hold).
+    init(version: String, allowList: OriginAllowList) {
+        self.version = version
+        self.allowList = allowList
     }
 
     /// Whether `pageURL`'s origin is allowed.
@@ -134,11 +144,18 @@ public struct PrompTugalBridgeConfiguration: Sendable {
         """
     }
 
-    /// The script, run in the bridge world, that hands `reply` to the page.
+    /// The script, run in the bridge world, that hands `reply` to the page: only while the page's
+    /// `location.origin` is still on the allow-list (P-BRIDGE-11); on any other origin it throws and the page
+    /// gets nothing.
     public func replyScript(_ reply: BridgeReply) -> String {
         let text = JavaScriptLiteral.string(reply.json.jsonString())
-        return
-            "window.dispatchEvent(new CustomEvent(\(JavaScriptLiteral.string(Self.replyEvent)), { detail: \(text) }));"
+        return """
+            (function () {
+              \(ScheduleSync.originGuard(allowList.origins))
+              window.dispatchEvent(new CustomEvent(\(JavaScriptLiteral.string(Self.replyEvent)), { detail: \(text) }));
+              return null;
+            })();
+            """
     }
 
     /// The bridge endpoint over `services`: the op registry behind this allow-list, journaling to `journal`.

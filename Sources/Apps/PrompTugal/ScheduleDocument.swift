@@ -65,11 +65,7 @@ public struct ScheduleDocument: Sendable, Hashable {
     /// The wire text in the member order the website's `JSON.stringify` writes:
     /// `{"v":1,"picks":[{"id":"…","at":"…"}]}`.
     public var jsonText: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        func quoted(_ text: String) -> String {
-            (try? encoder.encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
-        }
+        func quoted(_ text: String) -> String { JSONValue.string(text).jsonString() }
         let entries = picks.map { pick in
             "{\"id\":\(quoted(pick.id)),\"at\":\(quoted((try? ScheduleTime.write(pick.at)) ?? ""))}"
         }

@@ -38,9 +38,29 @@ public struct StoreScheduleStorage: ScheduleStorage {
     /// Keeps the schedule in `store`.
     public init(store: OfflineStore) { self.store = store }
 
-    private struct Stored: Codable {
-        let picks: [String: String]
-        let removals: [String: String]
+    /// The stored form: `{"picks": {id: time}, "removals": {id: time}}`, times as the wire writes them.
+    static func encode(_ state: TimedSet) -> Data {
+        func times(_ dates: [String: Date]) -> JSONValue {
+            .object(dates.compactMapValues { date in (try? ScheduleTime.write(date)).map(JSONValue.string) })
+        }
+        return Data(
+            JSONValue.object(["picks": times(state.members), "removals": times(state.removals)]).jsonString().utf8)
+    }
+
+    /// The state in the stored form, or `unreadable`.
+    static func decode(_ data: Data) throws(ScheduleStorageError) -> TimedSet {
+        guard let value = JSONValue(data: data), let picks = value["picks"]?.objectValue,
+            let removals = value["removals"]?.objectValue
+        else { throw .unreadable }
+        func dates(_ texts: [String: JSONValue]) throws(ScheduleStorageError) -> [String: Date] {
+            var result: [String: Date] = [:]
+            for (id, text) in texts {
+                guard let text = text.stringValue, let date = try? ScheduleTime.read(text) else { throw .unreadable }
+                result[id] = date
+            }
+            return result
+        }
+        return TimedSet(members: try dates(picks), removals: try dates(removals))
     }
 
     /// The stored state.
@@ -54,26 +74,12 @@ public struct StoreScheduleStorage: ScheduleStorage {
             throw .store(error.description)
         }
         guard let data else { return nil }
-        guard let stored = try? JSONDecoder().decode(Stored.self, from: data) else { throw .unreadable }
-        func dates(_ texts: [String: String]) throws(ScheduleStorageError) -> [String: Date] {
-            var result: [String: Date] = [:]
-            for (id, text) in texts {
-                guard let date = try? ScheduleTime.read(text) else { throw .unreadable }
-                result[id] = date
-            }
-            return result
-        }
-        return TimedSet(members: try dates(stored.picks), removals: try dates(stored.removals))
+        return try Self.decode(data)
     }
 
     /// Saves `state` in one transaction.
     public func save(_ state: TimedSet) async throws(ScheduleStorageError) {
-        let stored = Stored(
-            picks: state.members.compactMapValues { try? ScheduleTime.write($0) },
-            removals: state.removals.compactMapValues { try? ScheduleTime.write($0) })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(stored) else { throw .unreadable }
+        let data = Self.encode(state)
         do {
             try await store.write { transaction throws(StoreError) in
                 try transaction.putDocument(Self.documentName, body: data)

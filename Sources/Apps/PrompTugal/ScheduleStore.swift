@@ -8,6 +8,9 @@ import Observation
 /// Rules:
 /// - `isPicked(id)` is true exactly when a live pick exists (P-SCHED-8). `toggle` adds a pick at the clock's now,
 ///   or removes it and records `{id, removedAt: now}` (P-SCHED-9, P-SCHED-10).
+/// - A pick's id is the bare slug (P-SCHED-6): `toggle` makes `events/<slug>` and event page paths bare with the
+///   website's pattern and refuses anything else holding `/` (or empty, `.`, `..`), so the store never holds an id
+///   its own reader would skip.
 /// - `merge` is the kit's union by id (`UnionByID` over a `TimedSet`): ids not held are added unless a later
 ///   local removal exists; an id held twice stays once; absence removes nothing; a removal wins only when it is
 ///   later than the pick, equal times going to the pick; merging is idempotent and order-free
@@ -33,7 +36,7 @@ public final class ScheduleStore {
 
     /// Creates a store holding `state` (empty by default); changes are saved to `storage` when one is given.
     public init(
-        state: TimedSet = TimedSet(), clock: any WallClock = SystemWallClock(), storage: (any ScheduleStorage)? = nil
+        state: TimedSet = TimedSet(), clock: any WallClock, storage: (any ScheduleStorage)? = nil
     ) {
         self.timedSet = state
         self.clock = clock
@@ -42,7 +45,7 @@ public final class ScheduleStore {
     }
 
     /// A store with the state `storage` holds (an empty one the first time).
-    public static func load(from storage: any ScheduleStorage, clock: any WallClock = SystemWallClock())
+    public static func load(from storage: any ScheduleStorage, clock: any WallClock)
         async throws(ScheduleStorageError) -> ScheduleStore
     {
         ScheduleStore(state: try await storage.load() ?? TimedSet(), clock: clock, storage: storage)
@@ -57,10 +60,14 @@ public final class ScheduleStore {
     /// The state as stored: live picks and removal records.
     public var state: TimedSet { timedSet }
 
-    /// Adds a pick of `id` now, or removes it (keeping the removal's time).
-    public func toggle(_ id: String) {
-        timedSet.toggle(id, at: clock.now())
+    /// Adds a pick of `id` now, or removes it (keeping the removal's time); returns the bare slug it toggled, or
+    /// `nil` (and changes nothing) when `id` is not an event's slug.
+    @discardableResult
+    public func toggle(_ id: String) -> String? {
+        guard let slug = EventSlug.normalize(id) else { return nil }
+        timedSet.toggle(slug, at: clock.now())
         changed()
+        return slug
     }
 
     /// Merges a document from the web view, the bridge or the vault; returns what changed.

@@ -10,24 +10,46 @@ import Foundation
 /// event. The document goes into the script only as a JSON string literal, so ids holding quotes,
 /// backslashes, `</script>`, U+2028 or U+2029 round-trip intact. A malformed stored value is reported and
 /// nothing is written back until the page stores a valid one, so data the website may still understand is
-/// not destroyed. Sync runs only on allowed origins (the caller checks with `OriginAllowList`).
+/// not destroyed. Sync runs only on allowed origins: the caller checks the page's URL first, and every script
+/// checks `location.origin` itself when it runs (P-BRIDGE-11), because the page may have navigated elsewhere
+/// between the check and the script, or between two scripts. A script on a page of any other origin reads and
+/// writes nothing and throws, so the app sees a failed evaluation, never an empty value.
 public enum ScheduleSync {
     /// The localStorage key.
     public static let storageKey = "nr.schedule.v1"
     /// The event dispatched after a write.
     public static let eventName = "nr:schedule"
 
-    /// The script whose result is the stored text (a string) or `null`.
-    public static var readScript: String {
-        "window.localStorage.getItem(\(JavaScriptLiteral.string(storageKey)));"
+    /// The error message a script throws on a page whose origin is not in `allowed`.
+    public static let refusal = "pt: this page's origin is not allowed"
+
+    /// The guard every script starts with: it throws unless the page's `location.origin` is one of `origins`.
+    public static func originGuard(_ origins: Set<String>) -> String {
+        let list = JavaScriptLiteral.literal(.array(origins.sorted().map(JSONValue.string)))
+        return
+            "if (\(list).indexOf(window.location.origin) < 0) { throw new Error(\(JavaScriptLiteral.string(refusal))); }"
     }
 
-    /// The script that stores `document` and announces it.
-    public static func writeScript(document: JSONValue) -> String {
+    /// The script whose result is the stored text (a string) or `null`, on a page of one of `origins` only.
+    public static func readScript(allowed origins: Set<String>) -> String {
+        """
+        (function () {
+          \(originGuard(origins))
+          return window.localStorage.getItem(\(JavaScriptLiteral.string(storageKey)));
+        })();
+        """
+    }
+
+    /// The script that stores `document` and announces it, on a page of one of `origins` only.
+    public static func writeScript(document: JSONValue, allowed origins: Set<String>) -> String {
         let text = JavaScriptLiteral.string(document.jsonString())
         return """
-            window.localStorage.setItem(\(JavaScriptLiteral.string(storageKey)), \(text));
-            window.dispatchEvent(new CustomEvent(\(JavaScriptLiteral.string(eventName))));
+            (function () {
+              \(originGuard(origins))
+              window.localStorage.setItem(\(JavaScriptLiteral.string(storageKey)), \(text));
+              window.dispatchEvent(new CustomEvent(\(JavaScriptLiteral.string(eventName))));
+              return null;
+            })();
             """
     }
 

@@ -6,14 +6,19 @@ import Observation
 /// The vaults the person has open, as the UI lists them.
 ///
 /// Rules:
-/// - A read key is imported from the pasted sgit key string or from a QR code's payload, which is the same string;
-///   one parser serves both (P-VAULT-3, P-VAULT-4). It is saved in the key store with Face ID protection, this
-///   device only (P-KEY-1), and the vault is opened.
+/// - A key is imported from the pasted sgit key string or from a QR code's payload, which is the same string; one
+///   parser serves both (P-VAULT-3, P-VAULT-4).
+/// - Importing pulls the vault first and stores the key only after the pull found the vault: a wrong key, an
+///   unknown vault or a refused request stores nothing and adds no vault (P-KEY-1). The key is stored with Face ID
+///   protection, this device only, under the name of what it can do: a read key is a "vault read key", a pasted
+///   vault key, which could also write, a "vault key (read and write)".
 /// - Opening a vault whose key exists but cannot be read back gives the `keyUnavailable` state with "import it
 ///   again", never a crash or an empty vault (P-KEY-2).
 /// - Closing a vault removes it from the list and drops its key from memory (P-VAULT-18).
-/// - The vault reader reads through the app's one network (`VaultNetworkSource`) and logs to the one vault
-///   traffic log (P-OPEN-24).
+/// - The kit's vault reader reads through the kit's `HTTPVaultSource` on a client of the app's
+///   (`PrompTugalServer.client(for:)`): one GET per object on the read route (P-VAULT-2), each one Network entry
+///   and one `request` event with the status the server sent (P-OPEN-24, P-VLOG-2), with no credential (the
+///   OpenRouter rule never matches a vault server).
 @MainActor @Observable
 public final class VaultSession {
     /// One vault in the list.
@@ -39,49 +44,73 @@ public final class VaultSession {
 
     @ObservationIgnored private var readers: [String: SGitVault] = [:]
     @ObservationIgnored private let keyStore: any KeyStore
-    @ObservationIgnored private let network: PrompTugalNetwork
+    @ObservationIgnored private let server: PrompTugalServer
     @ObservationIgnored private let cacheFolder: URL
     /// The one vault traffic log.
     @ObservationIgnored public let log: VaultTrafficLog
 
-    /// A session keeping keys in `keyStore`, caches under `cacheFolder`, reading through `network`.
-    public init(keyStore: any KeyStore, network: PrompTugalNetwork, cacheFolder: URL, log: VaultTrafficLog) {
+    /// A session keeping keys in `keyStore`, caches under `cacheFolder`, reading through `server`'s clients.
+    public init(keyStore: any KeyStore, server: PrompTugalServer, cacheFolder: URL, log: VaultTrafficLog) {
         self.keyStore = keyStore
-        self.network = network
+        self.server = server
         self.cacheFolder = cacheFolder
         self.log = log
     }
 
-    /// Imports a read key from pasted text or a QR code's payload, stores it and opens the vault.
+    /// Imports a key from pasted text or a QR code's payload: pulls the vault, and only then stores the key and
+    /// lists the vault. Returns the pulled head.
     @discardableResult
-    public func importKey(_ text: String, server: URL = HTTPVaultSource.defaultServer) throws -> String {
+    public func importKey(_ text: String, server vaultServer: URL = HTTPVaultSource.defaultServer) async throws
+        -> VaultCommit
+    {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         let key = try VaultKey(importing: trimmed, log: log)
-        try keyStore.save(trimmed, as: .vaultRead(vaultID: key.vaultID), protection: .vaultKey)
-        try open(key, server: server)
-        return key.vaultID
+        let folder = cacheFolder.appendingPathComponent(key.vaultID, isDirectory: true)
+        let isNew = !FileManager.default.fileExists(atPath: folder.path)
+        let reader = try makeReader(key, server: vaultServer)
+        let head: VaultCommit
+        do {
+            head = try await reader.pull()
+        } catch {
+            // Nothing of a vault that was never found stays behind (P-VAULT-11), not even an empty cache folder.
+            if isNew { try? FileManager.default.removeItem(at: folder) }
+            throw error
+        }
+        let read = StoredKeyName.vaultRead(vaultID: key.vaultID)
+        let vault = StoredKeyName.vault(vaultID: key.vaultID)
+        // One key per vault: the one just proven right replaces the other kind, if one was kept.
+        try keyStore.save(trimmed, as: key.kind == .vault ? vault : read, protection: .vaultKey)
+        try keyStore.delete(key.kind == .vault ? read : vault)
+        readers[key.vaultID] = reader
+        upsert(Entry(id: key.vaultID, server: vaultServer, state: .open(head: head.id)))
+        return head
     }
 
-    /// Opens the vault whose key is in the key store.
-    public func open(vaultID: String, server: URL = HTTPVaultSource.defaultServer) throws {
-        let stored: String?
-        do {
-            stored = try keyStore.load(.vaultRead(vaultID: vaultID))
-        } catch KeyStoreError.unavailable(let name) {
-            upsert(
-                Entry(id: vaultID, server: server, state: .keyUnavailable(KeyStoreError.unavailable(name).description)))
-            readers[vaultID] = nil
-            return
+    /// Opens the vault whose key is in the key store (its read key, else its vault key).
+    public func open(vaultID: String, server vaultServer: URL = HTTPVaultSource.defaultServer) throws {
+        var stored: String?
+        for name in [StoredKeyName.vaultRead(vaultID: vaultID), .vault(vaultID: vaultID)] where stored == nil {
+            do {
+                stored = try keyStore.load(name)
+            } catch KeyStoreError.unavailable(let name) {
+                upsert(
+                    Entry(
+                        id: vaultID, server: vaultServer,
+                        state: .keyUnavailable(KeyStoreError.unavailable(name).description)))
+                readers[vaultID] = nil
+                return
+            }
         }
         guard let stored else { throw VaultSessionError.noKey(vaultID) }
-        try open(VaultKey(importing: stored, log: log), server: server)
+        let key = try VaultKey(importing: stored, log: log)
+        readers[key.vaultID] = try makeReader(key, server: vaultServer)
+        upsert(Entry(id: key.vaultID, server: vaultServer, state: .open(head: nil)))
     }
 
-    private func open(_ key: VaultKey, server: URL) throws {
-        let source = VaultNetworkSource(server: server, network: network)
+    private func makeReader(_ key: VaultKey, server vaultServer: URL) throws(VaultError) -> SGitVault {
+        let source = HTTPVaultSource(client: server.client(for: vaultServer), batchSize: 1)
         let folder = cacheFolder.appendingPathComponent(key.vaultID, isDirectory: true)
-        readers[key.vaultID] = try SGitVault(key: key, source: source, cache: folder, log: log)
-        upsert(Entry(id: key.vaultID, server: server, state: .open(head: nil)))
+        return try SGitVault(key: key, source: source, cache: folder, log: log)
     }
 
     /// Closes a vault: out of the list, its key out of memory (the stored key stays for the next launch).
@@ -128,4 +157,25 @@ public enum VaultSessionError: Error, Sendable, Hashable, CustomStringConvertibl
 
     /// The same sentence.
     public var errorDescription: String? { description }
+}
+
+extension VaultSession {
+    /// The sentence a screen shows for a vault failure, in PrompTugal's words (P-TEAM-8): a key that does not read
+    /// is "not a usable vault key", never named by the vault tool's own format name; a server's refusal keeps the
+    /// server's words (P-OPEN-17); every other failure is the reader's own sentence.
+    public nonisolated static func sentence(for error: any Error) -> String {
+        guard let error = error as? VaultError else { return String(describing: error) }
+        guard case .malformedKey(let problem) = error else { return error.description }
+        let reason: String
+        switch problem {
+        case .empty: reason = "nothing was pasted."
+        case .missingVaultID: reason = "the vault id after the last ':' is missing."
+        case .invalidVaultID: reason = "the vault id must be 4 to 24 lowercase letters and digits."
+        case .wrongHexLength(let count): reason = "a read key has 64 hexadecimal digits, this one has \(count)."
+        case .notHex: reason = "a read key may contain only the digits 0-9 and the letters a-f."
+        case .emptyPassphrase: reason = "the passphrase before the vault id is empty."
+        case .derivationFailed: reason = "the passphrase could not be turned into a key."
+        }
+        return "This is not a usable vault key: \(reason) Copy the whole key again from where it was shared."
+    }
 }

@@ -11,7 +11,8 @@ public protocol PageScripting: Sendable {
 /// The interim schedule sync with the website through its `localStorage`, until the website calls the bridge.
 ///
 /// Rules (P-BRIDGE-8..12, P-OPEN-8, P-OPEN-9):
-/// - Only on pages whose origin is on the allow-list; any other page is never read or written.
+/// - Only on pages whose origin is on the allow-list; any other page is never read or written. The page's URL is
+///   checked before anything runs, and each script checks `location.origin` again when it runs (P-BRIDGE-11).
 /// - Read `localStorage['nr.schedule.v1']` in the page's world; `null` is an empty document; the value goes through
 ///   the store's `merge` (never a replacement).
 /// - Then write the store's document back as JSON text and dispatch `nr:schedule`, so a page that only reads the
@@ -54,7 +55,7 @@ public final class WebScheduleSync {
         }
         let stored: String?
         do {
-            stored = try await scripting.evaluate(ScheduleSync.readScript)
+            stored = try await scripting.evaluate(ScheduleSync.readScript(allowed: configuration.allowList.origins))
         } catch {
             BridgeJournal.record(journal, .inbound, origin: origin, op: "schedule.read", outcome: "failed")
             return .failed("The page could not be read: \(error)")
@@ -77,7 +78,8 @@ public final class WebScheduleSync {
             BridgeJournal.record(journal, .inbound, origin: origin, op: "schedule.read", outcome: "ok")
         }
         do {
-            _ = try await scripting.evaluate(ScheduleSync.writeScript(document: store.document.json))
+            _ = try await scripting.evaluate(
+                ScheduleSync.writeScript(document: store.document.json, allowed: configuration.allowList.origins))
         } catch {
             BridgeJournal.record(journal, .outbound, origin: origin, op: "schedule.write", outcome: "failed")
             return .failed("The page could not be written: \(error)")
