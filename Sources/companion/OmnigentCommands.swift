@@ -1,6 +1,8 @@
+import CompanionApp
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
+import CompanionStore
 import Foundation
 import OmnigentCore
 
@@ -108,28 +110,22 @@ enum OmnigentCommands {
     }
 
     private static func client(_ arguments: Arguments) throws -> Client {
-        let environment = ProcessInfo.processInfo.environment["OMNIGENT_SERVER"]
-        let remembered = (try? String(contentsOf: try rememberedServer(), encoding: .utf8))?.trimmingCharacters(
-            in: .whitespacesAndNewlines)
-        guard let text = arguments.option("server") ?? environment ?? remembered, !text.isEmpty else {
-            throw UsageError("no server: pass --server ADDRESS (it is remembered for the next commands)")
-        }
-        let httpsOnly = arguments.flag("https-only")
-        let address = try HTTPCommands.address(text, httpsOnly: httpsOnly)
-        if arguments.option("server") != nil {
-            let file = try Terminal.stateFolder().appendingPathComponent("omnigent-server")
-            try? Terminal.writePrivateFile(Data(address.description.utf8), to: file)
-        }
+        let address = try serverAddress(arguments)
         // One sign-in per server: what `companion login` stored for this server is used (and refreshed).
         var middlewares: [any Middleware] = []
         if let (current, session) = try AuthCommands.storedSession(for: address) {
             middlewares = [AuthenticationMiddleware(session: session, rule: current.kind.revocationRule)]
         }
-        return Client(
-            baseURL: address.url,
-            configuration: Client.Configuration(
-                middlewares: middlewares, transportPolicy: .terminal(httpsOnly: httpsOnly),
-                journal: Terminal.journal))
+        return environment(arguments).client(
+            for: address.url, profile: OmnigentServer.profile, middlewares: middlewares)
+    }
+
+    /// The process's parts for the Omnigent core, as the app would make them once: the terminal's transport
+    /// policy and journal; nothing of the core is kept on disk by these commands.
+    private static func environment(_ arguments: Arguments) -> AppEnvironment {
+        AppEnvironment(
+            transportPolicy: arguments.transportPolicy, stores: StoreRegistry(location: .memory),
+            secrets: InMemorySecretStore(), journal: Terminal.journal)
     }
 
     private static func sessions(_ client: Client, _ arguments: Arguments) async throws -> Int32 {
@@ -176,7 +172,10 @@ enum OmnigentCommands {
             return 0
         }
         Terminal.out("\(session.displayTitle)  [\(session.status)]  \(session.agentName ?? "")")
-        if let error = session.lastTaskError { Terminal.out("last error: \(error)") }
+        if let error = session.lastTaskError { Terminal.out("last error: \(error.summary)") }
+        for input in session.pendingInputs ?? [] where !input.text.isEmpty {
+            Terminal.out("pending: \(input.text)")
+        }
         for elicitation in session.pendingElicitations ?? [] {
             Terminal.out("waiting for approval: \(elicitation.message ?? elicitation.id)")
         }
@@ -289,10 +288,9 @@ enum OmnigentCommands {
                     WatchCookieSync(serverURL: address.url, cookieHeader: cookie.header.value, syncedAt: Date()))
             }
         }
-        let httpsOnly = arguments.flag("https-only")
         return WatchClient(
             apiBase: address.url, cookies: keeper, hostID: arguments.option("host-id"),
-            policy: .terminal(httpsOnly: httpsOnly), journal: Terminal.journal)
+            environment: environment(arguments))
     }
 
     /// Exits 1 with the sign-in sentence when the watch is in that state.

@@ -1,3 +1,4 @@
+import CompanionApp
 import CompanionCore
 import CompanionHTTP
 import CompanionLinks
@@ -20,10 +21,10 @@ struct CatalogRuleTests {
         try ServerAddress(parsing: try TestServers.omnigent().absoluteString, policy: .allowingInsecureLoopback)
     }
 
-    func client(_ url: URL) -> Client {
-        Client(
-            baseURL: url,
-            configuration: .init(retryPolicy: .never, transportPolicy: .allowingInsecureLoopback, journal: journal))
+    func client(_ url: URL) -> Client { TestClients.loopback(url, journal: journal) }
+
+    func environment(policy: TransportPolicy = .allowingInsecureLoopback) -> AppEnvironment {
+        OmnigentFixture.environment(journal: journal, clock: ManualWallClock(), policy: policy)
     }
 
     /// Requests this test's journal saw leave the client, as `METHOD url` lines.
@@ -40,14 +41,14 @@ struct CatalogRuleTests {
             ("omnigent://127.0.0.1:PORT/s/x", LinkError.unsupportedPath),
             ("omnigent://127.0.0.1:PORT/c/x/y", LinkError.unsupportedPath),
             ("omnigent://127.0.0.1:PORT/c/%zz", LinkError.malformedEscape),
-            ("omnigent://127.0.0.1:PORT/c/x?y=1", LinkError.queryOrFragmentNotAllowed),
+            ("omnigent://user@127.0.0.1:PORT/c/x", LinkError.userInfoNotAllowed),
+            ("omnigent://127.0.0.1:PORT/c/x%3Fy=1", LinkError.forbiddenCharacter),
         ])
     func rejectedLinkChangesNothing(_ template: String, _ reason: LinkError) async throws {
         // The host a rejected link names listens, so any connection to it would show.
         let named = try ListeningSocket()
         let real = try realServer()
-        let model = ServerSetupModel(
-            recents: RecentServers([real]), saved: real, policy: .allowingInsecureLoopback, journal: journal)
+        let model = ServerSetupModel(recents: RecentServers([real]), saved: real, environment: environment())
         _ = model.pageDidLoad(real)
         let before = (model.current, model.saved, model.recents, model.phase, model.pageLoaded, model.deferred)
         let link = template.replacingOccurrences(of: "PORT", with: "\(named.port)")
@@ -69,7 +70,7 @@ struct CatalogRuleTests {
     )
     func recentsOnlyAfterASuccessfulLoad() async throws {
         let real = try realServer()
-        let model = ServerSetupModel(policy: .allowingInsecureLoopback, journal: journal)
+        let model = ServerSetupModel(environment: environment())
         // Connected is not loaded: recents stay empty until the page says it loaded.
         await model.connect(to: real)
         guard case .connected(let connection) = model.phase else {
@@ -121,12 +122,13 @@ struct CatalogRuleTests {
     func probeFollowsSameOriginRedirectsOnly() async throws {
         // `/` → 302 `/workspace-root` on the same origin, which answers `server: databricks`.
         let same = try TestServers.faultRootSameOrigin().appendingPathComponent("/")
-        let discovered = await WorkspaceDiscovery.discover(same, journal: journal, requiringHTTPS: false)
+        let environment = environment()
+        let discovered = await WorkspaceDiscovery.discover(same, environment: environment, requiringHTTPS: false)
         #expect(discovered.path == WorkspaceDiscovery.mount, "the same-origin redirect was followed")
         #expect(discovered.port == same.port)
         // `/` → 302 to the other origin's root, itself a workspace root: never asked, URL unchanged.
         let cross = try TestServers.faultRootCrossOrigin().appendingPathComponent("/")
-        #expect(await WorkspaceDiscovery.discover(cross, journal: journal, requiringHTTPS: false) == cross)
+        #expect(await WorkspaceDiscovery.discover(cross, environment: environment, requiringHTTPS: false) == cross)
         #expect(
             try await secondaryLog().filter { $0["path"]?.stringValue == "/?via=root-cross" }.isEmpty,
             "the other origin got no request")
@@ -138,13 +140,14 @@ struct CatalogRuleTests {
     func probeErrorsKeepTheAddress() async throws {
         // TLS: the fault server's TLS port has a certificate nobody trusts.
         let tls = try TestServers.faultTLS().appendingPathComponent("/")
-        #expect(await WorkspaceDiscovery.discover(tls, journal: journal) == tls)
+        let release = environment(policy: .httpsOnly)
+        #expect(await WorkspaceDiscovery.discover(tls, environment: release) == tls)
         // A refused connection (nothing listens there any more).
         let refused = try #require(URL(string: "https://127.0.0.1:\(try ListeningSocket().port)/"))
-        #expect(await WorkspaceDiscovery.discover(refused, journal: journal) == refused)
+        #expect(await WorkspaceDiscovery.discover(refused, environment: release) == refused)
         // A reply without `server: databricks` (the fault server's own 404 at its root).
         let plain = try TestServers.fault().appendingPathComponent("/")
-        #expect(await WorkspaceDiscovery.discover(plain, journal: journal, requiringHTTPS: false) == plain)
+        #expect(await WorkspaceDiscovery.discover(plain, environment: environment(), requiringHTTPS: false) == plain)
         #expect(journal.events.filter { $0.message == "workspace probe failed; address kept" }.count >= 2)
 
         // Connecting goes on with the address as typed: after the failed probe the manifest is asked for there.
@@ -152,7 +155,7 @@ struct CatalogRuleTests {
         let manifestCalls = { self.requests.filter { $0.hasSuffix("/.well-known/omnigent.json") } }
         #expect(manifestCalls().isEmpty)
         do {
-            _ = try await OmnigentConnector.connect(address, policy: .httpsOnly, journal: journal)
+            _ = try await OmnigentConnector.connect(address, environment: release)
             Issue.record("an untrusted certificate must not connect")
         } catch {
             guard case .notOmnigent = error else {
@@ -179,7 +182,7 @@ struct CatalogRuleTests {
         // A fault server origin whose root answers as a workspace (after a same-origin redirect): the link's bare
         // server gets its mount from the probe after consent. (The second origin's root is O-MOUNT-2's alone.)
         let second = try TestServers.faultRootSameOrigin()
-        let model = ServerSetupModel(policy: .allowingInsecureLoopback, journal: journal)
+        let model = ServerSetupModel(environment: environment())
         guard
             case .success(.askConsent(let request)) = model.handle(
                 link: "omnigent://127.0.0.1:\(second.port ?? 0)/c/conv_ws")
@@ -190,7 +193,7 @@ struct CatalogRuleTests {
         let connection = request.open()
         #expect(connection.server.path.isEmpty || connection.server.path == "/")
         let discovered = await WorkspaceDiscovery.discover(
-            connection.server.url, journal: journal, requiringHTTPS: false)
+            connection.server.url, environment: environment(), requiringHTTPS: false)
         #expect(discovered.path == WorkspaceDiscovery.mount)
         #expect(WorkspaceDiscovery.apiBase(for: discovered).path == WorkspaceDiscovery.workspaceAPIBase)
     }
@@ -210,8 +213,7 @@ struct CatalogRuleTests {
         let declarative = DeclarativeChannel()
         let source = DefaultsManagedConfigurationSource(suiteName: suite) { declarative.value.withLock { $0 } }
         let real = try realServer()
-        let model = ServerSetupModel(
-            recents: RecentServers([real]), policy: .allowingInsecureLoopback, journal: journal)
+        let model = ServerSetupModel(recents: RecentServers([real]), environment: environment())
         model.appDidBecomeActive(reading: source)
         #expect(model.presets.isEmpty)
 

@@ -34,7 +34,7 @@ struct ManagedConfigurationDocTests {
         let end = try #require(text.range(of: "```", range: start.upperBound..<text.endIndex))
         let sample = try #require(JSONValue(data: Data(text[start.upperBound..<end.lowerBound].utf8)))
         let urls = try #require(sample["serverUrls"]?.arrayValue).compactMap(\.stringValue)
-        let model = ServerSetupModel(journal: Journal())
+        let model = ServerSetupModel(environment: OmnigentFixture.environment(policy: .httpsOnly))
         model.applyManagedConfiguration(
             declarative: .dictionary(["serverUrls": .array(urls.map(ManagedValue.string))]), classic: nil)
         #expect(model.managedConfigurationCode == nil)
