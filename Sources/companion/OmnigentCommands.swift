@@ -33,7 +33,8 @@ enum OmnigentCommands {
                         name: "show", summary: "a session and its last 8 messages", parameters: [id],
                         options: common, run: { try await show(try client($0), $0) }),
                     Command(
-                        name: "watch", summary: "live messages (SSE) until Ctrl-C or N events", parameters: [id],
+                        name: "watch", summary: "live messages (SSE) until Ctrl-C, N events or the server's [DONE]",
+                        parameters: [id],
                         options: common + [
                             .option("events", "N", "stop after N events"),
                             .flag("all", "also print heartbeats and presence"),
@@ -195,7 +196,7 @@ enum OmnigentCommands {
             remaining = value
         }
         let quiet: Set<String> = ["session.heartbeat", "session.presence", "session.changed_files.invalidated"]
-        for try await event in client.events(OmnigentAPI.stream(id)) {
+        for try await event in OmnigentStream.events(of: id, client: client) {
             if !arguments.flag("all"), quiet.contains(event.event) { continue }
             if arguments.flag("json") {
                 Terminal.out(
@@ -356,6 +357,8 @@ enum OmnigentCommands {
             return 0
         }
         Terminal.out("\(detail.session.displayTitle)  [\(detail.session.status)]")
+        if let failure = detail.failure { Terminal.out("failed: \(failure.summary)") }
+        for input in detail.pendingInputs where !input.text.isEmpty { Terminal.out("pending: \(input.text)") }
         for approval in detail.approvals { Terminal.out("approve? \(approval.message ?? approval.id)") }
         for message in detail.messages { Terminal.out("\(message.role ?? "?"): \(message.text)") }
         if detail.messages.isEmpty { Terminal.out("(no messages yet)") }

@@ -167,6 +167,64 @@ struct CatalogRuleTests {
         #expect(manifestCalls().allSatisfy { $0 == "GET \(address.origin)/.well-known/omnigent.json" })
     }
 
+    // MARK: O-AUTH-1/2
+
+    @Test(
+        "O-AUTH-1/2: the unauthenticated manifest names the mode and the cookie; redirect URIs only for oidc; header mode is local"
+    )
+    func manifestsInEveryMode() async throws {
+        let environment = environment()
+        var modes: [String: Manifest] = [:]
+        for name in ["OMNIGENT_URL", "OMNIGENT_ACCOUNTS_URL", "OMNIGENT_OIDC_URL"] {
+            let connection = try await OmnigentFixture.connection(try TestServers.url(name), environment: environment)
+            let manifest = try #require(connection.manifest)
+            modes[manifest.auth.mode] = manifest
+        }
+        #expect(Set(modes.keys) == ["header", "accounts", "oidc"])
+        for (mode, manifest) in modes {
+            #expect(AuthMode(rawValue: mode) != nil)
+            // The modes with a sign-in name their cookie; header mode has none.
+            #expect(manifest.auth.sessionCookie == (mode == "header" ? nil : "ap_session"), "\(mode)'s cookie")
+            let redirects = manifest.auth.nativeRedirectURIs
+            #expect((redirects != nil) == (mode == "oidc"), "native_redirect_uris only for oidc (\(mode))")
+        }
+        #expect(modes["oidc"]?.auth.nativeRedirectURIs?.contains(SignInRoute.iOSRedirectURI) == true)
+        // O-AUTH-2: header mode on loopback needs nothing from the app: `/v1/me` is `local`, an admin.
+        let header = try await OmnigentFixture.connection(try TestServers.omnigent(), environment: environment)
+        let me = try await TestClients.loopback(header.apiBase).send(OmnigentAPI.me())
+        #expect(me.userID == "local" && me.isAdmin == true)
+        #expect(try await OmnigentServer.account(of: header, environment: environment).userID == "local")
+    }
+
+    // MARK: O-URL-10
+
+    @Test("O-URL-10: a Databricks host whose manifest is missing (404) goes on to sign in inside the web view")
+    func aWorkspaceWithoutAManifestSignsInInTheWebView() async throws {
+        // Host names the tests cannot resolve, sent to the fault server (whose manifest route is a 404).
+        let fault = try TestServers.fault()
+        let transport = HostsTransport(["w.cloud.databricks.com": fault, "omni.example.com": fault])
+        let environment = OmnigentFixture.environment(
+            journal: journal, clock: ManualWallClock(), transport: transport, policy: .development)
+        let model = ServerSetupModel(environment: environment)
+        model.addressText = "http://w.cloud.databricks.com"
+        await model.connect()
+        guard case .needsSignIn(let connection) = model.phase else {
+            Issue.record("expected the web view's sign-in, got \(model.phase)")
+            return
+        }
+        #expect(connection.manifest == nil)
+        #expect(SignInRoute(connection) == .webView)
+        #expect(requests.contains { $0.hasSuffix("/.well-known/omnigent.json") }, "the manifest was asked for")
+        // On a generic host a missing manifest still means it is not an Omnigent server.
+        model.addressText = "http://omni.example.com"
+        await model.connect()
+        guard case .failed(let sentence) = model.phase else {
+            Issue.record("expected a failure, got \(model.phase)")
+            return
+        }
+        #expect(sentence.contains("does not look like an Omnigent server"))
+    }
+
     @Test("O-MOUNT-8: a link never carries the mount; the workspace it names gets the mount from discovery")
     func linksGetTheMountFromDiscovery() async throws {
         let workspace = try LinkParser.parse(

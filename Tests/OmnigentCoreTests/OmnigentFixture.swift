@@ -133,3 +133,26 @@ func fixtureURL(_ text: String) -> URL {
     guard let url = URL(string: text) else { preconditionFailure("fixture URL \(text) must parse") }
     return url
 }
+
+/// The platform's transport with a hosts file: a request to a host named in `hosts` goes to that URL's
+/// scheme, host and port instead (as a resolver would send it), keeping its path and query. For host names
+/// the tests cannot resolve, such as a Databricks workspace's.
+final class HostsTransport: Transport {
+    private let inner = DefaultTransport.make()
+    private let hosts: [String: URL]
+
+    init(_ hosts: [String: URL]) { self.hosts = hosts }
+
+    func send(_ request: HTTPRequest) async throws(HTTPError) -> (HTTPResponse, HTTPBody) {
+        var sent = request
+        if let host = request.url.host, let target = hosts[host],
+            var parts = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
+        {
+            parts.scheme = target.scheme
+            parts.host = target.host
+            parts.port = target.port
+            if let url = parts.url { sent.url = url }
+        }
+        return try await inner.send(sent)
+    }
+}

@@ -31,6 +31,11 @@ public enum OmnigentConnector {
 
     /// Connects to `address` on the environment's transport: the workspace mount probe (one HEAD, same-origin
     /// only), then the manifest. The address (with any mount found) is read under the environment's policy.
+    ///
+    /// On a Databricks host (a workspace or an App, whose sign-in happens inside the web view, O-URL-10) a 404
+    /// manifest is no error, as Omnigent's own shells treat it: the workspace may not serve it to a person not
+    /// yet signed in, and the web view is where that sign-in happens, so setup goes on to the page. On any
+    /// other host a missing manifest still means the address is not an Omnigent server.
     public static func connect(
         _ address: ServerAddress, environment: AppEnvironment
     ) async throws(Failure) -> ServerConnection {
@@ -48,6 +53,10 @@ public enum OmnigentConnector {
             environment.journal.record(.note, "omnigent manifest", fields: ["mode": manifest.auth.mode])
             return ServerConnection(address: resolved, apiBase: apiBase, manifest: manifest)
         } catch {
+            if error.statusCode == 404, HostKind(host: resolved.host).signsInInWebView {
+                environment.journal.record(.note, "omnigent manifest missing; sign-in inside the web view")
+                return ServerConnection(address: resolved, apiBase: apiBase, manifest: nil)
+            }
             throw .notOmnigent(error)
         }
     }
