@@ -276,7 +276,7 @@ struct AppModelTests {
             try OmnigentAPI.appendAssistantMessage(session.id, agent: "debby", text: text))
         let follower = Task { await model.followLive() }
         defer { follower.cancel() }
-        await waitUntilObserved { model.state.value?.messages.last?.text == text }
+        _ = await waitUntilObserved(upTo: .seconds(40)) { model.state.value?.messages.last?.text == text }
         #expect(model.state.value?.messages.last?.text == text)
     }
 
@@ -302,7 +302,8 @@ struct AppModelTests {
         #expect(model.state.value?.messages.isEmpty == true)
         let follower = Task { await model.followLive() }
         defer { follower.cancel() }
-        await waitUntilObserved { model.state.value?.messages.last?.text == text }
+        let shown = await waitUntilObserved(upTo: .seconds(40)) { model.state.value?.messages.last?.text == text }
+        #expect(shown, "the message posted during the drop is on screen")
         #expect(sleeper.delays == [.seconds(1)], "one wait of 1 s before the reconnection")
         #expect(transport.streamAttempts >= 2)
     }

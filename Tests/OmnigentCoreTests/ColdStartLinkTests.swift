@@ -77,7 +77,7 @@ struct ColdStartLinkTests {
         _ = model.pageDidLoad(first)
         let switching = Task { await model.connect(to: nextAddress) }
         defer { switching.cancel() }
-        await waitUntilObserved { model.phase == .connecting(nextAddress) }
+        try #require(await waitUntilObserved(upTo: .seconds(30)) { model.phase == .connecting(nextAddress) })
         #expect(model.current == nextAddress, "the server being switched to is current at once")
         // A link to the server being switched to: held for its load, never asked about, never sent elsewhere.
         #expect(

@@ -116,22 +116,21 @@ import Testing
         let oauth = OAuthClient(
             address: try SignInFixture.address(url), client: SignInFixture.client(url, journal: journal),
             configuration: OmnigentAccountsSignIn.oauth)
-        // The grant renews before the sign-out (and the renewal rotates it: keep the new one).
-        let renewed = try await OAuthRefresher(oauth: oauth).refresh(stored)
-        let grant = try #require(renewed.credential.refreshToken)
-        let session = CredentialSession(stored: renewed, store: store, journal: journal)
+        // The login's own credential, as the app keeps it: its access token names no grant, so only the refresh
+        // token sent as `refresh_token` can end the grant (a bare `token` is answered 200 and revokes nothing).
+        let session = CredentialSession(stored: stored, store: store, journal: journal)
         let client = SignInFixture.client(
             url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .omnigent)])
         #expect(await OmnigentAccountsSignIn.signOut(session: session, client: client) == nil)
         let revokes = journal.events.filter { $0.kind == .request && $0.message.hasSuffix("/oauth/revoke") }
         #expect(revokes.count == 1, "one revocation request")
         // The server ended the grant: the refresh token is refused now.
-        let error = await #expect(throws: AuthError.self) { _ = try await oauth.refresh(grant) }
+        let error = await #expect(throws: AuthError.self) { _ = try await oauth.refresh(refresh) }
         guard case .refreshFailed? = error else {
             Issue.record("expected refreshFailed after the sign-out, got \(String(describing: error))")
             return
         }
-        expectNoSecrets([password, refresh, grant] + renewed.credential.secretValues, journal: journal)
+        expectNoSecrets([password, refresh] + stored.credential.secretValues, journal: journal)
     }
 
     @Test("A login answer whose token is not JWT-shaped is refused, and nothing is issued or stored")

@@ -5,6 +5,7 @@ import CompanionHTTP
 import CompanionStore
 import CompanionTestSupport
 import Foundation
+import Observation
 import Synchronization
 import Testing
 
@@ -154,5 +155,60 @@ final class HostsTransport: Transport {
             if let url = parts.url { sent.url = url }
         }
         return try await inner.send(sent)
+    }
+}
+
+/// `waitUntilObserved`, bounded: checks `condition` now and after every change to the observable state it
+/// reads, and gives up after `timeout` (a one-shot timer, not a sleep), so a rule that breaks fails the test
+/// instead of holding the run. Returns whether the condition held.
+@MainActor
+func waitUntilObserved(upTo timeout: Duration, _ condition: @escaping @MainActor () -> Bool) async -> Bool {
+    let gate = ObservationGate()
+    _ = Expiry(after: timeout) { gate.expire() }
+    while !condition() {
+        if gate.isExpired { return false }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            withObservationTracking {
+                _ = condition()
+            } onChange: {
+                gate.wake()
+            }
+            gate.park(continuation)
+        }
+    }
+    return true
+}
+
+/// Where `waitUntilObserved(upTo:)` parks: woken by a change or by the deadline, each wait resumed once.
+final class ObservationGate: Sendable {
+    private let state = Mutex<(waiting: CheckedContinuation<Void, Never>?, changed: Bool, expired: Bool)>(
+        (nil, false, false))
+
+    var isExpired: Bool { state.withLock { $0.expired } }
+
+    func park(_ continuation: CheckedContinuation<Void, Never>) {
+        let resumeNow = state.withLock { state -> Bool in
+            if state.changed || state.expired {
+                state.changed = false
+                return true
+            }
+            state.waiting = continuation
+            return false
+        }
+        if resumeNow { continuation.resume() }
+    }
+
+    func wake() {
+        let waiting = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            defer { state.waiting = nil }
+            if state.waiting == nil { state.changed = true }
+            return state.waiting
+        }
+        waiting?.resume()
+    }
+
+    func expire() {
+        state.withLock { $0.expired = true }
+        wake()
     }
 }
