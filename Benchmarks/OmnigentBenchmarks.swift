@@ -1,5 +1,8 @@
+import CompanionApp
+import CompanionAuth
 import CompanionCore
 import CompanionHTTP
+import CompanionStore
 import Foundation
 import OmnigentCore
 import Synchronization
@@ -26,11 +29,12 @@ enum OmnigentBenchmarks {
     // MARK: - The connection
 
     static func client(_ url: URL) async throws -> Client {
-        let journal = Journal()
-        let address = try ServerAddress(parsing: url.absoluteString, policy: .allowingInsecureLoopback)
-        let connection = try await OmnigentConnector.connect(
-            address, policy: .allowingInsecureLoopback, journal: journal)
-        return OmnigentServer.client(for: connection, policy: .allowingInsecureLoopback, journal: journal)
+        let environment = AppEnvironment(
+            transportPolicy: .allowingInsecureLoopback, stores: StoreRegistry(location: .memory),
+            secrets: InMemorySecretStore())
+        let address = try environment.address(url.absoluteString)
+        let connection = try await OmnigentConnector.connect(address, environment: environment)
+        return environment.client(for: connection.apiBase, profile: OmnigentServer.profile)
     }
 
     static func agentID(_ client: Client) async throws -> String {

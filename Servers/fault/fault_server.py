@@ -29,7 +29,11 @@ Routes (JSON bodies unless noted; "envelope" = {"error":{"code","message"}}):
   ANY  /  (root-cross origin only)  302 to the second origin's root, /?via=root-cross (a workspace root too)
            Two origins of their own, for the probe's redirect rule: their roots never change, so no test
            has to switch a shared server's behaviour while others use it.
-  POST /ticket-start?login_url=U    {"ticket":"fault-ticket","login_url":U} (a ticket flow whose login page is U)
+  POST /ticket-start?login_url=U&ticket=T&token=X   {"ticket":T,"login_url":U} (a ticket flow whose login page is
+           U; T defaults to "fault-ticket"); with `token`, GET /ticket-poll?ticket=T then answers 200 {"token":X}
+  GET  /ticket-poll?ticket=T        200 {"token":X,"expires_in":3600} for a ticket started with a token, else 404
+  POST /auth/login                  200 {"token":"aaa.bbb.ccc; Domain=evil.example","expires_in":28800,...}: a
+           sign-in answer whose token is not JWT-shaped (a cookie attribute smuggled into it)
   Fault routes below answer any method (GET and a keyed POST see the same fault). Any request
   carrying an Idempotency-Key header counts as an attempt for that key (see /_stats).
   GET  /reset                       headers (Content-Length 10000) + 100 bytes, then TCP RST
@@ -55,7 +59,8 @@ Routes (JSON bodies unless noted; "envelope" = {"error":{"code","message"}}):
   GET  /auth/forbidden              403 envelope
   GET  /cookie/set                  Set-Cookie: fault_session=abc; Path=/; HttpOnly
   GET  /sse?count=5&interval_ms=20&stream=NAME&drop_after=K&retry=MS&comment=1&multiline=1
-           &big=B&stall_after=K&malformed=1&crlf=1   text/event-stream, chunked; resumes after Last-Event-ID
+           &big=B&stall_after=K&malformed=1&crlf=1&done_after=K   text/event-stream, chunked; resumes after
+           Last-Event-ID; with done_after, `data: [DONE]` follows the K-th event and the rest still come after it
   GET  /_sse_stats?stream=NAME      {"connections":c,"last_event_ids":[...]}
   GET  /lost-reply                  200 {"ok":true,"connection_request":n} (n: how many requests this connection
            has carried, this one included), on a kept-alive connection
@@ -118,6 +123,7 @@ class State:
         self.secondary = []  # requests seen by the secondary port
         self.sse = {}  # stream -> {"connections", "last_event_ids"}
         self.lost_replies.clear()
+        self.tickets = {}  # ticket -> the token its poll hands out
 
 
 STATE = State()
@@ -598,7 +604,28 @@ class Handler(BaseHTTPRequestHandler):
         self.redirect(f"http://127.0.0.1:{PORTS['primary']}/echo-headers")
 
     def r_ticket_start(self):
-        self.json(200, {"ticket": "fault-ticket", "login_url": self.q.get("login_url", "/auth/login")})
+        ticket = self.q.get("ticket", "fault-ticket")
+        if "token" in self.q:
+            with STATE.lock:
+                STATE.tickets[ticket] = self.q["token"]
+        self.json(200, {"ticket": ticket, "login_url": self.q.get("login_url", "/auth/login")})
+
+    def r_bad_login(self):
+        self.json(
+            200,
+            {
+                "token": "aaa.bbb.ccc; Domain=evil.example",
+                "expires_in": 28800,
+                "user": {"id": "fault", "is_admin": False},
+            },
+        )
+
+    def r_ticket_poll(self):
+        with STATE.lock:
+            token = STATE.tickets.get(self.q.get("ticket", ""))
+        if token is None:
+            return self.json(404, envelope(404, "no such ticket"))
+        self.json(200, {"token": token, "expires_in": 3600})
 
     def r_secondary_log(self):
         with STATE.lock:
@@ -635,6 +662,7 @@ class Handler(BaseHTTPRequestHandler):
         interval = num(q, "interval_ms", 20, 0, 10000) / 1000.0
         drop_after = num(q, "drop_after", 0, 0, 100000) if first_connection else 0
         stall_after = num(q, "stall_after", 0, 0, 100000)
+        done_after = num(q, "done_after", 0, 0, 100000)
         big = num(q, "big", 0, 0, 16 * 1024 * 1024)
         nl = "\r\n" if q.get("crlf") == "1" else "\n"
         try:
@@ -674,6 +702,8 @@ class Handler(BaseHTTPRequestHandler):
             for i in range(0, len(event), 65536):
                 self.chunk(event[i : i + 65536])
             sent += 1
+            if done_after and sent == done_after:
+                self.chunk("data: [DONE]" + nl + nl)
             if drop_after and sent >= drop_after and n < count:
                 self.close_connection = True  # FIN without the last chunk: a drop
                 return
@@ -725,6 +755,8 @@ ROUTES = {
     "/redirect-to-http-from-tls": (ANY, Handler.r_redirect_http),
     "/_secondary_log": (GET, Handler.r_secondary_log),
     "/ticket-start": (("POST",), Handler.r_ticket_start),
+    "/ticket-poll": (GET, Handler.r_ticket_poll),
+    "/auth/login": (("POST",), Handler.r_bad_login),
     "/auth/required": (ANY, Handler.r_auth_required),
     "/auth/forbidden": (ANY, Handler.r_auth_forbidden),
     "/cookie/set": (GET, Handler.r_cookie_set),

@@ -32,6 +32,8 @@ public struct AppEnvironment: Sendable {
     public let sleeper: any Sleeper
     /// Randomness for keys and jitter.
     public let random: any RandomSource
+    /// The transport a test gave in place of the platform's, if any.
+    private let givenTransport: (any Transport)?
 
     /// Creates an environment.
     ///
@@ -58,6 +60,7 @@ public struct AppEnvironment: Sendable {
         self.clock = clock
         self.sleeper = sleeper
         self.random = random
+        self.givenTransport = transport
         self.transport = transport ?? Self.platformTransport(policy: transportPolicy)
     }
 
@@ -76,6 +79,29 @@ public struct AppEnvironment: Sendable {
     /// `ServerBundle`, whose client carries the credential.
     public func client(
         for baseURL: URL, profile: AppProfile, middlewares: [any Middleware] = []
+    ) -> Client {
+        client(for: baseURL, profile: profile, middlewares: middlewares, transport: transport)
+    }
+
+    /// A client whose redirects must also pass `redirects` (a probe that must stay on one origin): a hop that
+    /// `redirects` refuses is never requested. It has a transport of its own, made like the environment's
+    /// (the platform's default, under the transport policy); an environment made with a test's transport uses
+    /// that one, whose redirects are the test's to decide.
+    public func client(
+        for baseURL: URL, profile: AppProfile, redirects: RedirectPolicy, middlewares: [any Middleware] = []
+    ) -> Client {
+        let policy = transportPolicy
+        let own =
+            givenTransport
+            ?? DefaultTransport.make(
+                redirectPolicy: RedirectPolicy(
+                    maxRedirects: redirects.maxRedirects, redactor: redirects.redactor,
+                    permits: { policy.permits($0) && redirects.permits($0) }))
+        return client(for: baseURL, profile: profile, middlewares: middlewares, transport: own)
+    }
+
+    private func client(
+        for baseURL: URL, profile: AppProfile, middlewares: [any Middleware], transport: any Transport
     ) -> Client {
         Client(
             baseURL: baseURL,

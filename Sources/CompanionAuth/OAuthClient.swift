@@ -26,12 +26,15 @@ public struct OAuthConfiguration: Sendable, Hashable {
     public var scopes: [String]
     /// Extra authorization parameters (`login_hint`, `prompt`).
     public var extraParameters: [String: String]
+    /// The form an access token from the token endpoint must have; one of another form is refused and never
+    /// stored (`.opaque` by default, `.jwt` for a server that issues JWTs).
+    public var accessTokenShape: TokenShape
 
     /// Creates a configuration.
     public init(
         authorizationPath: String = "/oauth/authorize", tokenPath: String = "/oauth/token",
         revocationPath: String = "/oauth/revoke", clientID: String, redirectURI: String, scopes: [String] = [],
-        extraParameters: [String: String] = [:]
+        extraParameters: [String: String] = [:], accessTokenShape: TokenShape = .opaque
     ) {
         self.authorizationPath = authorizationPath
         self.tokenPath = tokenPath
@@ -40,6 +43,7 @@ public struct OAuthConfiguration: Sendable, Hashable {
         self.redirectURI = redirectURI
         self.scopes = scopes
         self.extraParameters = extraParameters
+        self.accessTokenShape = accessTokenShape
     }
 
     /// The callback's scheme (`companionkit-test` of `companionkit-test:/oauth/callback`).
@@ -56,6 +60,14 @@ public struct AuthorizationRequest: Sendable, Hashable {
     public let nonce: String
     /// The PKCE pair.
     public let pkce: PKCE
+}
+
+/// Which kind of token a revocation names (RFC 7009 `token_type_hint`).
+public enum TokenTypeHint: String, Sendable, Hashable {
+    /// A refresh token: revoking it ends the grant.
+    case refreshToken = "refresh_token"
+    /// An access token.
+    case accessToken = "access_token"
 }
 
 /// Tokens from a token endpoint.
@@ -175,11 +187,29 @@ public struct OAuthClient: Sendable {
             refusal: { .refreshFailed(serverSentence: $0) })
     }
 
-    /// Revokes `token` (RFC 7009: the server answers 200 even for an unknown token).
-    public func revoke(_ token: String) async throws(AuthError) {
-        let reply = try await client.call(
-            .post, configuration.revocationPath, form: ["token": token, "client_id": configuration.clientID])
+    /// Revokes `token`, of the kind `hint` names (RFC 7009: `token` and `token_type_hint`; the server answers
+    /// 200 even for an unknown token).
+    ///
+    /// A refresh token is also sent as `refresh_token`, the field some servers read the grant from (a server
+    /// that reads only that field, and answers 200 to a bare `token`, would otherwise keep the grant alive);
+    /// RFC 6749 §3.2 has a server ignore a parameter it does not know.
+    public func revoke(_ token: String, hint: TokenTypeHint = .refreshToken) async throws(AuthError) {
+        client.configuration.journal.register(secret: token)
+        var form = ["token": token, "token_type_hint": hint.rawValue, "client_id": configuration.clientID]
+        if hint == .refreshToken { form["refresh_token"] = token }
+        let reply = try await client.call(.post, configuration.revocationPath, form: form)
         guard (200..<300).contains(reply.status) else { throw .unexpected(reply, "the revocation endpoint") }
+    }
+
+    /// Revokes what `credential` holds: its refresh token when it has one, since that is what renews the
+    /// sign-in (revoking only the access token would leave the grant able to mint new ones), else its access
+    /// token. A credential with neither (a cookie, a password) has nothing to revoke.
+    public func revoke(_ credential: Credential) async throws(AuthError) {
+        if let refresh = credential.refreshToken {
+            try await revoke(refresh, hint: .refreshToken)
+        } else if case .bearer(let access, _, _) = credential {
+            try await revoke(access, hint: .accessToken)
+        }
     }
 
     private func tokenCall(
@@ -197,6 +227,9 @@ public struct OAuthClient: Sendable {
         }
         let journal = client.configuration.journal
         journal.register(secret: access)
+        guard configuration.accessTokenShape.accepts(access) else {
+            throw .unexpectedReply("the token endpoint sent an access token that is not in the expected form")
+        }
         let refresh = json["refresh_token"]?.stringValue
         if let refresh { journal.register(secret: refresh) }
         let expiresAt = json["expires_in"]?.doubleValue.map { client.configuration.clock.now().addingTimeInterval($0) }

@@ -12,11 +12,12 @@ public protocol BrowserOpener: Sendable {
 /// A browser sign-in by ticket (Omnigent ships it on iOS): start a ticket, open its login page, poll until
 /// the server hands out a token. The server's two paths are the app's to give.
 ///
-/// Rules: `POST <startPath>` → `{ticket, login_url}`, and `login_url` must be a same-origin relative
-/// path (an absolute or protocol-relative URL is refused, so a server can't send the person elsewhere);
-/// poll `GET <pollPath>?ticket=` every `interval` (2 s): 202 pending, 200 `{token, expires_in}`,
-/// 410 given up; stop after `limit` (5 min). Waiting goes through the injected `Sleeper` and time through
-/// the `WallClock`, so tests don't wait.
+/// Rules: `POST <startPath>` → `{ticket, login_url}`; an empty ticket, or a `login_url` that is not a
+/// same-origin relative path (an absolute or protocol-relative URL, so a server can't send the person
+/// elsewhere), aborts before any browser opens or any poll is made; poll `GET <pollPath>?ticket=` every
+/// `interval` (2 s): 202 pending, 200 `{token, expires_in}` with a token of `tokenShape` (any other token
+/// is refused and never returned), 410 given up; stop after `limit` (5 min). Waiting goes through the
+/// injected `Sleeper` and time through the `WallClock`, so tests don't wait.
 public struct TicketPollFlow: Sendable {
     /// The server.
     public let address: ServerAddress
@@ -36,6 +37,9 @@ public struct TicketPollFlow: Sendable {
     /// challenge (RFC 7636, S256): the start call then sends `{code_challenge, code_challenge_method}` as
     /// JSON, so only the client that started the ticket can collect its token. `nil`: no proof.
     public var proofHeader: String?
+    /// The form the handed-out token must have (`.opaque` by default; an app whose server issues JWTs says
+    /// `.jwt`).
+    public var tokenShape: TokenShape = .opaque
 
     /// Creates the flow against the server's start and poll paths.
     public init(address: ServerAddress, client: Client, opener: any BrowserOpener, startPath: String, pollPath: String)
@@ -46,6 +50,9 @@ public struct TicketPollFlow: Sendable {
         self.startPath = startPath
         self.pollPath = pollPath
     }
+
+    /// The characters a query value keeps as they are (RFC 3986 unreserved).
+    private static let unreserved = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
 
     /// Runs the flow and returns the token with its expiry (8 h when the server gives none).
     public func run() async throws(AuthError) -> (token: String, expiresAt: Date) {
@@ -58,6 +65,9 @@ public struct TicketPollFlow: Sendable {
         guard start.status == 200, let ticket = start.json?["ticket"]?.stringValue,
             let loginPath = start.json?["login_url"]?.stringValue
         else { throw .unexpected(start, "POST \(startPath)") }
+        guard TokenShape.opaque.accepts(ticket) else {
+            throw .unexpectedReply("the server handed out an empty or malformed ticket")
+        }
         guard loginPath.hasPrefix("/"), !loginPath.hasPrefix("//") else {
             throw .unexpectedReply("the login page is not on this server")
         }
@@ -67,12 +77,17 @@ public struct TicketPollFlow: Sendable {
         let clock = client.configuration.clock
         let sleeper = client.configuration.sleeper
         let deadline = clock.now().addingTimeInterval(limit.seconds)
+        let escaped =
+            ticket.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: Self.unreserved)) ?? ticket
         while true {
-            let reply = try await client.call(.get, "\(pollPath)?ticket=\(ticket)", headers: proof)
+            let reply = try await client.call(.get, "\(pollPath)?ticket=\(escaped)", headers: proof)
             switch reply.status {
             case 200:
                 guard let token = reply.json?["token"]?.stringValue else { throw .unexpected(reply, "the poll") }
                 journal.register(secret: token)
+                guard tokenShape.accepts(token) else {
+                    throw .unexpectedReply("the server handed out a sign-in token that is not in the expected form")
+                }
                 let lifetime = reply.json?["expires_in"]?.doubleValue ?? 8 * 3600
                 return (token, clock.now().addingTimeInterval(lifetime))
             case 202:

@@ -57,10 +57,12 @@ public struct OriginAllowList: Sendable, Hashable {
     public init(_ servers: [ServerAddress]) { origins = Set(servers.map(\.origin)) }
 
     /// The normalized origin of `text` (an origin or a URL), or `nil` when it has no explicit http(s) scheme
-    /// or no valid host.
+    /// or no valid host. Read under the development policy, so a page a development build loaded over `http://`
+    /// from the LAN has its origin too: this compares origins, it connects nowhere, and an `http://` origin
+    /// never equals an `https://` one.
     public static func origin(of text: String) -> String? {
         guard text.utf8.count <= 4_096, text.contains("://") else { return nil }
-        return (try? ServerAddress(parsing: text, policy: .allowingInsecureLoopback))?.origin
+        return (try? ServerAddress(parsing: text, policy: .development))?.origin
     }
 
     /// `nil` when `source` may use the bridge, else why not.

@@ -18,6 +18,9 @@ public struct EventSourceConfiguration: Sendable, Hashable {
     public var idleTimeout: Duration
     /// The largest line or event accepted.
     public var maxFrameBytes: Int
+    /// What a line or an event over `maxFrameBytes` does: close the stream with an error (the default), or be
+    /// dropped while the stream goes on.
+    public var oversizedFrames: SSEParser.OversizedFrames
     /// The id to resume after, sent as `Last-Event-ID` on the first connection.
     public var lastEventID: String?
 
@@ -25,7 +28,7 @@ public struct EventSourceConfiguration: Sendable, Hashable {
     public init(
         reconnects: Bool = true, maxConsecutiveFailures: Int = 8, initialDelay: Duration = .seconds(1),
         maxDelay: Duration = .seconds(30), idleTimeout: Duration = .seconds(45), maxFrameBytes: Int = 1024 * 1024,
-        lastEventID: String? = nil
+        lastEventID: String? = nil, oversizedFrames: SSEParser.OversizedFrames = .fail
     ) {
         self.reconnects = reconnects
         self.maxConsecutiveFailures = max(1, maxConsecutiveFailures)
@@ -34,6 +37,7 @@ public struct EventSourceConfiguration: Sendable, Hashable {
         self.idleTimeout = idleTimeout
         self.maxFrameBytes = maxFrameBytes
         self.lastEventID = lastEventID
+        self.oversizedFrames = oversizedFrames
     }
 }
 
@@ -113,10 +117,18 @@ extension Client {
                 expected: "text/event-stream", received: response.mediaType ?? "nothing",
                 url: response.url.map(HTTPError.describe) ?? "", serverSentence: nil)
         }
-        var parser = SSEParser(maxFrameBytes: settings.maxFrameBytes, lastEventID: cursor.lastEventID)
+        var parser = SSEParser(
+            maxFrameBytes: settings.maxFrameBytes, oversizedFrames: settings.oversizedFrames,
+            lastEventID: cursor.lastEventID)
         do {
             for try await chunk in body {
+                let dropped = parser.droppedFrames
                 let events = try parser.feed(chunk)
+                if parser.droppedFrames > dropped {
+                    configuration.journal.record(
+                        .error, "event stream dropped an oversized event",
+                        fields: ["limit": "\(settings.maxFrameBytes)", "dropped": "\(parser.droppedFrames)"])
+                }
                 cursor.lastEventID = parser.lastEventID
                 if let retry = parser.retryMilliseconds { cursor.serverRetry = .milliseconds(retry) }
                 for event in events { yield(event) }

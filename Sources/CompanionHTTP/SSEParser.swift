@@ -39,10 +39,24 @@ public enum SSEParseError: Error, Sendable, Hashable, CustomStringConvertible {
 /// comment; a line without a colon is a field with an empty value; one space after the colon is
 /// removed; an `id` containing NUL is ignored; `retry` counts only when it is all ASCII digits; an
 /// empty line dispatches the event, but only when it has data. Any line or event larger than
-/// `maxFrameBytes` throws instead of growing memory.
+/// `maxFrameBytes` never grows memory: it throws (`OversizedFrames.fail`), or the whole event is dropped and
+/// parsing goes on at the next one (`OversizedFrames.drop`).
 public struct SSEParser: Sendable {
+    /// What the parser does with a line or an event over the frame cap.
+    public enum OversizedFrames: Sendable, Hashable {
+        /// Throw `SSEParseError.frameTooLarge`: the stream is closed.
+        case fail
+        /// Drop the event (every line of it, up to the blank line that ends it) and go on with the next one,
+        /// as a client that must not lose a live stream to one bad frame does.
+        case drop
+    }
+
     /// The frame cap in bytes.
     public let maxFrameBytes: Int
+    /// What happens to a line or an event over the cap.
+    public let oversizedFrames: OversizedFrames
+    /// How many events were dropped for their size (`OversizedFrames.drop`).
+    public private(set) var droppedFrames = 0
     /// The last event id, which carries over between events and reconnects. It takes an `id:` line's value
     /// only when the event ends (the blank line), so a stream cut in the middle of an event resumes from the
     /// event before it and the cut event is sent again whole.
@@ -59,12 +73,18 @@ public struct SSEParser: Sendable {
     /// The id of the event being read: an `id:` line sets it; the blank line makes it `lastEventID`.
     private var idBuffer: String?
     private var pendingCR = false
+    /// Dropping an oversized event: every byte up to the blank line that ends it is ignored.
+    private var discarding = false
+    /// Whether the line being discarded has any byte (a blank line ends the discarded event).
+    private var discardedLineHasBytes = false
     private var bomMatched = 0
     private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     /// Creates a parser; `lastEventID` seeds the id when resuming.
-    public init(maxFrameBytes: Int = 1024 * 1024, lastEventID: String? = nil) {
+    public init(maxFrameBytes: Int = 1024 * 1024, oversizedFrames: OversizedFrames = .fail, lastEventID: String? = nil)
+    {
         self.maxFrameBytes = maxFrameBytes
+        self.oversizedFrames = oversizedFrames
         self.lastEventID = lastEventID
         self.idBuffer = lastEventID
     }
@@ -92,6 +112,10 @@ public struct SSEParser: Sendable {
             pendingCR = false
             if byte == 0x0A { return }
         }
+        if discarding {
+            discard(byte)
+            return
+        }
         switch byte {
         case 0x0D:
             pendingCR = true
@@ -100,7 +124,35 @@ public struct SSEParser: Sendable {
             try endLine(into: &events)
         default:
             line.append(byte)
-            if line.count > maxFrameBytes { throw .frameTooLarge(limit: maxFrameBytes) }
+            if line.count > maxFrameBytes { try oversized() }
+        }
+    }
+
+    /// A line or the event grew past the cap: fail, or drop the event and skip to its end.
+    private mutating func oversized() throws(SSEParseError) {
+        guard oversizedFrames == .drop else { throw .frameTooLarge(limit: maxFrameBytes) }
+        droppedFrames += 1
+        discarding = true
+        discardedLineHasBytes = !line.isEmpty
+        line.removeAll(keepingCapacity: false)
+        data.removeAll(keepingCapacity: false)
+        hasData = false
+        eventType = ""
+        idBuffer = lastEventID
+    }
+
+    /// One byte of a dropped event: a blank line ends it, and parsing resumes with the next event.
+    private mutating func discard(_ byte: UInt8) {
+        switch byte {
+        case 0x0D, 0x0A:
+            pendingCR = byte == 0x0D
+            if discardedLineHasBytes {
+                discardedLineHasBytes = false
+            } else {
+                discarding = false
+            }
+        default:
+            discardedLineHasBytes = true
         }
     }
 
@@ -131,7 +183,11 @@ public struct SSEParser: Sendable {
             if hasData { data.append(0x0A) }
             data.append(contentsOf: value)
             hasData = true
-            if data.count > maxFrameBytes { throw .frameTooLarge(limit: maxFrameBytes) }
+            if data.count > maxFrameBytes {
+                try oversized()
+                // The line that overflowed the event ended here; what follows is the rest of the event.
+                discardedLineHasBytes = false
+            }
         case "id":
             if !value.contains(0) { idBuffer = String(decoding: value, as: UTF8.self) }
         case "retry":

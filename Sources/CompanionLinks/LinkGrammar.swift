@@ -13,13 +13,28 @@ public struct LinkGrammar: Sendable, Hashable {
     public let patterns: [LinkPattern]
     /// The longest link text accepted, in UTF-8 bytes: a pasted document is not a link.
     public let maximumLength: Int
+    /// What a `?query` or `#fragment` after the path does: refuses the link (the default: no route reads
+    /// them), or is ignored, the link opening its path without them (for an app whose shell drops them).
+    public let queryAndFragment: QueryAndFragment
+
+    /// What a link's `?query` and `#fragment` do.
+    public enum QueryAndFragment: Sendable, Hashable {
+        /// The link is refused (`LinkError.queryOrFragmentNotAllowed`).
+        case refused
+        /// They are dropped: the link opens its path alone, and nothing of them reaches the page.
+        case ignored
+    }
 
     /// Creates a grammar for the app named `appName`; `scheme` is lowercased.
-    public init(scheme: String, appName: String, patterns: [LinkPattern], maximumLength: Int = 2_048) {
+    public init(
+        scheme: String, appName: String, patterns: [LinkPattern], maximumLength: Int = 2_048,
+        queryAndFragment: QueryAndFragment = .refused
+    ) {
         self.scheme = scheme.lowercased()
         self.appName = appName
         self.patterns = patterns
         self.maximumLength = maximumLength
+        self.queryAndFragment = queryAndFragment
     }
 }
 

@@ -8,8 +8,9 @@ import CompanionCore
 /// - `host[:port]` is read by `ServerAddress` with no scheme given, so the scheme is inferred exactly as for a
 ///   typed address: http only for a loopback host under a policy allowing insecure loopback, https otherwise.
 ///   IPv6 hosts are bracketed and the origin has no trailing slash.
-/// - User info, a query and a fragment are refused (O-OPEN-3): no route uses them, and a link must not carry
-///   credentials or extra state into the page.
+/// - User info is refused (O-OPEN-3): a link must not carry credentials. A query and a fragment are refused
+///   too, since no route uses them and a link must not carry extra state into the page, unless the grammar
+///   says they are ignored (`LinkGrammar.QueryAndFragment.ignored`): then they are dropped, never passed on.
 /// - The path must match one pattern exactly, with at most one trailing slash; identifiers are
 ///   percent-decoded strictly (a `%` that starts no two-digit hex escape is an error) and checked against the
 ///   denylist `?`, `#`, `/`, `.`, `%`, U+0000–U+001F, U+007F. Their format is not checked otherwise, but a
@@ -31,10 +32,13 @@ public enum LinkParser {
         let rest = afterScheme.dropFirst(2)
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
         let authority = rest[..<authorityEnd]
-        let remainder = rest[authorityEnd...]
+        var remainder = rest[authorityEnd...]
         guard !authority.isEmpty else { throw .missingHost }
         guard !authority.contains("@") else { throw .userInfoNotAllowed }
-        guard !remainder.contains("?"), !remainder.contains("#") else { throw .queryOrFragmentNotAllowed }
+        if let extra = remainder.firstIndex(where: { $0 == "?" || $0 == "#" }) {
+            guard grammar.queryAndFragment == .ignored else { throw .queryOrFragmentNotAllowed }
+            remainder = remainder[..<extra]
+        }
         let server = try server(from: authority, policy: policy)
         let (route, parameters, path) = try match(path: remainder, patterns: grammar.patterns)
         return DeepLink(

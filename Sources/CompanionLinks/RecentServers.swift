@@ -11,6 +11,9 @@ import CompanionCore
 ///   conversation path never enters the list.
 /// - Managed presets are never written here, and a stored entry equal to a current preset is hidden from the
 ///   display, so withdrawing the configuration withdraws the presets from the app.
+/// - A stored list is read back entry by entry, each under the development build's policy (a LAN `http://`
+///   server a development build connected to reads back; the transport policy still decides, request by
+///   request, what may be connected to). One entry that cannot be read is left out; the others are kept.
 public struct RecentServers: Sendable, Hashable, Codable {
     /// The most entries kept.
     public static let capacity = 5
@@ -34,6 +37,26 @@ public struct RecentServers: Sendable, Hashable, Codable {
     public func displayed(hiding presets: [ServerAddress]) -> [ServerAddress] {
         let presetKeys = Set(presets.map(\.serverKey))
         return servers.filter { !presetKeys.contains($0.serverKey) }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case servers
+    }
+
+    /// Reads a stored list (`{"servers": ["https://…", …]}`), keeping every entry that reads as an address.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        var entries = try container.nestedUnkeyedContainer(forKey: .servers)
+        var servers: [ServerAddress] = []
+        while !entries.isAtEnd {
+            guard let text = try? entries.decode(String.self) else {
+                // Not a string: skipped, so one bad entry never hides the rest.
+                guard (try? entries.decode(JSONValue.self)) != nil else { break }
+                continue
+            }
+            if let server = try? ServerAddress(parsing: text, policy: .development) { servers.append(server) }
+        }
+        self.init(servers)
     }
 
     private mutating func insert(_ server: ServerAddress) {

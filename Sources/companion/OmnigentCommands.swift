@@ -1,6 +1,8 @@
+import CompanionApp
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
+import CompanionStore
 import Foundation
 import OmnigentCore
 
@@ -31,7 +33,8 @@ enum OmnigentCommands {
                         name: "show", summary: "a session and its last 8 messages", parameters: [id],
                         options: common, run: { try await show(try client($0), $0) }),
                     Command(
-                        name: "watch", summary: "live messages (SSE) until Ctrl-C or N events", parameters: [id],
+                        name: "watch", summary: "live messages (SSE) until Ctrl-C, N events or the server's [DONE]",
+                        parameters: [id],
                         options: common + [
                             .option("events", "N", "stop after N events"),
                             .flag("all", "also print heartbeats and presence"),
@@ -108,28 +111,22 @@ enum OmnigentCommands {
     }
 
     private static func client(_ arguments: Arguments) throws -> Client {
-        let environment = ProcessInfo.processInfo.environment["OMNIGENT_SERVER"]
-        let remembered = (try? String(contentsOf: try rememberedServer(), encoding: .utf8))?.trimmingCharacters(
-            in: .whitespacesAndNewlines)
-        guard let text = arguments.option("server") ?? environment ?? remembered, !text.isEmpty else {
-            throw UsageError("no server: pass --server ADDRESS (it is remembered for the next commands)")
-        }
-        let httpsOnly = arguments.flag("https-only")
-        let address = try HTTPCommands.address(text, httpsOnly: httpsOnly)
-        if arguments.option("server") != nil {
-            let file = try Terminal.stateFolder().appendingPathComponent("omnigent-server")
-            try? Terminal.writePrivateFile(Data(address.description.utf8), to: file)
-        }
+        let address = try serverAddress(arguments)
         // One sign-in per server: what `companion login` stored for this server is used (and refreshed).
         var middlewares: [any Middleware] = []
         if let (current, session) = try AuthCommands.storedSession(for: address) {
             middlewares = [AuthenticationMiddleware(session: session, rule: current.kind.revocationRule)]
         }
-        return Client(
-            baseURL: address.url,
-            configuration: Client.Configuration(
-                middlewares: middlewares, transportPolicy: .terminal(httpsOnly: httpsOnly),
-                journal: Terminal.journal))
+        return environment(arguments).client(
+            for: address.url, profile: OmnigentServer.profile, middlewares: middlewares)
+    }
+
+    /// The process's parts for the Omnigent core, as the app would make them once: the terminal's transport
+    /// policy and journal; nothing of the core is kept on disk by these commands.
+    private static func environment(_ arguments: Arguments) -> AppEnvironment {
+        AppEnvironment(
+            transportPolicy: arguments.transportPolicy, stores: StoreRegistry(location: .memory),
+            secrets: InMemorySecretStore(), journal: Terminal.journal)
     }
 
     private static func sessions(_ client: Client, _ arguments: Arguments) async throws -> Int32 {
@@ -176,7 +173,10 @@ enum OmnigentCommands {
             return 0
         }
         Terminal.out("\(session.displayTitle)  [\(session.status)]  \(session.agentName ?? "")")
-        if let error = session.lastTaskError { Terminal.out("last error: \(error)") }
+        if let error = session.lastTaskError { Terminal.out("last error: \(error.summary)") }
+        for input in session.pendingInputs ?? [] where !input.text.isEmpty {
+            Terminal.out("pending: \(input.text)")
+        }
         for elicitation in session.pendingElicitations ?? [] {
             Terminal.out("waiting for approval: \(elicitation.message ?? elicitation.id)")
         }
@@ -196,7 +196,7 @@ enum OmnigentCommands {
             remaining = value
         }
         let quiet: Set<String> = ["session.heartbeat", "session.presence", "session.changed_files.invalidated"]
-        for try await event in client.events(OmnigentAPI.stream(id)) {
+        for try await event in OmnigentStream.events(of: id, client: client) {
             if !arguments.flag("all"), quiet.contains(event.event) { continue }
             if arguments.flag("json") {
                 Terminal.out(
@@ -289,10 +289,9 @@ enum OmnigentCommands {
                     WatchCookieSync(serverURL: address.url, cookieHeader: cookie.header.value, syncedAt: Date()))
             }
         }
-        let httpsOnly = arguments.flag("https-only")
         return WatchClient(
             apiBase: address.url, cookies: keeper, hostID: arguments.option("host-id"),
-            policy: .terminal(httpsOnly: httpsOnly), journal: Terminal.journal)
+            environment: environment(arguments))
     }
 
     /// Exits 1 with the sign-in sentence when the watch is in that state.
@@ -358,6 +357,8 @@ enum OmnigentCommands {
             return 0
         }
         Terminal.out("\(detail.session.displayTitle)  [\(detail.session.status)]")
+        if let failure = detail.failure { Terminal.out("failed: \(failure.summary)") }
+        for input in detail.pendingInputs where !input.text.isEmpty { Terminal.out("pending: \(input.text)") }
         for approval in detail.approvals { Terminal.out("approve? \(approval.message ?? approval.id)") }
         for message in detail.messages { Terminal.out("\(message.role ?? "?"): \(message.text)") }
         if detail.messages.isEmpty { Terminal.out("(no messages yet)") }

@@ -187,4 +187,38 @@ struct ServerBundleTests {
         try await session.use(stored)
         return session
     }
+
+    @Test("a client with a redirect rule of its own follows what the rule allows and never requests what it refuses")
+    func redirectRestrictedClient() async throws {
+        let fault = try TestServers.fault()
+        guard let host = fault.host, let port = fault.port else { throw TestFailure("the fault server has no origin") }
+        let sameOrigin = RedirectPolicy(maxRedirects: 5) { $0.host == host && $0.port == port }
+        let environment = TestEnvironments.loopback()
+        let client = environment.client(for: fault, profile: Self.profile, redirects: sameOrigin)
+        // Within the origin: followed.
+        let followed = try await client.send(Request<JSONValue>.get("/redirect", query: ["to": "/ok"]))
+        #expect(followed["ok"] == .bool(true))
+        // To the second origin: refused before any request reaches it.
+        let log = TestClients.loopback(fault)
+        let before = try await log.send(Request<JSONValue>.get("/_secondary_log")).arrayValue?.count ?? 0
+        await #expect(throws: HTTPError.self) {
+            _ = try await client.send(
+                Request<JSONValue>.get("/redirect-cross-origin", query: ["path": "/echo-headers?bundle-test=1"]))
+        }
+        let after = try await log.send(Request<JSONValue>.get("/_secondary_log")).arrayValue ?? []
+        #expect(!after.dropFirst(before).contains { $0["path"]?.stringValue?.contains("bundle-test") == true })
+        // The environment's own client follows that hop (its rule is only the transport policy).
+        let plain = environment.client(for: fault, profile: Self.profile)
+        let elsewhere = try await plain.send(
+            Request<JSONValue>.get("/redirect-cross-origin", query: ["path": "/echo-headers?bundle-test=2"]))
+        #expect(elsewhere["path"] == .string("/echo-headers"))
+        let last = try await log.send(Request<JSONValue>.get("/_secondary_log")).arrayValue ?? []
+        #expect(last.contains { $0["path"]?.stringValue?.contains("bundle-test=2") == true }, "the log sees such hops")
+    }
+}
+
+/// A failed precondition of a test.
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

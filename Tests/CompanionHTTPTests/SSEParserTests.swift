@@ -4,10 +4,11 @@ import Testing
 
 @Suite("SSE parser")
 struct SSEParserTests {
-    private func parse(_ text: String, chunkSize: Int = .max, maxFrame: Int = 1024) throws -> (
-        [ServerSentEvent], SSEParser
-    ) {
-        var parser = SSEParser(maxFrameBytes: maxFrame)
+    private func parse(
+        _ text: String, chunkSize: Int = .max, maxFrame: Int = 1024,
+        oversized: SSEParser.OversizedFrames = .fail
+    ) throws -> ([ServerSentEvent], SSEParser) {
+        var parser = SSEParser(maxFrameBytes: maxFrame, oversizedFrames: oversized)
         var events: [ServerSentEvent] = []
         let bytes = Array(text.utf8)
         var index = 0
@@ -97,6 +98,24 @@ struct SSEParserTests {
     @Test func frameCapStopsAnEventOfManyLines() throws {
         let text = String(repeating: "data: 0123456789\n", count: 20)
         #expect(throws: SSEParseError.frameTooLarge(limit: 100)) { _ = try parse(text, maxFrame: 100) }
+    }
+
+    @Test(
+        "An oversized line or event is dropped whole and the stream goes on (drop mode)",
+        arguments: [1, 7, 1000], ["\n", "\r\n", "\r"])
+    func oversizedFramesAreDroppedInDropMode(_ chunkSize: Int, _ end: String) throws {
+        // The shapes of the real Omnigent iOS app's `testSSEParserDropsOversizedInputAndRecoversAtNextFrame`:
+        // one line over the cap, then an event whose two lines together are over it, then a small event.
+        let limit = 64
+        let half = String(repeating: " ", count: limit / 2 + 1)
+        let text =
+            "id: 1" + end + "data: " + String(repeating: "x", count: limit) + end + "data: more" + end + end
+            + "event: big" + end + "data: " + half + end + "id: 2" + end + "data: " + half + end + end
+            + "event: tick" + end + "data: small" + end + end
+        let (events, parser) = try parse(text, chunkSize: chunkSize, maxFrame: limit, oversized: .drop)
+        #expect(events == [ServerSentEvent(id: nil, event: "tick", data: "small")])
+        #expect(parser.droppedFrames == 2)
+        #expect(parser.lastEventID == nil, "an id inside a dropped event does not count")
     }
 
     @Test func invalidUTF8DoesNotCrash() throws {

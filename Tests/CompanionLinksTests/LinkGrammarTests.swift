@@ -33,4 +33,25 @@ struct LinkGrammarTests {
         #expect(request.title == "Open this Demo link?")
         #expect(request.message.hasPrefix("This link will connect Demo to h.example.com:9443."))
     }
+
+    @Test("A query or fragment refuses the link by default; a grammar that ignores them opens the path alone")
+    func queryAndFragment() throws {
+        let patterns = [LinkPattern(name: "item", segments: [.literal("i"), .identifier("id")])]
+        let strict = LinkGrammar(scheme: "demo", appName: "Demo", patterns: patterns)
+        let lenient = LinkGrammar(scheme: "demo", appName: "Demo", patterns: patterns, queryAndFragment: .ignored)
+        for text in ["demo://h.example.com/i/x?y=1", "demo://h.example.com/i/x#f", "demo://h.example.com/i/x/?y#f"] {
+            #expect(throws: LinkError.queryOrFragmentNotAllowed) { try LinkParser.parse(text, grammar: strict) }
+            let link = try LinkParser.parse(text, grammar: lenient)
+            #expect(link.path == "/i/x")
+            #expect(link.parameters == ["id": "x"])
+        }
+        // The path must still match on its own, and an encoded `?` in the id is still refused.
+        #expect(throws: LinkError.unsupportedPath) {
+            try LinkParser.parse("demo://h.example.com/?i/x", grammar: lenient)
+        }
+        #expect(throws: LinkError.self) { try LinkParser.parse("demo://h.example.com/i/x%3Fy", grammar: lenient) }
+        #expect(throws: LinkError.userInfoNotAllowed) {
+            try LinkParser.parse("demo://u@h.example.com/i/x", grammar: lenient)
+        }
+    }
 }

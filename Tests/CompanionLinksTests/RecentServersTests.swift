@@ -1,4 +1,5 @@
 import CompanionCore
+import Foundation
 import Testing
 
 @testable import CompanionLinks
@@ -48,6 +49,20 @@ struct RecentServersTests {
         ].map(Self.address)
         let recents = RecentServers(stored)
         #expect(recents.servers.map(\.host) == ["a", "b", "c", "d", "e"].map { "\($0).example.com" })
+    }
+
+    @Test("A stored list is read entry by entry: a LAN http:// server reads back, an unreadable entry is left out")
+    func storedListReadsEntryByEntry() throws {
+        let json = #"""
+            {"servers": ["https://a.example.com", "http://studio.local:6767", "not a url", 42, null,
+                         "ftp://b.example.com", "https://c.example.com/mount"]}
+            """#
+        let recents = try JSONDecoder().decode(RecentServers.self, from: Data(json.utf8))
+        #expect(
+            recents.servers.map(\.description)
+                == ["https://a.example.com", "http://studio.local:6767", "https://c.example.com/mount"])
+        let again = try JSONDecoder().decode(RecentServers.self, from: try JSONEncoder().encode(recents))
+        #expect(again == recents)
     }
 
     @Test("O-MDM-13, O-PICK-3/4: presets listed first; switch only to an offered server")

@@ -1,11 +1,15 @@
+import CompanionApp
 import CompanionAuth
+import CompanionBridge
 import CompanionCore
 import CompanionHTTP
 import CompanionLinks
+import CompanionScreen
 import CompanionStore
 import CompanionSync
 import CompanionTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 @testable import OmnigentCore
@@ -16,34 +20,13 @@ import Testing
 struct AppModelTests {
     let journal = Journal()
 
-    func connection(_ url: URL) async throws -> ServerConnection {
-        let address = try ServerAddress(parsing: url.absoluteString, policy: .allowingInsecureLoopback)
-        return try await OmnigentConnector.connect(address, policy: .allowingInsecureLoopback, journal: journal)
-    }
-
-    func server(_ url: URL, folder: URL? = nil) async throws -> OmnigentServer {
-        let connection = try await connection(url)
-        let client = OmnigentServer.client(for: connection, policy: .allowingInsecureLoopback, journal: journal)
-        let account = try await OmnigentConnector.account(of: connection, client: client)
-        let stores = StoreRegistry(location: .directory(folder ?? Self.temporaryFolder()))
-        return try await OmnigentServer.open(connection, account: account, client: client, stores: stores)
-    }
-
-    static func temporaryFolder() -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("omnigent-app-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
-    }
-
-    func createSession(_ server: OmnigentServer, title: String) async throws -> Session {
-        let agents = try await server.client.send(OmnigentAPI.agents())
-        let agent = try #require(agents.data.first(where: { $0.name == "debby" }) ?? agents.data.first)
-        return try await server.client.send(try OmnigentAPI.createSession(agentID: agent.id, title: title))
+    func environment(folder: TemporaryFolder? = nil, sleeper: any Sleeper = TaskSleeper()) -> AppEnvironment {
+        OmnigentFixture.environment(journal: journal, folder: folder, sleeper: sleeper)
     }
 
     @Test("O-AUTH-1/2: header mode on loopback connects with no sign-in step")
     func headerModeConnects() async throws {
-        let model = ServerSetupModel(policy: .allowingInsecureLoopback, journal: journal)
+        let model = ServerSetupModel(environment: environment())
         model.addressText = try TestServers.omnigent().absoluteString
         await model.connect()
         guard case .connected(let connection) = model.phase else {
@@ -58,7 +41,7 @@ struct AppModelTests {
 
     @Test("O-AUTH-3: accounts mode asks for sign-in")
     func accountsModeNeedsSignIn() async throws {
-        let model = ServerSetupModel(policy: .allowingInsecureLoopback, journal: journal)
+        let model = ServerSetupModel(environment: environment())
         model.addressText = try TestServers.url("OMNIGENT_ACCOUNTS_URL").absoluteString
         await model.connect()
         guard case .needsSignIn(let connection) = model.phase else {
@@ -70,7 +53,7 @@ struct AppModelTests {
 
     @Test("a server that is not Omnigent, and a bad address, fail with a sentence")
     func notOmnigent() async throws {
-        let model = ServerSetupModel(policy: .allowingInsecureLoopback, journal: journal)
+        let model = ServerSetupModel(environment: environment())
         model.addressText = try TestServers.fault().absoluteString
         await model.connect()
         guard case .failed(let sentence) = model.phase else {
@@ -83,11 +66,12 @@ struct AppModelTests {
         #expect(model.phase == .failed(ServerAddressError.unsupportedScheme("ftp").description))
     }
 
-    @Test("O-ROUTE-4/5/6: a link to an unknown server asks first and makes no request before consent")
+    @Test("O-ROUTE-4/5/6: a link to an unknown server asks first; Cancel changes nothing; Open connects")
     func unknownServerLinkMakesNoRequestBeforeConsent() async throws {
         // A port nothing else uses: any connection to it comes from this test's model.
         let unknown = try ListeningSocket()
-        let model = ServerSetupModel(policy: .allowingInsecureLoopback, journal: journal)
+        let saved = try ServerAddress(parsing: "https://saved.example.com")
+        let model = ServerSetupModel(saved: saved, environment: environment())
         guard
             case .success(.askConsent(let request)) = model.handle(
                 link: "omnigent://127.0.0.1:\(unknown.port)/c/conv_1")
@@ -98,10 +82,17 @@ struct AppModelTests {
         #expect(request.message.contains("127.0.0.1"))
         #expect(!unknown.hasPendingConnection, "nothing connected while the question was open")
         #expect(model.phase == .idle)
-        // Cancel is doing nothing: still no connection, nothing stored.
-        #expect(!unknown.hasPendingConnection)
-        #expect(model.listedRecents.isEmpty)
-        // Open: the app connects (the socket never answers, so the attempt times out quickly here).
+        // Cancel: nothing is asked of the network, and nothing changes: not the phase, the current or saved
+        // server, the recents, nor anything held for a page.
+        let before = (model.current, model.saved, model.recents, model.deferred, model.pageLoaded)
+        model.cancelConsent(to: request)
+        #expect(!unknown.hasPendingConnection, "Cancel connects nowhere")
+        #expect(journal.events.filter { $0.kind == .request }.isEmpty, "Cancel makes no request")
+        #expect(model.phase == .idle)
+        #expect(model.current == before.0 && model.saved == before.1 && model.recents == before.2)
+        #expect(model.deferred == before.3 && model.deferred.pending == nil && model.pageLoaded == before.4)
+        #expect(journal.events.contains { $0.message == "link consent cancelled" })
+        // Open: the app connects (the socket never answers, so the attempt is cancelled here).
         let connecting = Task { await model.consent(to: request) }
         let connected = await Task.detached { unknown.waitForConnection(seconds: 20) }.value
         connecting.cancel()
@@ -110,27 +101,53 @@ struct AppModelTests {
         #expect(model.listedRecents.isEmpty, "a server joins recents only after its page loads")
     }
 
+    @Test("O-ROUTE-6: Open on a link to a real server connects, and its page opens the link's path once it loads")
+    func consentedLinkOpensItsPathAfterConnecting() async throws {
+        let real = try OmnigentFixture.address(try TestServers.omnigent())
+        let model = ServerSetupModel(environment: environment())
+        guard
+            case .success(.askConsent(let request)) = model.handle(
+                link: "omnigent://127.0.0.1:\(real.port ?? 80)/c/conv_consented")
+        else {
+            Issue.record("expected a consent question")
+            return
+        }
+        await model.consent(to: request)
+        guard case .connected(let connection) = model.phase else {
+            Issue.record("expected the consented connect to succeed, got \(model.phase)")
+            return
+        }
+        #expect(connection.address.origin == real.origin)
+        #expect(model.current == connection.address)
+        #expect(request.open().loadURL(on: connection.address).absoluteString == real.description + "/c/conv_consented")
+        #expect(model.listedRecents.isEmpty, "not before its page loaded")
+        #expect(model.pageDidLoad(connection.address) == "/c/conv_consented", "the page opens the link's path")
+        #expect(model.pageDidLoad(connection.address) == nil, "exactly once")
+        #expect(model.listedRecents == [connection.address])
+    }
+
     @Test("O-MOUNT-4: a `server: databricks` root maps the address to the mount")
     func mountDiscovery() async throws {
         // The root of an origin of its own that answers as a workspace (after a same-origin redirect): the second
         // origin's root is O-MOUNT-2's, which counts the requests it gets.
         let root = try TestServers.faultRootSameOrigin()
-        let discovered = await WorkspaceDiscovery.discover(root, journal: journal, requiringHTTPS: false)
+        let environment = environment()
+        let discovered = await WorkspaceDiscovery.discover(root, environment: environment, requiringHTTPS: false)
         #expect(discovered.path == "/omnigent")
         #expect(
-            await WorkspaceDiscovery.discover(try TestServers.fault(), journal: journal, requiringHTTPS: false).path
-                == "")
+            await WorkspaceDiscovery.discover(
+                try TestServers.fault(), environment: environment, requiringHTTPS: false
+            ).path == "")
     }
 
     @Test("O-PICK-3/4: the picker switches only to an offered server")
     func pickerSwitchesOnlyToOfferedServers() async throws {
         let url = try TestServers.omnigent()
-        let address = try ServerAddress(parsing: url.absoluteString, policy: .allowingInsecureLoopback)
-        let model = ServerSetupModel(
-            recents: RecentServers([address]), policy: .allowingInsecureLoopback, journal: journal)
+        let address = try OmnigentFixture.address(url)
+        let model = ServerSetupModel(recents: RecentServers([address]), environment: environment())
         #expect(
             await model.switchServer(to: "https://not-offered.example")
-                == "That server is no longer available. Choose another one, or set it up again.")
+                == "That server is no longer available. Choose a server to reconnect.")
         #expect(model.phase == .idle)
         #expect(await model.switchServer(to: url.absoluteString) == nil)
         guard case .connected = model.phase else {
@@ -139,12 +156,13 @@ struct AppModelTests {
         }
     }
 
-    @Test("sessions list: stale-while-revalidate, grouped, paged")
+    @Test("sessions list: stale-while-revalidate, grouped with the projects, paged")
     func sessionsList() async throws {
-        let folder = Self.temporaryFolder()
-        let server = try await server(try TestServers.omnigent(), folder: folder)
+        let folder = try TemporaryFolder()
+        let server = try await OmnigentFixture.server(
+            try TestServers.omnigent(), environment: environment(folder: folder))
         let tag = "list-\(UUID().uuidString.prefix(6))"
-        for index in 0..<3 { _ = try await createSession(server, title: "\(tag) \(index)") }
+        for index in 0..<3 { _ = try await OmnigentFixture.createSession(server.client, title: "\(tag) \(index)") }
         let model = SessionsListModel(server: server, pageSize: 2)
         model.search = tag
         await model.refresh()
@@ -157,14 +175,15 @@ struct AppModelTests {
         await model.loadMore()
         #expect(model.state.value?.sessions.count == 3)
         #expect(Set(model.state.value?.sessions.map(\.id) ?? []).count == 3)
-        // A second screen on the same store shows the cached list first, marked with its age, then the fresh one.
+        // A second screen on the same store shows the stored list first, marked with its age, then the fresh one.
         let again = SessionsListModel(server: server, pageSize: 2)
         again.search = tag
-        var seen: [String] = []
-        let stream = server.fetcher.load(OmnigentAPI.sessions(limit: 2, search: tag), policy: .staleWhileRevalidate)
-        for try await loaded in stream { seen.append(loaded.origin.rawValue) }
-        #expect(seen.first == "cache")
-        #expect(seen.count == 2)
+        var seen: [ScreenKind] = []
+        for await update in server.bundle.read(again.snapshot, policy: .staleWhileRevalidate, showing: .loading, { $0 })
+        {
+            seen.append(update.state.kind)
+        }
+        #expect(seen == [.stale, .content])
         await again.refresh()
         guard case .content = again.state else {
             Issue.record("expected content, got \(again.state)")
@@ -176,8 +195,8 @@ struct AppModelTests {
         "session detail: messages, a runner-less send keeps the draft and shows the server's sentence, rename, archive, live"
     )
     func sessionDetail() async throws {
-        let server = try await server(try TestServers.omnigent())
-        let session = try await createSession(server, title: "detail")
+        let server = try await OmnigentFixture.server(try TestServers.omnigent(), environment: environment())
+        let session = try await OmnigentFixture.createSession(server.client, title: "detail")
         _ = try await server.client.send(try OmnigentAPI.appendUserMessage(session.id, text: "Question?"))
         _ = try await server.client.send(
             try OmnigentAPI.appendAssistantMessage(session.id, agent: "debby", text: "Answer."))
@@ -211,17 +230,32 @@ struct AppModelTests {
         #expect(model.state.value?.messages.last?.text == text)
     }
 
-    @Test("one store per server and account: a screen opened again through the registry sees the same draft")
+    @Test("every write of the detail screen is a command sent once: no automatic retry, a fresh key each")
+    func writesAreCommandsSentOnce() async throws {
+        let transport = RecordingTransport()
+        let environment = OmnigentFixture.environment(journal: journal, transport: transport)
+        let server = try await OmnigentFixture.server(try TestServers.omnigent(), environment: environment)
+        let session = try await OmnigentFixture.createSession(server.client, title: "commands")
+        let model = SessionDetailModel(server: server, sessionID: session.id)
+        await model.refresh()
+        await model.updateDraft("Once only")
+        await model.send()
+        await model.rename("Renamed once")
+        await model.setArchived(true)
+        let writes = transport.sent.filter { $0.method != "GET" && $0.path.hasPrefix("/v1/sessions/\(session.id)") }
+        #expect(writes.map(\.method) == ["POST", "PATCH", "PATCH"], "each write went out exactly once")
+        let keys = writes.compactMap { $0.headers["Idempotency-Key"] }
+        #expect(keys.count == 3 && Set(keys).count == 3, "each command has a key of its own")
+        #expect(model.sendProblem?.contains("No runner bound for session") == true, "the 503 was not resent")
+    }
+
+    @Test("one store per server and account: a screen opened again through the environment sees the same draft")
     func oneStorePerAccountThroughTheRegistry() async throws {
-        let url = try TestServers.omnigent()
-        let connection = try await connection(url)
-        let client = OmnigentServer.client(for: connection, policy: .allowingInsecureLoopback, journal: journal)
-        let account = try await OmnigentConnector.account(of: connection, client: client)
-        let stores = StoreRegistry(location: .memory)
-        let first = try await OmnigentServer.open(connection, account: account, client: client, stores: stores)
+        let environment = environment()
+        let first = try await OmnigentFixture.server(try TestServers.omnigent(), environment: environment)
         let typing = SessionDetailModel(server: first, sessionID: "registry-draft")
         await typing.updateDraft("Half a sentence")
-        let second = try await OmnigentServer.open(connection, account: account, client: client, stores: stores)
+        let second = try await OmnigentFixture.server(try TestServers.omnigent(), environment: environment)
         let reopened = SessionDetailModel(server: second, sessionID: "registry-draft")
         await reopened.restoreDraft()
         #expect(reopened.draft == "Half a sentence", "the same account gets the same (in-memory) store")
@@ -231,8 +265,8 @@ struct AppModelTests {
         "O-OPEN-20: a message posted while the stream is down appears once it (re)connects, without a refresh",
         .timeLimit(.minutes(1)))
     func itemsAreReadAgainOnConnect_OOPEN20() async throws {
-        let server = try await server(try TestServers.omnigent())
-        let session = try await createSession(server, title: "reconnect")
+        let server = try await OmnigentFixture.server(try TestServers.omnigent(), environment: environment())
+        let session = try await OmnigentFixture.createSession(server.client, title: "reconnect")
         let model = SessionDetailModel(server: server, sessionID: session.id)
         await model.refresh()
         #expect(model.state.value?.messages.isEmpty == true)
@@ -242,46 +276,81 @@ struct AppModelTests {
             try OmnigentAPI.appendAssistantMessage(session.id, agent: "debby", text: text))
         let follower = Task { await model.followLive() }
         defer { follower.cancel() }
-        await waitUntilObserved { model.state.value?.messages.last?.text == text }
+        _ = await waitUntilObserved(upTo: .seconds(40)) { model.state.value?.messages.last?.text == text }
         #expect(model.state.value?.messages.last?.text == text)
+    }
+
+    @Test(
+        "O-OPEN-20: a dropped stream reconnects after the sleeper's wait, and what was posted meanwhile is read again",
+        .timeLimit(.minutes(1)))
+    func aStreamThatDropsReconnectsAndReadsAgain_OOPEN20() async throws {
+        // The network is down for the stream's first connection (the transport refuses it, as a dead link
+        // would); while the app waits to reconnect, the message is posted; the reconnection reads it.
+        let url = try TestServers.omnigent()
+        let poster = TestClients.loopback(url)
+        let session = try await OmnigentFixture.createSession(poster, title: "drop")
+        let text = "During the drop \(UUID().uuidString.prefix(6))"
+        let sleeper = PostingSleeper {
+            _ = try? await poster.send(
+                try OmnigentAPI.appendAssistantMessage(session.id, agent: "debby", text: text))
+        }
+        let transport = FirstStreamRefused()
+        let environment = OmnigentFixture.environment(journal: journal, sleeper: sleeper, transport: transport)
+        let server = try await OmnigentFixture.server(url, environment: environment)
+        let model = SessionDetailModel(server: server, sessionID: session.id)
+        await model.refresh()
+        #expect(model.state.value?.messages.isEmpty == true)
+        let follower = Task { await model.followLive() }
+        defer { follower.cancel() }
+        let shown = await waitUntilObserved(upTo: .seconds(40)) { model.state.value?.messages.last?.text == text }
+        #expect(shown, "the message posted during the drop is on screen")
+        #expect(sleeper.delays == [.seconds(1)], "one wait of 1 s before the reconnection")
+        #expect(transport.streamAttempts >= 2)
+    }
+
+    @Test("O-OPEN-20: reconnecting waits 1, 2, 4, 8, 16, 30, 30 s on the injected sleeper, then gives up and says so")
+    func reconnectBackoff_OOPEN20() async throws {
+        // Nothing listens at this address any more: every connection of the stream is refused at once.
+        let gone = try #require(URL(string: "http://127.0.0.1:\(try ListeningSocket().port)"))
+        let sleeper = RecordingSleeper()
+        let environment = OmnigentFixture.environment(journal: journal, sleeper: sleeper)
+        let manifest = try JSONDecoder().decode(
+            Manifest.self, from: Data(#"{"manifest_version":1,"auth":{"mode":"header"}}"#.utf8))
+        let connection = ServerConnection(
+            address: try OmnigentFixture.address(gone), apiBase: gone, manifest: manifest)
+        let server = try await OmnigentServer.open(
+            connection, account: AccountKey(address: connection.address, userID: "local"), environment: environment)
+        let model = SessionDetailModel(server: server, sessionID: "conv_gone")
+        await model.followLive()
+        #expect(sleeper.delays == [1, 2, 4, 8, 16, 30, 30].map { Duration.seconds($0) })
+        #expect(model.actionProblem != nil, "the screen says the live stream stopped")
     }
 
     @Test("O-AUTH-3/5: accounts mode signs in with the kit and lists sessions")
     func accountsModeLists() async throws {
         let url = try TestServers.url("OMNIGENT_ACCOUNTS_URL")
         let user = try TestServers.value("OMNIGENT_ACCOUNTS_USER")
-        let password = try String(
-            contentsOfFile: TestServers.value("OMNIGENT_ACCOUNTS_PASSWORD_FILE"), encoding: .utf8
-        ).trimmingCharacters(in: .whitespacesAndNewlines)
-        let connection = try await connection(url)
-        #expect(connection.needsSignIn)
+        let password = try OmnigentFixture.accountsPassword()
         let secrets = InMemorySecretStore()
-        let journal = self.journal
+        let environment = OmnigentFixture.environment(journal: journal, secrets: secrets)
+        let connection = try await OmnigentFixture.connection(url, environment: environment)
+        #expect(connection.needsSignIn)
         let signIn = SignInModel(policy: .allowingInsecureLoopback, store: secrets, journal: journal) { address in
-            OmnigentAccountsSignIn(
-                address: address,
-                client: Client(
-                    baseURL: address.url,
-                    configuration: .init(transportPolicy: .allowingInsecureLoopback, journal: journal)))
+            OmnigentAccountsSignIn(address: address, environment: environment)
         }
         await signIn.submitAddress(url.absoluteString)
         await signIn.submitPassword(username: user, password: password)
-        guard case .signedIn(let account) = signIn.state, let stored = secrets.load(account) else {
+        guard case .signedIn(let account) = signIn.state else {
             Issue.record("sign-in failed: \(signIn.state)")
             return
         }
-        let session = CredentialSession(stored: stored, store: secrets, journal: journal)
-        let client = OmnigentServer.client(
-            for: connection, session: session, policy: .allowingInsecureLoopback, journal: journal)
+        let session = try environment.session(for: account)
         let server = try await OmnigentServer.open(
-            connection, account: account, client: client,
-            stores: StoreRegistry(location: .directory(Self.temporaryFolder())))
+            connection, account: account, session: session, environment: environment)
         let model = SessionsListModel(server: server)
         await model.refresh()
-        guard case .content = model.state else {
-            Issue.record("expected content, got \(model.state)")
-            return
-        }
+        #expect(model.state.kind == .content || model.state.kind == .empty, "listed: \(model.state)")
+        #expect(model.state.problem == nil)
         let text = String(decoding: journal.exportJSONLines(), as: UTF8.self)
         #expect(!Redactor.text(text, contains: password))
     }
@@ -289,38 +358,31 @@ struct AppModelTests {
     @Test("O-ERR-2: a 401 keeps the screen's cached content and leads to sign-in by the auth mode")
     func aRefusedCredentialKeepsTheContent_OERR2() async throws {
         let url = try TestServers.url("OMNIGENT_ACCOUNTS_URL")
-        let password = try String(
-            contentsOfFile: TestServers.value("OMNIGENT_ACCOUNTS_PASSWORD_FILE"), encoding: .utf8
-        ).trimmingCharacters(in: .whitespacesAndNewlines)
-        let journal = self.journal
-        let connection = try await connection(url)
+        let password = try OmnigentFixture.accountsPassword()
         let secrets = InMemorySecretStore()
+        let environment = OmnigentFixture.environment(journal: journal, secrets: secrets)
+        let connection = try await OmnigentFixture.connection(url, environment: environment)
         func signIn(_ user: String, _ password: String) async throws -> (AccountKey, CredentialSession) {
-            let model = SignInModel(policy: .allowingInsecureLoopback, store: secrets, journal: journal) { address in
-                OmnigentAccountsSignIn(
-                    address: address,
-                    client: Client(
-                        baseURL: address.url,
-                        configuration: .init(transportPolicy: .allowingInsecureLoopback, journal: journal)))
+            let model = SignInModel(policy: .allowingInsecureLoopback, store: secrets, journal: environment.journal) {
+                address in
+                OmnigentAccountsSignIn(address: address, environment: environment)
             }
             await model.submitAddress(url.absoluteString)
             await model.submitPassword(username: user, password: password)
-            guard case .signedIn(let account) = model.state, let stored = secrets.load(account) else {
+            guard case .signedIn(let account) = model.state else {
                 throw AuthError.invalidStep("sign-in failed: \(model.state)")
             }
-            return (account, CredentialSession(stored: stored, store: secrets, journal: journal))
+            return (account, try environment.session(for: account))
         }
         let (_, adminSession) = try await signIn(try TestServers.value("OMNIGENT_ACCOUNTS_USER"), password)
-        let adminClient = OmnigentServer.client(
-            for: connection, session: adminSession, policy: .allowingInsecureLoopback, journal: journal)
+        let adminClient = environment.client(
+            for: connection.apiBase, profile: OmnigentServer.profile,
+            middlewares: [AuthenticationMiddleware(session: adminSession, rule: .omnigent)])
         let member = try await OmnigentAccountsTests.registerMember(adminClient: adminClient)
         let (account, session) = try await signIn(member.name, member.password)
-        let client = OmnigentServer.client(
-            for: connection, session: session, policy: .allowingInsecureLoopback, journal: journal)
         let server = try await OmnigentServer.open(
-            connection, account: account, client: client,
-            stores: StoreRegistry(location: .directory(Self.temporaryFolder())))
-        let created = try await createSession(server, title: "kept after a 401")
+            connection, account: account, session: session, environment: environment)
+        let created = try await OmnigentFixture.createSession(server.client, title: "kept after a 401")
         let list = SessionsListModel(server: server)
         await list.refresh()
         #expect(list.state.value?.sessions.map(\.id) == [created.id])
@@ -348,6 +410,46 @@ struct AppModelTests {
     }
 }
 
+/// A sleeper that runs `action` at its first wait and then returns at once: what happens while the app waits
+/// to reconnect (a message posted by another client).
+final class PostingSleeper: Sleeper {
+    private let action: @Sendable () async -> Void
+    private let recorded = Mutex<[Duration]>([])
+
+    init(_ action: @escaping @Sendable () async -> Void) { self.action = action }
+
+    var delays: [Duration] { recorded.withLock { $0 } }
+
+    func sleep(for duration: Duration) async throws {
+        try Task.checkCancellation()
+        let first = recorded.withLock {
+            $0.append(duration)
+            return $0.count == 1
+        }
+        if first { await action() }
+    }
+}
+
+/// The platform's transport, except that the first connection of a session stream is refused (the network
+/// was down for it): every other request, and the stream's reconnection, reach the real server.
+final class FirstStreamRefused: Transport {
+    private let inner = DefaultTransport.make()
+    private let attempts = Mutex(0)
+
+    var streamAttempts: Int { attempts.withLock { $0 } }
+
+    func send(_ request: HTTPRequest) async throws(HTTPError) -> (HTTPResponse, HTTPBody) {
+        if request.url.path.hasSuffix("/stream") {
+            let attempt = attempts.withLock {
+                $0 += 1
+                return $0
+            }
+            if attempt == 1 { throw .unreachable(host: request.url.host ?? "127.0.0.1", detail: "refused by the test") }
+        }
+        return try await inner.send(request)
+    }
+}
+
 /// What the app shows once its server is gone: a server this suite owns is killed mid-test.
 @Suite("Omnigent offline after the server is stopped", .serialized)
 @MainActor
@@ -356,20 +458,14 @@ struct OfflineTests {
     func readableAfterTheServerStops() async throws {
         let own = try OwnOmnigent()
         let url = try await own.start()
-        let journal = Journal()
-        let address = try ServerAddress(parsing: url.absoluteString, policy: .allowingInsecureLoopback)
-        let connection = try await OmnigentConnector.connect(
-            address, policy: .allowingInsecureLoopback, journal: journal)
-        let client = OmnigentServer.client(
-            for: connection, policy: .allowingInsecureLoopback, journal: journal, sleeper: RecordingSleeper())
-        let account = try await OmnigentConnector.account(of: connection, client: client)
-        let server = try await OmnigentServer.open(
-            connection, account: account, client: client,
-            stores: StoreRegistry(location: .directory(AppModelTests.temporaryFolder())))
-        let agents = try await client.send(OmnigentAPI.agents())
+        let folder = try TemporaryFolder()
+        let environment = OmnigentFixture.environment(folder: folder, sleeper: RecordingSleeper())
+        let server = try await OmnigentFixture.server(url, environment: environment)
+        let agents = try await server.client.send(OmnigentAPI.agents())
         let agent = try #require(agents.data.first)
-        let session = try await client.send(try OmnigentAPI.createSession(agentID: agent.id, title: "Offline reading"))
-        _ = try await client.send(
+        let session = try await server.client.send(
+            try OmnigentAPI.createSession(agentID: agent.id, title: "Offline reading"))
+        _ = try await server.client.send(
             try OmnigentAPI.appendAssistantMessage(session.id, agent: agent.name, text: "Kept offline."))
 
         let list = SessionsListModel(server: server)
@@ -408,17 +504,33 @@ struct BridgeWiringTests {
     func pickerAndNotifications() throws {
         let preset = try ServerAddress(parsing: "https://preset.example.com", policy: .httpsOnly)
         let recent = try ServerAddress(parsing: "https://recent.example.com/omnigent", policy: .httpsOnly)
-        let model = ServerSetupModel(recents: RecentServers([recent, preset]), journal: Journal())
+        let model = ServerSetupModel(
+            recents: RecentServers([recent, preset]),
+            environment: OmnigentFixture.environment(clock: ManualWallClock(), policy: .httpsOnly))
         model.applyManagedConfiguration(
             declarative: .dictionary(["serverUrls": .array([.string("preset.example.com")])]), classic: nil)
         #expect(model.presets == [preset])
         #expect(model.listedRecents == [recent])
         #expect(model.bridge() == nil, "no bridge before a server is current")
         #expect(model.pageDidLoad(recent) == nil)
-        let bridge = try #require(model.bridge(clock: ManualWallClock()))
+        let bridge = try #require(model.bridge())
         #expect(bridge.pickerInfo["managedServers"] == .array([.string("https://preset.example.com")]))
         #expect(bridge.pickerInfo["recentServers"] == .array([.string("https://recent.example.com/omnigent")]))
         #expect(model.notificationTapped(path: "/c/abc") == .notificationActivated(path: "/c/abc"))
         #expect(model.notificationTapped(path: nil) == nil)
+    }
+
+    @Test("The page's picker switches to a development build's LAN http:// recent it offered")
+    func pickerSwitchesToADevelopmentLANRecent() throws {
+        let lan = try ServerAddress(parsing: "http://studio.local:6767", policy: .development)
+        let model = ServerSetupModel(
+            recents: RecentServers([lan]),
+            environment: OmnigentFixture.environment(clock: ManualWallClock(), policy: .development))
+        _ = model.pageDidLoad(lan)
+        var bridge = try #require(model.bridge())
+        let source = BridgeSource(isMainFrame: true, frameOrigin: lan.origin, pageURL: lan.description + "/")
+        #expect(
+            bridge.receive(.object(["method": "switchServer", "url": "http://studio.local:6767/"]), from: source)
+                == [.switchServer(lan)])
     }
 }

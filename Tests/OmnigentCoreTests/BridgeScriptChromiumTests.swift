@@ -129,16 +129,27 @@ struct BridgeScriptChromiumTests {
                 emits.joined(separator: ";\n") + ";\nwindow.__p.then(function (i) { return i.currentOrigin; })")
                 == .string(pinned.origin))
 
-        // O-PICK-2: no answer → the promise rejects as a timeout after 3 s (really waited, bounded).
+        // O-PICK-2: no answer → the promise resolves null after 3 s (really waited, bounded), as the real app's.
         let timeout = try await page.evaluate(
             """
             (function () { var t0 = performance.now();
-              return omnigentNative.getServerPicker().then(function () { return "answered"; },
-                function (e) { return [e.message, performance.now() - t0]; }); })()
+              return omnigentNative.getServerPicker().then(function (info) { return [info, performance.now() - t0]; },
+                function (e) { return ["rejected", 0]; }); })()
             """)
-        #expect(timeout[0] == .string("getServerPicker timed out"))
+        #expect(timeout[0] == .null)
         let waited = try #require(timeout[1]?.doubleValue)
         #expect(waited >= 2_990 && waited < 6_000, "waited \(waited) ms")
+
+        // O-BRIDGE-4: the page's own version reaches the app: a page of protocol 2 is the mismatch state.
+        _ = try await page.evaluate("__posted.splice(0); true")
+        let versioned = try await page.evaluate("omnigentNative.nativeWebReady(2); __posted.splice(0)").arrayValue ?? []
+        #expect(versioned == [.object(["method": "nativeWebReady", "version": 2])])
+        var watched = OmnigentBridge(
+            pinned: pinned, offer: ServerOffer(presets: [], recents: RecentServers()), clock: ManualWallClock(),
+            journal: Journal(clock: ManualWallClock()))
+        watched.loadStarted(of: pinned)
+        for body in versioned { _ = watched.receive(body, from: source) }
+        #expect(watched.health == .failed(.versionMismatch("2")))
 
         // O-BRIDGE-10: a hostile path arrives intact through the subscriber the page registered.
         let nasty = "/c/\"'\\</script>\u{2028}\u{2029}é"

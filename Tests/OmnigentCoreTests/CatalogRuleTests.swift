@@ -1,3 +1,4 @@
+import CompanionApp
 import CompanionCore
 import CompanionHTTP
 import CompanionLinks
@@ -20,10 +21,10 @@ struct CatalogRuleTests {
         try ServerAddress(parsing: try TestServers.omnigent().absoluteString, policy: .allowingInsecureLoopback)
     }
 
-    func client(_ url: URL) -> Client {
-        Client(
-            baseURL: url,
-            configuration: .init(retryPolicy: .never, transportPolicy: .allowingInsecureLoopback, journal: journal))
+    func client(_ url: URL) -> Client { TestClients.loopback(url, journal: journal) }
+
+    func environment(policy: TransportPolicy = .allowingInsecureLoopback) -> AppEnvironment {
+        OmnigentFixture.environment(journal: journal, clock: ManualWallClock(), policy: policy)
     }
 
     /// Requests this test's journal saw leave the client, as `METHOD url` lines.
@@ -40,14 +41,14 @@ struct CatalogRuleTests {
             ("omnigent://127.0.0.1:PORT/s/x", LinkError.unsupportedPath),
             ("omnigent://127.0.0.1:PORT/c/x/y", LinkError.unsupportedPath),
             ("omnigent://127.0.0.1:PORT/c/%zz", LinkError.malformedEscape),
-            ("omnigent://127.0.0.1:PORT/c/x?y=1", LinkError.queryOrFragmentNotAllowed),
+            ("omnigent://user@127.0.0.1:PORT/c/x", LinkError.userInfoNotAllowed),
+            ("omnigent://127.0.0.1:PORT/c/x%3Fy=1", LinkError.forbiddenCharacter),
         ])
     func rejectedLinkChangesNothing(_ template: String, _ reason: LinkError) async throws {
         // The host a rejected link names listens, so any connection to it would show.
         let named = try ListeningSocket()
         let real = try realServer()
-        let model = ServerSetupModel(
-            recents: RecentServers([real]), saved: real, policy: .allowingInsecureLoopback, journal: journal)
+        let model = ServerSetupModel(recents: RecentServers([real]), saved: real, environment: environment())
         _ = model.pageDidLoad(real)
         let before = (model.current, model.saved, model.recents, model.phase, model.pageLoaded, model.deferred)
         let link = template.replacingOccurrences(of: "PORT", with: "\(named.port)")
@@ -69,7 +70,7 @@ struct CatalogRuleTests {
     )
     func recentsOnlyAfterASuccessfulLoad() async throws {
         let real = try realServer()
-        let model = ServerSetupModel(policy: .allowingInsecureLoopback, journal: journal)
+        let model = ServerSetupModel(environment: environment())
         // Connected is not loaded: recents stay empty until the page says it loaded.
         await model.connect(to: real)
         guard case .connected(let connection) = model.phase else {
@@ -121,12 +122,13 @@ struct CatalogRuleTests {
     func probeFollowsSameOriginRedirectsOnly() async throws {
         // `/` → 302 `/workspace-root` on the same origin, which answers `server: databricks`.
         let same = try TestServers.faultRootSameOrigin().appendingPathComponent("/")
-        let discovered = await WorkspaceDiscovery.discover(same, journal: journal, requiringHTTPS: false)
+        let environment = environment()
+        let discovered = await WorkspaceDiscovery.discover(same, environment: environment, requiringHTTPS: false)
         #expect(discovered.path == WorkspaceDiscovery.mount, "the same-origin redirect was followed")
         #expect(discovered.port == same.port)
         // `/` → 302 to the other origin's root, itself a workspace root: never asked, URL unchanged.
         let cross = try TestServers.faultRootCrossOrigin().appendingPathComponent("/")
-        #expect(await WorkspaceDiscovery.discover(cross, journal: journal, requiringHTTPS: false) == cross)
+        #expect(await WorkspaceDiscovery.discover(cross, environment: environment, requiringHTTPS: false) == cross)
         #expect(
             try await secondaryLog().filter { $0["path"]?.stringValue == "/?via=root-cross" }.isEmpty,
             "the other origin got no request")
@@ -138,13 +140,14 @@ struct CatalogRuleTests {
     func probeErrorsKeepTheAddress() async throws {
         // TLS: the fault server's TLS port has a certificate nobody trusts.
         let tls = try TestServers.faultTLS().appendingPathComponent("/")
-        #expect(await WorkspaceDiscovery.discover(tls, journal: journal) == tls)
+        let release = environment(policy: .httpsOnly)
+        #expect(await WorkspaceDiscovery.discover(tls, environment: release) == tls)
         // A refused connection (nothing listens there any more).
         let refused = try #require(URL(string: "https://127.0.0.1:\(try ListeningSocket().port)/"))
-        #expect(await WorkspaceDiscovery.discover(refused, journal: journal) == refused)
+        #expect(await WorkspaceDiscovery.discover(refused, environment: release) == refused)
         // A reply without `server: databricks` (the fault server's own 404 at its root).
         let plain = try TestServers.fault().appendingPathComponent("/")
-        #expect(await WorkspaceDiscovery.discover(plain, journal: journal, requiringHTTPS: false) == plain)
+        #expect(await WorkspaceDiscovery.discover(plain, environment: environment(), requiringHTTPS: false) == plain)
         #expect(journal.events.filter { $0.message == "workspace probe failed; address kept" }.count >= 2)
 
         // Connecting goes on with the address as typed: after the failed probe the manifest is asked for there.
@@ -152,7 +155,7 @@ struct CatalogRuleTests {
         let manifestCalls = { self.requests.filter { $0.hasSuffix("/.well-known/omnigent.json") } }
         #expect(manifestCalls().isEmpty)
         do {
-            _ = try await OmnigentConnector.connect(address, policy: .httpsOnly, journal: journal)
+            _ = try await OmnigentConnector.connect(address, environment: release)
             Issue.record("an untrusted certificate must not connect")
         } catch {
             guard case .notOmnigent = error else {
@@ -162,6 +165,64 @@ struct CatalogRuleTests {
         }
         #expect(!manifestCalls().isEmpty, "the probe did not end setup")
         #expect(manifestCalls().allSatisfy { $0 == "GET \(address.origin)/.well-known/omnigent.json" })
+    }
+
+    // MARK: O-AUTH-1/2
+
+    @Test(
+        "O-AUTH-1/2: the unauthenticated manifest names the mode and the cookie; redirect URIs only for oidc; header mode is local"
+    )
+    func manifestsInEveryMode() async throws {
+        let environment = environment()
+        var modes: [String: Manifest] = [:]
+        for name in ["OMNIGENT_URL", "OMNIGENT_ACCOUNTS_URL", "OMNIGENT_OIDC_URL"] {
+            let connection = try await OmnigentFixture.connection(try TestServers.url(name), environment: environment)
+            let manifest = try #require(connection.manifest)
+            modes[manifest.auth.mode] = manifest
+        }
+        #expect(Set(modes.keys) == ["header", "accounts", "oidc"])
+        for (mode, manifest) in modes {
+            #expect(AuthMode(rawValue: mode) != nil)
+            // The modes with a sign-in name their cookie; header mode has none.
+            #expect(manifest.auth.sessionCookie == (mode == "header" ? nil : "ap_session"), "\(mode)'s cookie")
+            let redirects = manifest.auth.nativeRedirectURIs
+            #expect((redirects != nil) == (mode == "oidc"), "native_redirect_uris only for oidc (\(mode))")
+        }
+        #expect(modes["oidc"]?.auth.nativeRedirectURIs?.contains(SignInRoute.iOSRedirectURI) == true)
+        // O-AUTH-2: header mode on loopback needs nothing from the app: `/v1/me` is `local`, an admin.
+        let header = try await OmnigentFixture.connection(try TestServers.omnigent(), environment: environment)
+        let me = try await TestClients.loopback(header.apiBase).send(OmnigentAPI.me())
+        #expect(me.userID == "local" && me.isAdmin == true)
+        #expect(try await OmnigentServer.account(of: header, environment: environment).userID == "local")
+    }
+
+    // MARK: O-URL-10
+
+    @Test("O-URL-10: a Databricks host whose manifest is missing (404) goes on to sign in inside the web view")
+    func aWorkspaceWithoutAManifestSignsInInTheWebView() async throws {
+        // Host names the tests cannot resolve, sent to the fault server (whose manifest route is a 404).
+        let fault = try TestServers.fault()
+        let transport = HostsTransport(["w.cloud.databricks.com": fault, "omni.example.com": fault])
+        let environment = OmnigentFixture.environment(
+            journal: journal, clock: ManualWallClock(), transport: transport, policy: .development)
+        let model = ServerSetupModel(environment: environment)
+        model.addressText = "http://w.cloud.databricks.com"
+        await model.connect()
+        guard case .needsSignIn(let connection) = model.phase else {
+            Issue.record("expected the web view's sign-in, got \(model.phase)")
+            return
+        }
+        #expect(connection.manifest == nil)
+        #expect(SignInRoute(connection) == .webView)
+        #expect(requests.contains { $0.hasSuffix("/.well-known/omnigent.json") }, "the manifest was asked for")
+        // On a generic host a missing manifest still means it is not an Omnigent server.
+        model.addressText = "http://omni.example.com"
+        await model.connect()
+        guard case .failed(let sentence) = model.phase else {
+            Issue.record("expected a failure, got \(model.phase)")
+            return
+        }
+        #expect(sentence.contains("does not look like an Omnigent server"))
     }
 
     @Test("O-MOUNT-8: a link never carries the mount; the workspace it names gets the mount from discovery")
@@ -179,7 +240,7 @@ struct CatalogRuleTests {
         // A fault server origin whose root answers as a workspace (after a same-origin redirect): the link's bare
         // server gets its mount from the probe after consent. (The second origin's root is O-MOUNT-2's alone.)
         let second = try TestServers.faultRootSameOrigin()
-        let model = ServerSetupModel(policy: .allowingInsecureLoopback, journal: journal)
+        let model = ServerSetupModel(environment: environment())
         guard
             case .success(.askConsent(let request)) = model.handle(
                 link: "omnigent://127.0.0.1:\(second.port ?? 0)/c/conv_ws")
@@ -190,7 +251,7 @@ struct CatalogRuleTests {
         let connection = request.open()
         #expect(connection.server.path.isEmpty || connection.server.path == "/")
         let discovered = await WorkspaceDiscovery.discover(
-            connection.server.url, journal: journal, requiringHTTPS: false)
+            connection.server.url, environment: environment(), requiringHTTPS: false)
         #expect(discovered.path == WorkspaceDiscovery.mount)
         #expect(WorkspaceDiscovery.apiBase(for: discovered).path == WorkspaceDiscovery.workspaceAPIBase)
     }
@@ -210,8 +271,7 @@ struct CatalogRuleTests {
         let declarative = DeclarativeChannel()
         let source = DefaultsManagedConfigurationSource(suiteName: suite) { declarative.value.withLock { $0 } }
         let real = try realServer()
-        let model = ServerSetupModel(
-            recents: RecentServers([real]), policy: .allowingInsecureLoopback, journal: journal)
+        let model = ServerSetupModel(recents: RecentServers([real]), environment: environment())
         model.appDidBecomeActive(reading: source)
         #expect(model.presets.isEmpty)
 

@@ -15,10 +15,7 @@ struct ContractTests {
     static let observedBeyondSchema: Set<String> = ["viewer_unread", "viewer_last_seen", "project_id"]
 
     private func schema() async throws -> JSONValue {
-        let client = Client(
-            baseURL: try TestServers.omnigent(),
-            configuration: Client.Configuration(transportPolicy: .allowingInsecureLoopback))
-        return try await client.send(Request<JSONValue>.get("/openapi.json"))
+        try await TestClients.loopback(try TestServers.omnigent()).send(Request<JSONValue>.get("/openapi.json"))
     }
 
     private func properties(_ name: String, in document: JSONValue) throws -> Set<String> {

@@ -46,9 +46,13 @@ struct LinkParserTests {
         Accepted(
             link: "omnigent://nas.home.example:6767/c/x", server: "https://nas.home.example:6767", path: "/c/x", id: "x"
         ),
+        // O-OPEN-3 as the real app does it: a query or a fragment is ignored; the link opens its path alone.
+        Accepted(link: "omnigent://h.example.com/c/x?y=1", server: "https://h.example.com", path: "/c/x", id: "x"),
+        Accepted(link: "omnigent://h.example.com/c/x#top", server: "https://h.example.com", path: "/c/x", id: "x"),
+        Accepted(link: "omnigent://h.example.com/c/x/?o=4#f", server: "https://h.example.com", path: "/c/x", id: "x"),
     ]
 
-    @Test("O-LINK-1/3/6/7: accepted links", arguments: accepted)
+    @Test("O-LINK-1/3/6/7, O-OPEN-3: accepted links (a query or fragment ignored)", arguments: accepted)
     func accepts(_ row: Accepted) throws {
         let link = try LinkParser.parse(row.link, grammar: .omnigent, policy: .allowingInsecureLoopback)
         #expect(link.server.description == row.server)
@@ -110,10 +114,10 @@ struct LinkParserTests {
         Rejected(link: "omnigent://h/c/%4", error: .malformedEscape),
         Rejected(link: "omnigent://h/c/%zz", error: .malformedEscape),
         Rejected(link: "omnigent://h/c/a%FFb", error: .malformedEscape),
-        // O-OPEN-3: query, fragment and user info refused.
-        Rejected(link: "omnigent://h/c/x?y=1", error: .queryOrFragmentNotAllowed),
-        Rejected(link: "omnigent://h/c/x#top", error: .queryOrFragmentNotAllowed),
-        Rejected(link: "omnigent://h?c/x", error: .queryOrFragmentNotAllowed),
+        // O-OPEN-3: user info refused. A query or fragment is ignored (see the accepted table), so one right
+        // after the host leaves no path at all.
+        Rejected(link: "omnigent://h?c/x", error: .unsupportedPath),
+        Rejected(link: "omnigent://h#/c/x", error: .unsupportedPath),
         Rejected(link: "omnigent://user:pw@h/c/x", error: .userInfoNotAllowed),
         Rejected(link: "omnigent://user@h/c/x", error: .userInfoNotAllowed),
         // Invalid hosts and ports: the address rules of CompanionCore.

@@ -88,7 +88,7 @@ struct LinkRouterTests {
         #expect(url.absoluteString == row.loadURL)
     }
 
-    @Test("O-ROUTE-4/5/6, O-OPEN-4/22: an unknown server asks consent; presets do not count as known")
+    @Test("O-ROUTE-4/5/6, O-OPEN-22: an unknown server asks consent, naming host:port as the link does")
     func unknownServer() throws {
         let journal = Journal(clock: ManualWallClock())
         let context = LinkContext(

@@ -22,11 +22,28 @@ struct ManagedConfigurationDocTests {
         }
         let unusable = ServerAddressError.empty
         let errors: [ManagedConfigurationError] = [
-            .invalidURL(index: 0, reason: unusable), .notHTTPS(index: 0, reason: unusable),
-            .tooManyEntries(count: 11), .notAnArrayOfStrings,
+            .notAnArrayOfStrings, .tooManyEntries(count: 11), .invalidURL(index: 0, reason: unusable),
+            .notHTTPS(index: 0, reason: unusable),
         ]
-        #expect(documented == errors.map(\.code))
+        #expect(Set(documented) == Set(errors.map(\.code)), "every code is documented, once")
+        #expect(documented.count == errors.count)
         #expect(errors.allSatisfy { $0.code < 0x7000_0000 })
+        // The order the document states is the order the code checks: a payload that breaks two rules is
+        // reported with the one listed first (103 before 102 before the entries; among the entries, the first
+        // bad one, 100 or 101 alike).
+        func code(_ payload: [String: ManagedValue]) -> Int? {
+            let model = ServerSetupModel(environment: OmnigentFixture.environment(policy: .httpsOnly))
+            model.applyManagedConfiguration(declarative: .dictionary(payload), classic: nil)
+            return model.managedConfigurationCode
+        }
+        #expect(documented.firstIndex(of: 103) == 0)
+        #expect(code(["serverUrls": .array(Array(repeating: .integer(1), count: 12))]) == 103, "103 before 102")
+        #expect(documented.firstIndex(of: 102) == 1)
+        let eleven = (1...10).map { ManagedValue.string("https://s\($0).example.com") }
+        #expect(code(["serverUrls": .array(eleven + [.string("http://a.example.com")])]) == 102, "102 before 101")
+        #expect(code(["serverUrls": .array(eleven + [.string("")])]) == 102, "102 before 100")
+        #expect(code(["serverUrls": .array([.string(""), .string("http://a.example.com")])]) == 100)
+        #expect(code(["serverUrls": .array([.string("http://a.example.com"), .string("")])]) == 101)
         #expect(text.contains("`\(ManagedConfiguration.serverURLsKey)`"))
         #expect(text.contains("at most \(ManagedConfiguration.maximumEntries)"))
         // The sample payload is accepted as written.
@@ -34,7 +51,7 @@ struct ManagedConfigurationDocTests {
         let end = try #require(text.range(of: "```", range: start.upperBound..<text.endIndex))
         let sample = try #require(JSONValue(data: Data(text[start.upperBound..<end.lowerBound].utf8)))
         let urls = try #require(sample["serverUrls"]?.arrayValue).compactMap(\.stringValue)
-        let model = ServerSetupModel(journal: Journal())
+        let model = ServerSetupModel(environment: OmnigentFixture.environment(policy: .httpsOnly))
         model.applyManagedConfiguration(
             declarative: .dictionary(["serverUrls": .array(urls.map(ManagedValue.string))]), classic: nil)
         #expect(model.managedConfigurationCode == nil)

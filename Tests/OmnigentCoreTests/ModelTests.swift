@@ -93,7 +93,7 @@ struct WatchRuleTests {
             updatedAt: Date(timeIntervalSince1970: TimeInterval(1_000 + updated)))
     }
 
-    @Test("O-WATCH-11 / O-OPEN-18: one group each, attention > active > project > recent")
+    @Test("O-WATCH-11 / O-OPEN-18: one group each, attention > active > project (of the list) > recent")
     func grouping() {
         let sessions = [
             Self.session("a", status: "running", pending: 1),
@@ -104,11 +104,19 @@ struct WatchRuleTests {
             Self.session("f"),
             Self.session("g", status: "launching"),
             Self.session("h", status: "failed"),
+            Self.session("i", project: "p3"),
         ]
-        let groups = SessionGroup.group(sessions, projectNames: ["p1": "Project One"])
-        #expect(groups.map(\.title) == ["Needs attention", "Active", "Project One", "p2", "Recent"])
-        #expect(groups.map { $0.sessions.map(\.id) } == [["a"], ["b", "c", "g"], ["d"], ["e"], ["f", "h"]])
+        let projects = [
+            SessionProject(id: "p3", name: "Third"), SessionProject(id: nil, name: "Legacy"),
+            SessionProject(id: "p1", name: "Project One"),
+        ]
+        let groups = SessionGroup.group(sessions, projects: projects)
+        // Projects in the projects list's order; `p2` is not in the list, so its session is recent.
+        #expect(groups.map(\.title) == ["Needs attention", "Active", "Third", "Project One", "Recent"])
+        #expect(groups.map { $0.sessions.map(\.id) } == [["a"], ["b", "c", "g"], ["i"], ["d"], ["e", "f", "h"]])
         #expect(groups.flatMap(\.sessions).count == sessions.count)
+        // Without a projects list every inactive session is recent.
+        #expect(SessionGroup.group(sessions).map(\.title) == ["Needs attention", "Active", "Recent"])
     }
 
     @Test func emptyListHasNoGroups() { #expect(SessionGroup.group([]).isEmpty) }
@@ -175,11 +183,14 @@ struct WatchRuleTests {
 
     @Test("O-WATCH-5: only form elicitations with an empty schema resolve on the watch")
     func simpleApprovals() {
-        #expect(Elicitation(id: "1", kind: "form", schema: nil).isSimpleApproval)
-        #expect(Elicitation(id: "1", kind: "form", schema: ["type": "object", "properties": [:]]).isSimpleApproval)
+        #expect(Elicitation(id: "1", mode: "form", requestedSchema: nil).isSimpleApproval)
         #expect(
-            !Elicitation(id: "1", kind: "form", schema: ["properties": ["name": ["type": "string"]]]).isSimpleApproval)
-        #expect(!Elicitation(id: "1", kind: "url").isSimpleApproval)
+            Elicitation(id: "1", mode: "form", requestedSchema: ["type": "object", "properties": [:]]).isSimpleApproval)
+        #expect(
+            !Elicitation(id: "1", mode: "form", requestedSchema: ["properties": ["name": ["type": "string"]]])
+                .isSimpleApproval)
+        #expect(!Elicitation(id: "1", mode: "url").isSimpleApproval)
+        #expect(!Elicitation(id: "1", mode: nil).isSimpleApproval, "a mode must be given, as the real app reads it")
     }
 }
 

@@ -1,3 +1,4 @@
+import CompanionApp
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
@@ -30,8 +31,6 @@ import Testing
     }
 
     let provider: URL
-    let client = Client(
-        baseURL: URL(fileURLWithPath: "/"), configuration: .init(transportPolicy: .allowingInsecureLoopback))
 
     init() throws {
         provider = try TestServers.url("OIDC_PROVIDER_URL")
@@ -267,20 +266,14 @@ final class HeadlessBrowser: BrowserStep {
     }
 
     func signIn() throws -> OmnigentOIDCSignIn {
-        let address = try ServerAddress(parsing: url.absoluteString, policy: .allowingInsecureLoopback)
-        return OmnigentOIDCSignIn(
-            address: address,
-            client: Client(
-                baseURL: address.url, configuration: .init(transportPolicy: .allowingInsecureLoopback, journal: journal)
-            ))
+        OmnigentOIDCSignIn(
+            address: try OmnigentFixture.address(url), environment: OmnigentFixture.environment(journal: journal))
     }
 
     func me(_ cookie: OmnigentSessionCookie) async throws -> JSONValue {
-        let client = Client(
-            baseURL: url,
-            configuration: .init(
-                defaultHeaders: ["Cookie": "\(cookie.name)=\(cookie.value)"], transportPolicy: .allowingInsecureLoopback
-            ))
+        let client = OmnigentFixture.environment().client(
+            for: url,
+            profile: AppProfile(userAgent: "CompanionKit-Tests", headers: ["Cookie": "\(cookie.name)=\(cookie.value)"]))
         return try await client.send(Request<JSONValue>.get("/v1/me"))
     }
 
@@ -316,8 +309,11 @@ final class HeadlessBrowser: BrowserStep {
         #expect(idle.opened.isEmpty)
 
         // Step 2: the cookie is refused → the grant is renewed at /oauth/token, no browser.
+        let sentBefore = journal.events.filter { $0.kind == .request && $0.message.hasSuffix("/v1/me") }.count
         let renewed = try await flow.signIn(storedToken: "not-a-session", storedGrant: grant, browser: idle)
         #expect(renewed.source == .refreshed)
+        // A stored token that is not JWT-shaped is never sent: the one `/v1/me` asked is the renewed token's.
+        #expect(journal.events.filter { $0.kind == .request && $0.message.hasSuffix("/v1/me") }.count == sentBefore + 1)
         #expect(idle.opened.isEmpty)
         #expect(try await me(renewed.cookie)["user_id"]?.stringValue == subject)
         expectNoSecrets([first.cookie.value, grant, renewed.cookie.value], journal: journal)
@@ -328,15 +324,15 @@ final class HeadlessBrowser: BrowserStep {
     )
     func mountAndHTTPSCookie() throws {
         let address = try ServerAddress(parsing: "https://workspace.example.com/omnigent")
-        let flow = OmnigentOIDCSignIn(address: address, client: Client(baseURL: address.url))
+        let flow = OmnigentOIDCSignIn(address: address, environment: OmnigentFixture.environment(policy: .httpsOnly))
         let request = try flow.begin()
         #expect(request.url.absoluteString.hasPrefix("https://workspace.example.com/omnigent/auth/login?"))
         let now = Date(timeIntervalSince1970: 1_764_400_000)
-        let cookie = OmnigentSessionCookie(token: "t", address: address, expiresIn: nil, now: now)
+        let cookie = try OmnigentSessionCookie(token: "aaa.bbb.ccc", address: address, expiresIn: nil, now: now)
         #expect(cookie.name == "__Host-ap_session")
         #expect(cookie.secure && cookie.path == "/" && cookie.domain == nil)
         #expect(cookie.expiresAt == now.addingTimeInterval(28_800))
-        let short = OmnigentSessionCookie(token: "t", address: address, expiresIn: 600, now: now)
+        let short = try OmnigentSessionCookie(token: "aaa.bbb.ccc", address: address, expiresIn: 600, now: now)
         #expect(short.expiresAt == now.addingTimeInterval(600))
     }
 

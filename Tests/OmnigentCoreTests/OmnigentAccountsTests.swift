@@ -108,6 +108,44 @@ import Testing
         #expect(error?.statusCode == 401)
     }
 
+    @Test("O-AUTH-6/14: signing out revokes the refresh token on 0.19.1: the refresh grant no longer renews")
+    @MainActor func signOutRevokesTheRefreshGrant() async throws {
+        let store = InMemorySecretStore()
+        let stored = try await signIn(store: store)
+        let refresh = try #require(stored.credential.refreshToken)
+        let oauth = OAuthClient(
+            address: try SignInFixture.address(url), client: SignInFixture.client(url, journal: journal),
+            configuration: OmnigentAccountsSignIn.oauth)
+        // The login's own credential, as the app keeps it: its access token names no grant, so only the refresh
+        // token sent as `refresh_token` can end the grant (a bare `token` is answered 200 and revokes nothing).
+        let session = CredentialSession(stored: stored, store: store, journal: journal)
+        let client = SignInFixture.client(
+            url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .omnigent)])
+        #expect(await OmnigentAccountsSignIn.signOut(session: session, client: client) == nil)
+        let revokes = journal.events.filter { $0.kind == .request && $0.message.hasSuffix("/oauth/revoke") }
+        #expect(revokes.count == 1, "one revocation request")
+        // The server ended the grant: the refresh token is refused now.
+        let error = await #expect(throws: AuthError.self) { _ = try await oauth.refresh(refresh) }
+        guard case .refreshFailed? = error else {
+            Issue.record("expected refreshFailed after the sign-out, got \(String(describing: error))")
+            return
+        }
+        expectNoSecrets([password, refresh] + stored.credential.secretValues, journal: journal)
+    }
+
+    @Test("A login answer whose token is not JWT-shaped is refused, and nothing is issued or stored")
+    @MainActor func aLoginTokenThatIsNotAJWTIsRefused() async throws {
+        // The fault server's `/auth/login` answers with `aaa.bbb.ccc; Domain=evil.example`.
+        let fault = try TestServers.fault()
+        let signIn = OmnigentAccountsSignIn(
+            address: try SignInFixture.address(fault), client: SignInFixture.client(fault, journal: journal))
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await signIn.signIn(username: "someone", password: "a-password-1")
+        }
+        #expect(error?.description.contains("not in the expected form") == true, "\(String(describing: error))")
+        await #expect(throws: AuthError.self) { _ = try await signIn.issueCredential() }
+    }
+
     /// A second, non-admin account on the real server: the admin mints an invite and it is redeemed.
     static func registerMember(adminClient client: Client) async throws -> (name: String, password: String) {
         let invite = try await client.send(

@@ -30,6 +30,11 @@ struct OmnigentBridgeTests {
             pinned: address("https://h.example.com/omnigent"), offer: offer, clock: clock, journal: journal)
     }
 
+    static func url(_ text: String) -> URL {
+        guard let url = URL(string: text) else { preconditionFailure("fixture URL \(text) must parse") }
+        return url
+    }
+
     static func json(_ text: String) -> JSONValue { JSONValue(data: Data(text.utf8)) ?? .string("bad fixture") }
 
     struct Row: Sendable, CustomTestStringConvertible {
@@ -51,8 +56,10 @@ struct OmnigentBridgeTests {
         Row(body: #"{"method":"setBadgeCount","count":0}"#, effects: [.setBadgeCount(0)]),
         Row(body: #"{"method":"setBadgeCount","count":2.9}"#, effects: [.setBadgeCount(2)]),
         Row(body: #"{"method":"setBadgeCount","count":1e300}"#, effects: [.setBadgeCount(Int(Int32.max))]),
-        Row(body: #"{"method":"setBadgeCount","count":"5"}"#, effects: []),
-        Row(body: #"{"method":"setBadgeCount"}"#, effects: []),
+        // A count that is not a number sets 0, as the real app's bridge does.
+        Row(body: #"{"method":"setBadgeCount","count":"5"}"#, effects: [.setBadgeCount(0)]),
+        Row(body: #"{"method":"setBadgeCount","count":true}"#, effects: [.setBadgeCount(0)]),
+        Row(body: #"{"method":"setBadgeCount"}"#, effects: [.setBadgeCount(0)]),
         // O-BRIDGE-7, O-OPEN-13
         Row(
             body: #"{"method":"notify","title":"Done","body":"b","navigatePath":"/c/x"}"#,
@@ -89,7 +96,19 @@ struct OmnigentBridgeTests {
                         mode: "chat", terminalEnabled: false, terminalStartingUp: false,
                         visible: false))
             ]),
-        Row(body: #"{"method":"setViewMode","mode":"split"}"#, effects: []),
+        // Another mode is chat, and the bar is hidden unless the page says visible (the real app).
+        Row(
+            body: #"{"method":"setViewMode","mode":"split","visible":true}"#,
+            effects: [
+                .setViewMode(
+                    OmnigentViewMode(mode: "chat", terminalEnabled: false, terminalStartingUp: false, visible: true))
+            ]),
+        Row(
+            body: #"{"method":"setViewMode"}"#,
+            effects: [
+                .setViewMode(
+                    OmnigentViewMode(mode: "chat", terminalEnabled: false, terminalStartingUp: false, visible: false))
+            ]),
         // O-PICK-3/4
         Row(
             body: #"{"method":"switchServer","url":"https://mine.example.com"}"#,
@@ -99,10 +118,10 @@ struct OmnigentBridgeTests {
             effects: [.switchServer(address("https://corp.example.com"))]),
         Row(
             body: #"{"method":"switchServer","url":"https://evil.example.com"}"#,
-            effects: [.showMessage("That server is no longer available. Choose another server.")]),
+            effects: [.showMessage("That server is no longer available. Choose a server to reconnect.")]),
         Row(
             body: #"{"method":"switchServer","url":"not a url"}"#,
-            effects: [.showMessage("That server is no longer available. Choose another server.")]),
+            effects: [.showMessage("That server is no longer available. Choose a server to reconnect.")]),
         Row(body: #"{"method":"switchServer"}"#, effects: []),
         // O-PICK-5
         Row(body: #"{"method":"openServerSetup"}"#, effects: [.openServerSetup]),
@@ -177,7 +196,7 @@ struct OmnigentBridgeTests {
                      "currentOrigin":"https://h.example.com","currentServerUrl":"https://h.example.com/omnigent",
                      "managedServers":["https://corp.example.com"],"recentServers":["https://mine.example.com/mount"]}
                     """#))
-        #expect(emit.script.hasPrefix("window.__omnigentNativeEmitServerPicker(\"picker-1\", {"))
+        #expect(emit.script.hasPrefix("window.__omnigentNativeEmitServerPicker?.(\"picker-1\", {"))
         #expect(journal.events.map { $0.fields["direction"] } == ["page→app", "app→page"])
     }
 
@@ -221,11 +240,12 @@ struct OmnigentBridgeTests {
         let bridge = Self.bridge()
         #expect(
             bridge.emit(.sidebarDrag(phase: "move", progress: 1.7))
-                == #"window.__omnigentNativeEmitSidebarDrag("move", 1);"#)
+                == #"window.__omnigentNativeEmitSidebarDrag?.("move", 1);"#)
         #expect(
             OmnigentEmit.sidebarDrag(phase: "end", progress: -2).script
-                == #"window.__omnigentNativeEmitSidebarDrag("end", 0);"#)
-        #expect(OmnigentEmit.openPath("/c/x").script == #"window.__omnigentNativeEmitOpenPath("\/c\/x");"#)
+                == #"window.__omnigentNativeEmitSidebarDrag?.("end", 0);"#)
+        // Called as `?.(…)`, as the real app does, so a page without the bridge ignores it.
+        #expect(OmnigentEmit.openPath("/c/x").script == #"window.__omnigentNativeEmitOpenPath?.("\/c\/x");"#)
         let nasty = "/c/\"'\\</script>\u{2028}\u{2029}é"
         let script = OmnigentEmit.notificationActivated(path: nasty).script
         #expect(!script.contains("</script>"))
@@ -233,10 +253,101 @@ struct OmnigentBridgeTests {
         // That the value arrives intact in a real page is shown in Chromium (`BridgeScriptChromiumTests`).
     }
 
-    @Test("O-BRIDGE-11: a dead content process is a state with the shell's sentence, not an exception")
+    @Test("O-BRIDGE-11: a dead content process is a state with the shell's sentence; the recovery wording")
     func processDeathMessage() {
         #expect(
             OmnigentBridge.failureMessage(.contentProcessTerminated) == "The server UI process stopped unexpectedly.")
-        #expect(OmnigentBridge.failureMessage(.readinessTimedOut) == "The server UI did not start within 20 seconds.")
+        // The real app's recovery screen: one sentence for both timeouts, another for a protocol mismatch.
+        #expect(OmnigentBridge.failureMessage(.readinessTimedOut) == "The server UI stopped responding.")
+        #expect(OmnigentBridge.failureMessage(.heartbeatMissed) == "The server UI stopped responding.")
+        #expect(
+            OmnigentBridge.failureMessage(.versionMismatch("2"))
+                == "The server UI is incompatible with this app version.")
+    }
+
+    static func ready(_ bridge: inout OmnigentBridge, version: Int = 1) {
+        _ = bridge.receive(json(#"{"method":"nativeWebReady","version":\#(version)}"#), from: source)
+    }
+
+    static func beat(_ bridge: inout OmnigentBridge) {
+        _ = bridge.receive(json(#"{"method":"nativeHeartbeat","version":1}"#), from: source)
+    }
+
+    /// Ported from the real app's `NativeBridgeTests.testNavigationDelegateResetsPinnedDocumentsButPreservesAuthReturn`.
+    /// We differ in one step: a failed page stays failed until the next load (the recovery screen's Reload),
+    /// where the real app's watchdog object takes a late readiness; so the vector reloads before its second
+    /// readiness.
+    @Test(
+        "O-WD-1/3: a new document on the pinned origin needs readiness again; a return from the identity provider does not"
+    )
+    func navigationResetsDocumentsButKeepsTheAuthReturn() throws {
+        let clock = ManualWallClock()
+        var bridge = Self.bridge(clock: clock)
+        let pinned = Self.address("https://h.example.com/omnigent")
+        bridge.loadStarted(of: pinned)
+        bridge.mainFrameNavigationStarted(to: Self.url("https://h.example.com/omnigent"))
+        Self.ready(&bridge)
+        // Another document of the same server: readiness is due again; a heartbeat (the old document's) counts
+        // for nothing.
+        bridge.mainFrameNavigationStarted(to: Self.url("https://h.example.com/replacement"))
+        clock.advance(by: 10)
+        Self.beat(&bridge)
+        clock.advance(by: 10)
+        #expect(bridge.health == .failed(.readinessTimedOut))
+        bridge.loadStarted(of: pinned)
+        Self.ready(&bridge)
+        // Off to the identity provider and back: paused, then a 20 s grace with the readiness kept.
+        bridge.mainFrameNavigationStarted(to: Self.url("https://idp.example.com/login"))
+        clock.advance(by: 300)
+        #expect(bridge.health == .paused(ready: true))
+        bridge.mainFrameNavigationStarted(to: Self.url("https://h.example.com/omnigent"))
+        clock.advance(by: 14)
+        Self.beat(&bridge)
+        clock.advance(by: 14)
+        guard case .healthy = bridge.health else {
+            Issue.record("expected healthy after the return, got \(bridge.health)")
+            return
+        }
+    }
+
+    /// Ported from the real app's `NativeBridgeTests.testCoordinatorResumePreservesCompatibilityDuringGrace`.
+    @Test("O-WD-1 (amended): back in the foreground on the pinned page, a 20 s grace with the readiness kept")
+    func resumeKeepsReadinessThroughTheGrace() throws {
+        let clock = ManualWallClock()
+        var bridge = Self.bridge(clock: clock)
+        let page = Self.url("https://h.example.com/omnigent")
+        bridge.loadStarted(of: Self.address("https://h.example.com/omnigent"))
+        Self.ready(&bridge)
+        bridge.appWillResignActive()
+        clock.advance(by: 600)
+        #expect(bridge.health == .paused(ready: true), "60 s away is no failure: the watchdog pauses")
+        bridge.appBecameActive(pageURL: page)
+        #expect(bridge.watchdog.deadline == clock.now() + 20)
+        clock.advance(by: 14)
+        Self.beat(&bridge)
+        clock.advance(by: 14)
+        guard case .healthy = bridge.health else {
+            Issue.record("expected healthy, got \(bridge.health)")
+            return
+        }
+        // Back in the foreground on another origin's page: still paused.
+        bridge.appWillResignActive()
+        bridge.appBecameActive(pageURL: Self.url("https://idp.example.com/login"))
+        clock.advance(by: 60)
+        #expect(bridge.health == .paused(ready: true))
+    }
+
+    @Test("O-BRIDGE-4: nativeWebReady and nativeHeartbeat carry their version: another one is the mismatch state")
+    func versionsAreCarried() {
+        let clock = ManualWallClock()
+        var bridge = Self.bridge(clock: clock)
+        bridge.loadStarted(of: Self.address("https://h.example.com/omnigent"))
+        Self.ready(&bridge, version: 2)
+        #expect(bridge.health == .failed(.versionMismatch("2")))
+        var other = Self.bridge(clock: clock)
+        other.loadStarted(of: Self.address("https://h.example.com/omnigent"))
+        Self.ready(&other)
+        _ = other.receive(Self.json(#"{"method":"nativeHeartbeat","version":3}"#), from: Self.source)
+        #expect(other.health == .failed(.versionMismatch("3")))
     }
 }

@@ -82,9 +82,7 @@ struct OutOfScopeTests {
     func aFullFlowCallsNoPushRoute() async throws {
         let base = try TestServers.omnigent()
         // Omnigent 0.19.1 offers no notification, push or device route at all.
-        let spec = try await Client(
-            baseURL: base, configuration: .init(transportPolicy: .allowingInsecureLoopback)
-        ).send(Request<JSONValue>.get("/openapi.json"))
+        let spec = try await TestClients.loopback(base).send(Request<JSONValue>.get("/openapi.json"))
         let routes = Array((spec["paths"]?.objectValue ?? [:]).keys)
         #expect(routes.count > 20 && routes.contains("/v1/sessions"))
         #expect(
@@ -93,7 +91,8 @@ struct OutOfScopeTests {
 
         // Setup, the page loading, the page asking for a notification and a badge, the sessions list, a
         // session's detail, a message, the read mark.
-        let setup = ServerSetupModel(policy: .allowingInsecureLoopback, journal: journal)
+        let environment = OmnigentFixture.environment(journal: journal, clock: ManualWallClock())
+        let setup = ServerSetupModel(environment: environment)
         setup.addressText = base.absoluteString
         await setup.connect()
         guard case .connected(let connection) = setup.phase else {
@@ -101,7 +100,7 @@ struct OutOfScopeTests {
             return
         }
         _ = setup.pageDidLoad(connection.address)
-        var bridge = try #require(setup.bridge(clock: ManualWallClock()))
+        var bridge = try #require(setup.bridge())
         let page = BridgeSource(isMainFrame: true, frameOrigin: connection.address.origin, pageURL: base.absoluteString)
         let beforeNotify = requestLines.count
         let effects =
@@ -111,12 +110,9 @@ struct OutOfScopeTests {
         #expect(effects.contains(.setBadgeCount(2)))
         #expect(requestLines.count == beforeNotify, "posting a notification or a badge asks nothing of the server")
 
-        let client = OmnigentServer.client(for: connection, policy: .allowingInsecureLoopback, journal: journal)
-        let account = try await OmnigentConnector.account(of: connection, client: client)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("omnigent-push-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let server = try await OmnigentServer.open(
-            connection, account: account, client: client, stores: StoreRegistry(location: .directory(folder)))
+        let account = try await OmnigentServer.account(of: connection, environment: environment)
+        let server = try await OmnigentServer.open(connection, account: account, environment: environment)
+        let client = server.client
         let list = SessionsListModel(server: server)
         await list.refresh()
         let agents = try await client.send(OmnigentAPI.agents())

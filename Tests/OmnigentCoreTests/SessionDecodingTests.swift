@@ -53,8 +53,11 @@ struct SessionDecodingTests {
         {"id":"ddf346f6b0584305922f8f62d29f8392","title":"Caf\u00e9 \"plan\" \ud83d\ude00 – ç\n\/x",
          "status":"waiting","agent_id":"eac9","agent_name":"debby","archived":true,
          "labels":{"team":"core","k":"v \u00e9"},"project_id":"p-1","pending_elicitations_count":3,
-         "pending_elicitations":[{"id":"e1","type":"form","message":"Allow?","schema":{"properties":{}}}],
-         "last_task_error":"boom","created_at":"2026-11-30T12:00:00.123456+01:00","updated_at":1796083776123,
+         "pending_elicitations":[{"elicitation_id":"e1","type":"response.elicitation_request",
+           "params":{"mode":"form","message":"Allow?","requestedSchema":{"properties":{}}}}],
+         "pending_inputs":[{"pending_id":"p1","content":[{"type":"input_text","text":"Reply"}]}],
+         "last_task_error":{"code":"native_turn_error","message":"boom"},
+         "created_at":"2026-11-30T12:00:00.123456+01:00","updated_at":1796083776123,
          "viewer_unread":true,"viewer_last_seen":-17,"permission_level":4,"owner":"local",
          "nested":{"a":[1,2.5e-3,-0,true,false,null,"s",{"b":[]}]},"comments_count":0}
         """#
@@ -71,6 +74,8 @@ struct SessionDecodingTests {
         #expect(session.title == "Café \"plan\" 😀 – ç\n/x")
         #expect(session.labels == ["team": "core", "k": "v é"])
         #expect(session.pendingElicitations?.first?.message == "Allow?")
+        #expect(session.pendingInputs?.first?.text == "Reply")
+        #expect(session.lastTaskError == TaskError(code: "native_turn_error", message: "boom"))
         #expect(session.viewerLastSeen == -17)
         #expect(page.firstID == "a" && page.lastID == nil && page.hasMore)
         #expect(Self.fast(body) == Self.reference(body))
@@ -82,9 +87,11 @@ struct SessionDecodingTests {
             Self.page(
                 #"{"id":"a","title":null,"status":null,"agent_id":null,"agent_name":null,"archived":null,"labels":null,"#
                     + #""project_id":null,"pending_elicitations_count":null,"pending_elicitations":null,"#
-                    + #""last_task_error":null,"created_at":1.25,"updated_at":null,"viewer_unread":null,"#
+                    + #""last_task_error":null,"pending_inputs":null,"created_at":1.25,"updated_at":null,"#
+                    + #""viewer_unread":null,"#
                     + #""viewer_last_seen":null}"#),
             Self.page(#"{"id":"a","created_at":"2026-11-30","pending_elicitations":[]}"#),
+            Self.page(#"{"id":"a","created_at":1,"last_task_error":"a bare string","pending_inputs":[]}"#),
             Self.page(#" { "id" : "a" , "created_at" : 1796083776 } , {"id":"b","created_at":"1796083776000"} "#),
             Self.page(""),
             Data(#"  {"has_more":false,"data":[]}  "#.utf8),
@@ -154,9 +161,7 @@ struct SessionDecodingTests {
     /// Against the real server: every page of the list, read by the request's own decoding, equals what
     /// `JSONDecoder` makes of the same bytes, including a session whose title and labels need escapes.
     @Test func everyPageOfTheRealServerReadsToWhatJSONDecoderDecodes() async throws {
-        let client = Client(
-            baseURL: try TestServers.omnigent(),
-            configuration: Client.Configuration(transportPolicy: .allowingInsecureLoopback))
+        let client = TestClients.loopback(try TestServers.omnigent())
         let agents = try await client.send(OmnigentAPI.agents())
         let agent = try #require(agents.data.first)
         let title = "Decoding \"check\" Café 😀 \\ / \(UUID().uuidString)"

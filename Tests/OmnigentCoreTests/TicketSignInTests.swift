@@ -1,3 +1,4 @@
+import CompanionApp
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
@@ -128,17 +129,66 @@ struct TicketSignInTests {
         try ServerAddress(parsing: url.absoluteString, policy: .allowingInsecureLoopback)
     }
 
+    func environment(clock: any WallClock = ManualWallClock(), sleeper: any Sleeper = RecordingSleeper())
+        -> AppEnvironment
+    {
+        OmnigentFixture.environment(journal: journal, clock: clock, sleeper: sleeper)
+    }
+
     func ticketSignIn(clock: any WallClock, sleeper: any Sleeper, base: URL? = nil) throws -> OmnigentTicketSignIn {
-        let address =
-            try base.map { try ServerAddress(parsing: $0.absoluteString, policy: .allowingInsecureLoopback) }
-            ?? self.address()
-        return OmnigentTicketSignIn(
-            address: address,
-            client: Client(
-                baseURL: address.url,
-                configuration: .init(
-                    retryPolicy: .never, transportPolicy: .allowingInsecureLoopback, journal: journal, clock: clock,
-                    sleeper: sleeper)))
+        let address = try base.map(OmnigentFixture.address) ?? self.address()
+        return OmnigentTicketSignIn(address: address, environment: environment(clock: clock, sleeper: sleeper))
+    }
+
+    /// The kit's flow with Omnigent's settings, started and polled at the fault server's ticket routes.
+    func faultFlow(_ query: [String: String], opener: any BrowserOpener) throws -> TicketPollFlow {
+        var flow = try ticketSignIn(
+            clock: ManualWallClock(), sleeper: RecordingSleeper(), base: try TestServers.fault()
+        )
+        .flow(opener: opener)
+        var start = URLComponents()
+        start.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+        flow.startPath = "/ticket-start?\(start.percentEncodedQuery ?? "")"
+        flow.pollPath = "/ticket-poll"
+        return flow
+    }
+
+    var polls: Int { journal.events.filter { $0.kind == .request && $0.message.contains("/ticket-poll") }.count }
+
+    /// Ported from the real app's `OidcLoginManagerTests.testTicketAcceptsRootedSameOriginLoginPath`.
+    @Test("O-AUTH-8: a rooted login path opens on the server's own origin; a JWT-shaped token is the session")
+    func rootedLoginPathAndAJWTToken() async throws {
+        let opener = RecordingOpener()
+        let ticket = "abc-\(UUID().uuidString.prefix(8))"
+        let flow = try faultFlow(
+            ["ticket": ticket, "login_url": "/auth/login?ticket=\(ticket)", "token": "aaa.bbb.ccc"], opener: opener)
+        let (token, _) = try await flow.run()
+        #expect(token == "aaa.bbb.ccc")
+        let fault = try TestServers.fault()
+        #expect(opener.opened.map(\.absoluteString) == [fault.absoluteString + "/auth/login?ticket=\(ticket)"])
+    }
+
+    /// Ported from `OidcLoginManagerTests.testTokenRejectsCookieInjectionCharacters`, with the shapes issue 27
+    /// names: a token that is not JWT-shaped is refused, so it is never stored, made into a cookie or sent.
+    @Test(
+        "A poll that hands out a token that is not JWT-shaped is refused: nothing is returned",
+        arguments: ["aaa.bbb.ccc; Domain=evil.example", "aaa.bbb", "a.b.c.d", "not-a-jwt", ""])
+    func nonJWTTokensAreRefused(_ token: String) async throws {
+        let ticket = "t-\(UUID().uuidString.prefix(8))"
+        let flow = try faultFlow(["ticket": ticket, "token": token], opener: RecordingOpener())
+        let error = await #expect(throws: AuthError.self) { _ = try await flow.run() }
+        #expect(error?.description.contains("not in the expected form") == true, "\(String(describing: error))")
+        #expect(polls == 1, "the one poll that answered")
+    }
+
+    @Test("An empty ticket aborts before any browser opens or any poll is made")
+    func emptyTicketAborts() async throws {
+        let opener = RecordingOpener()
+        let flow = try faultFlow(["ticket": "", "token": "aaa.bbb.ccc"], opener: opener)
+        let error = await #expect(throws: AuthError.self) { _ = try await flow.run() }
+        #expect(error?.description.contains("ticket") == true)
+        #expect(opener.opened.isEmpty, "no browser")
+        #expect(polls == 0, "no poll")
     }
 
     func subject() -> String { "ticket-\(UUID().uuidString.prefix(6).lowercased())@example.com" }
@@ -172,6 +222,7 @@ struct TicketSignInTests {
         #expect(
             try await OmnigentOIDCSignIn(address: signIn.address, client: signIn.client).acceptedUser(
                 session.cookie.value) == subject)
+        #expect(TokenShape.jwt.accepts(session.cookie.value), "0.19.1's token is JWT-shaped")
         expectNoSecrets([session.cookie.value], journal: journal)
     }
 
@@ -221,6 +272,7 @@ struct TicketSignInTests {
         let signIn = try ticketSignIn(clock: ManualWallClock(), sleeper: RecordingSleeper(), base: fault)
         let opener = RecordingOpener()
         var flow = signIn.flow(opener: opener)
+        #expect(flow.tokenShape == .jwt)
         var query = URLComponents()
         query.queryItems = [URLQueryItem(name: "login_url", value: given)]
         flow.startPath = "/ticket-start?\(query.percentEncodedQuery ?? "")"
@@ -233,11 +285,7 @@ struct TicketSignInTests {
     @Test("O-AUTH-14: sign-out after PKCE revokes the grant at /oauth/revoke, deletes the secret, clears the cookie")
     func signOutAfterPKCE() async throws {
         let address = try address()
-        let flow = OmnigentOIDCSignIn(
-            address: address,
-            client: Client(
-                baseURL: address.url, configuration: .init(transportPolicy: .allowingInsecureLoopback, journal: journal)
-            ))
+        let flow = OmnigentOIDCSignIn(address: address, environment: environment())
         let subject = subject()
         let signedOut = try await flow.signIn(
             storedToken: nil, storedGrant: nil, browser: HeadlessBrowser(subject: subject, provider: provider))
@@ -246,10 +294,8 @@ struct TicketSignInTests {
         let grant = try #require(signedOut.refreshToken)
         let otherGrant = try #require(kept.refreshToken)
         // The grant is kept in the secret store, as the Keychain would keep it.
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "omnigent-signout-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let secrets = FileSecretStore(folder: folder)
+        let folder = try TemporaryFolder(prefix: "omnigent-signout")
+        let secrets = FileSecretStore(folder: folder.url)
         let account = AccountKey(address: address, userID: subject)
         try secrets.save(
             StoredCredential(
@@ -279,12 +325,7 @@ struct TicketSignInTests {
         // Nothing listens at this address any more.
         let gone = try ServerAddress(
             parsing: "http://127.0.0.1:\(try ListeningSocket().port)", policy: .allowingInsecureLoopback)
-        let flow = OmnigentOIDCSignIn(
-            address: gone,
-            client: Client(
-                baseURL: gone.url,
-                configuration: .init(retryPolicy: .never, transportPolicy: .allowingInsecureLoopback, journal: journal))
-        )
+        let flow = OmnigentOIDCSignIn(address: gone, environment: environment())
         let secrets = InMemorySecretStore()
         let account = AccountKey(address: gone, userID: "someone")
         try secrets.save(

@@ -1,82 +1,41 @@
+import CompanionApp
 import CompanionCore
 import CompanionHTTP
 import CompanionTestSupport
 import Foundation
-import OmnigentCore
 import Synchronization
 import Testing
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
-/// The live transport, recording what went out (method, path, headers) and the status that came back.
-final class RecordingTransport: Transport {
-    struct Sent: Sendable {
-        var method: String
-        var path: String
-        var headers: HTTPHeaders
-        var status: Int?
-    }
-    private let inner: any Transport = DefaultTransport.make()
-    private let log = Mutex<[Sent]>([])
-
-    var sent: [Sent] { log.withLock { $0 } }
-
-    func send(_ request: HTTPRequest) async throws(HTTPError) -> (HTTPResponse, HTTPBody) {
-        let index = log.withLock { log -> Int in
-            log.append(Sent(method: request.method.rawValue, path: request.url.path, headers: request.headers))
-            return log.count - 1
-        }
-        let (response, body) = try await inner.send(request)
-        log.withLock { $0[index].status = response.status }
-        return (response, body)
-    }
-}
+@testable import OmnigentCore
 
 /// The watch client (O-WATCH-1…11) against the real Omnigent 0.19.1: header mode, and accounts mode with
-/// a cookie the phone "syncs"; the fault server plays a sharded deployment's router for `wrong_replica`
-/// and a queued message's `pending_id`, which a server without runners never answers.
+/// a cookie the phone "syncs"; a failed session and one waiting on an approval made through 0.19.1's own API;
+/// the fault server plays a sharded deployment's router for `wrong_replica`, a queued message's `pending_id`,
+/// and a stream that says `[DONE]` or sends a frame over 1 MiB, which a server without runners never does.
 @Suite(.serialized) struct WatchClientTests {
     let journal = Journal()
 
-    /// A login on the accounts server, straight on the wire (as the phone's web view would hold it).
-    func accountsToken() async throws -> (url: URL, token: String, user: String) {
-        let url = try TestServers.url("OMNIGENT_ACCOUNTS_URL")
-        let user = try TestServers.value("OMNIGENT_ACCOUNTS_USER")
-        let password = try String(
-            contentsOfFile: try TestServers.value("OMNIGENT_ACCOUNTS_PASSWORD_FILE"), encoding: .utf8
-        ).trimmingCharacters(in: .whitespacesAndNewlines)
-        let client = Client(baseURL: url, configuration: .init(transportPolicy: .allowingInsecureLoopback))
-        let reply = try await client.send(
-            Request<JSONValue>.post("/auth/login", body: ["username": user, "password": password]))
-        return (url, try #require(reply["token"]?.stringValue), user)
+    func environment(transport: (any Transport)? = nil) -> AppEnvironment {
+        OmnigentFixture.environment(journal: journal, transport: transport)
     }
 
-    func createSession(on url: URL, cookie: String?, title: String) async throws -> String {
-        var headers: HTTPHeaders = [:]
-        if let cookie { headers["Cookie"] = cookie }
-        let client = Client(
-            baseURL: url, configuration: .init(defaultHeaders: headers, transportPolicy: .allowingInsecureLoopback))
-        let agents = try await client.send(OmnigentAPI.agents())
-        let agent = try #require(agents.data.first?.id)
-        return try await client.send(try OmnigentAPI.createSession(agentID: agent, title: title)).id
+    /// A keeper holding a cookie synced for `url`.
+    func keeper(_ url: URL, _ header: String = "ap_session=header-mode") -> WatchCookieKeeper {
+        WatchCookieKeeper(WatchCookieSync(serverURL: url, cookieHeader: header, syncedAt: Date()))
     }
 
     @Test("O-WATCH-7: every request carries the synced Cookie, X-Omnigent-Client: watchos, Cache-Control: no-cache")
     @MainActor func requestsCarryTheWatchHeaders() async throws {
         let fault = try TestServers.fault()
-        let keeper = WatchCookieKeeper(
-            WatchCookieSync(serverURL: fault, cookieHeader: "ap_session=synced-cookie-123", syncedAt: Date()))
-        let watch = WatchClient(apiBase: fault, cookies: keeper, policy: .allowingInsecureLoopback, journal: journal)
+        let keeper = keeper(fault, "ap_session=synced-cookie-123")
+        let watch = WatchClient(apiBase: fault, cookies: keeper, environment: environment())
         let echo = try await watch.client.send(Request<JSONValue>.get("/echo"))
         #expect(echo["headers"]?["cookie"]?.stringValue == "ap_session=synced-cookie-123")
         #expect(echo["headers"]?["x-omnigent-client"]?.stringValue == "watchos")
         #expect(echo["headers"]?["cache-control"]?.stringValue == "no-cache")
         // O-AUTH-15: the cookie goes only to the origin it was synced for.
         let other = WatchClient(
-            apiBase: try TestServers.faultSecondOrigin(), cookies: keeper, policy: .allowingInsecureLoopback,
-            journal: journal)
+            apiBase: try TestServers.faultSecondOrigin(), cookies: keeper, environment: environment())
         let elsewhere = try await other.client.send(Request<JSONValue>.get("/echo"))
         #expect(elsewhere["headers"]?["cookie"] == nil)
         #expect(elsewhere["headers"]?["x-omnigent-client"]?.stringValue == "watchos")
@@ -85,7 +44,7 @@ final class RecordingTransport: Transport {
 
     @Test("O-WATCH-8: the phone's Cookie header holds the cookies for <apiBase>/v1; the newest syncedAt wins")
     func cookieSyncKeepsTheNewest() throws {
-        let base = try #require(URL(string: "http://127.0.0.1:8000/omnigent"))
+        let base = fixtureURL("http://127.0.0.1:8000/omnigent")
         let header = WatchCookieSync.cookieHeader(
             for: base,
             from: [
@@ -119,33 +78,119 @@ final class RecordingTransport: Transport {
         #expect(keeper.receive(decoded))
     }
 
-    @Test("O-WATCH-1/2/3/11: accounts mode, a cookie synced from the phone: list, projects, detail, messages")
+    /// Ported from the real app's `WatchCompanionTests.testFiltersCookiesByDomainPathAndTransport`.
+    @Test(
+        "O-WATCH-8: a domain cookie for /api applies to https …/api/v1 only: not over http, not /other, not /apiary",
+        arguments: [
+            ("https://app.example.com/api", true), ("http://app.example.com/api", false),
+            ("https://app.example.com/other", false), ("https://app.example.com/apiary", false),
+        ])
+    func cookieScope(_ apiBase: String, _ applies: Bool) throws {
+        let cookie = WebViewCookie(
+            name: "session", value: "value", domain: ".example.com", hostOnly: false, path: "/api", secure: true)
+        let header = WatchCookieSync.cookieHeader(for: try #require(URL(string: apiBase)), from: [cookie])
+        #expect((header == "session=value") == applies)
+    }
+
+    @Test(
+        "O-WATCH-1/2/3/11: accounts mode, a cookie synced from the phone: the list's query, projects, the detail's query"
+    )
     @MainActor func accountsModeWithASyncedCookie() async throws {
-        let (url, token, _) = try await accountsToken()
+        let (url, token, _, _) = try await OmnigentFixture.accountsLogin()
         let header = try #require(
             WatchCookieSync.cookieHeader(
                 for: url, from: [WebViewCookie(name: "ap_session", value: token, domain: "127.0.0.1")]))
+        let cookieClient = environment().client(
+            for: url, profile: AppProfile(userAgent: "CompanionKit-Tests", headers: ["Cookie": header]))
         let title = "watch \(UUID().uuidString.prefix(6))"
-        let id = try await createSession(on: url, cookie: header, title: title)
+        let id = try await OmnigentFixture.createSession(cookieClient, title: title).id
         let transport = RecordingTransport()
-        let keeper = WatchCookieKeeper()
-        keeper.receive(WatchCookieSync(serverURL: url, cookieHeader: header, syncedAt: Date()))
         let watch = WatchClient(
-            apiBase: url, cookies: keeper, policy: .allowingInsecureLoopback, journal: journal, transport: transport)
+            apiBase: url, cookies: keeper(url, header), environment: environment(transport: transport))
         await watch.refresh()
         guard case .sessions(let groups) = watch.screen else {
             Issue.record("expected the sessions, got \(watch.screen)")
             return
         }
         #expect(groups.flatMap(\.sessions).contains { $0.id == id && $0.title == title })
-        let calls = transport.sent.map { "\($0.method) \($0.path)" }
-        #expect(calls == ["GET /v1/sessions", "GET /v1/sessions/projects"])
+        // O-WATCH-1: newest update first, twenty at a time, then the projects.
+        #expect(transport.sent.map { "\($0.method) \($0.path)" } == ["GET /v1/sessions", "GET /v1/sessions/projects"])
+        #expect(Self.query(transport.sent.first) == ["order": "desc", "sort_by": "updated_at", "limit": "20"])
         #expect(transport.sent.allSatisfy { $0.headers["Cookie"] == header && $0.status == 200 })
         await watch.open(id)
         #expect(watch.detail?.session.id == id)
         #expect(watch.detail?.messages.isEmpty == true)
         #expect(watch.actionProblem == nil)
+        // O-WATCH-2: the detail without its items or liveness.
+        let detail = try #require(transport.sent.first { $0.path == "/v1/sessions/\(id)" })
+        #expect(Self.query(detail) == ["include_items": "false", "include_liveness": "false"])
+        let items = try #require(transport.sent.first { $0.path == "/v1/sessions/\(id)/items" })
+        #expect(Self.query(items)["order"] == "desc")
         expectNoSecrets([token], journal: journal)
+    }
+
+    static func query(_ sent: RecordingTransport.Sent?) -> [String: String] {
+        var components = URLComponents()
+        components.percentEncodedQuery = sent?.query
+        return Dictionary(
+            (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
+    }
+
+    @Test("O-WATCH-2: the detail of a session that failed decodes what 0.19.1 sends: status and last_task_error")
+    @MainActor func failedSessionDetail() async throws {
+        let url = try TestServers.omnigent()
+        let client = TestClients.loopback(url)
+        let id = try await OmnigentFixture.createSession(client, title: "watch failed").id
+        try await OmnigentFixture.fail(id, saying: "The runner stopped: disk full.", client: client)
+        // What the server sends for it, as it sends it.
+        let raw = try await client.send(
+            Request<JSONValue>.get(
+                "/v1/sessions/\(id)", query: ["include_items": "false", "include_liveness": "false"]))
+        #expect(raw["last_task_error"]?["message"] == .string("The runner stopped: disk full."))
+        #expect(raw["pending_inputs"] == .array([]))
+        let watch = WatchClient(apiBase: url, cookies: keeper(url), environment: environment())
+        await watch.open(id)
+        let detail = try #require(watch.detail, "the detail decodes: \(watch.actionProblem ?? "")")
+        #expect(detail.session.status == "failed")
+        #expect(detail.failure?.message == "The runner stopped: disk full.")
+        #expect(detail.failure?.code == raw["last_task_error"]?["code"]?.stringValue)
+        #expect(detail.pendingInputs.isEmpty)
+        #expect(watch.actionProblem == nil)
+        // The phone's detail screen reads the same session.
+        let server = try await OmnigentFixture.server(url, environment: environment())
+        let model = SessionDetailModel(server: server, sessionID: id)
+        await model.refresh()
+        #expect(model.state.value?.session.lastTaskError?.message == "The runner stopped: disk full.")
+    }
+
+    @Test(
+        "O-WATCH-2/5: a session waiting on an approval decodes from 0.19.1, is offered, and accepting it resolves it")
+    @MainActor func approvalDetailAndResolve() async throws {
+        let url = try TestServers.omnigent()
+        let client = TestClients.loopback(url)
+        let id = try await OmnigentFixture.createSession(client, title: "watch approval").id
+        let simple = try await OmnigentFixture.askApproval(id, message: "Run the tests?", client: client)
+        let structured = try await OmnigentFixture.askApproval(
+            id, message: "Which branch?",
+            schema: ["type": "object", "properties": ["branch": ["type": "string"]]], client: client)
+        let watch = WatchClient(apiBase: url, cookies: keeper(url), environment: environment())
+        await watch.refresh()
+        guard case .sessions(let groups) = watch.screen else {
+            Issue.record("expected the sessions, got \(watch.screen)")
+            return
+        }
+        #expect(groups.first?.kind == .needsAttention)
+        #expect(groups.first?.sessions.contains { $0.id == id } == true, "it needs attention")
+        await watch.open(id)
+        let detail = try #require(watch.detail, "the detail decodes: \(watch.actionProblem ?? "")")
+        let pending = detail.session.pendingElicitations ?? []
+        #expect(pending.map(\.id) == [simple, structured])
+        #expect(pending.map(\.message) == ["Run the tests?", "Which branch?"])
+        #expect(pending.map(\.mode) == ["form", "form"])
+        #expect(detail.approvals.map(\.id) == [simple], "only the one with an empty schema is offered on the watch")
+        await watch.resolve(simple, accept: true)
+        #expect(watch.actionProblem == nil)
+        #expect(watch.detail?.session.pendingElicitations?.map(\.id) == [structured], "the server resolved it")
     }
 
     @Test("O-WATCH-9: no cookie, or a refused one → 'Reopen Omnigent on your iPhone and sign in.', no retry loop")
@@ -153,8 +198,7 @@ final class RecordingTransport: Transport {
         let url = try TestServers.url("OMNIGENT_ACCOUNTS_URL")
         let transport = RecordingTransport()
         let keeper = WatchCookieKeeper()
-        let watch = WatchClient(
-            apiBase: url, cookies: keeper, policy: .allowingInsecureLoopback, journal: journal, transport: transport)
+        let watch = WatchClient(apiBase: url, cookies: keeper, environment: environment(transport: transport))
         await watch.refresh()
         #expect(watch.screen == .signInOnPhone)
         #expect(transport.sent.isEmpty)
@@ -164,8 +208,7 @@ final class RecordingTransport: Transport {
         #expect(transport.sent.map(\.status) == [401])
         #expect(WatchScreen.signInSentence == "Reopen Omnigent on your iPhone and sign in.")
         // A 403 is the same state.
-        let fault = WatchClient(
-            apiBase: try TestServers.fault(), cookies: keeper, policy: .allowingInsecureLoopback, journal: journal)
+        let fault = WatchClient(apiBase: try TestServers.fault(), cookies: keeper, environment: environment())
         do {
             _ = try await fault.client.send(Request<JSONValue>.get("/auth/forbidden"))
             Issue.record("expected a 403")
@@ -175,31 +218,74 @@ final class RecordingTransport: Transport {
         }
     }
 
-    @Test("O-WATCH-6: live items over SSE with the watch's headers (real server)")
+    @Test("O-WATCH-6: a message posted while the watch follows the stream arrives as its finished item (real server)")
     @MainActor func liveItemsArrive() async throws {
         let url = try TestServers.omnigent()
-        let id = try await createSession(on: url, cookie: nil, title: "watch live")
-        let keeper = WatchCookieKeeper(
-            WatchCookieSync(serverURL: url, cookieHeader: "ap_session=header-mode", syncedAt: Date()))
-        let watch = WatchClient(apiBase: url, cookies: keeper, policy: .allowingInsecureLoopback, journal: journal)
-        let stream = watch.live(id)
-        // The first event, or nothing within 30 s (a bound, not a wait: the server sends at once; the deadline
-        // cancels the read).
-        let first = try await withDeadline(.seconds(30)) { () -> ServerSentEvent? in
-            for try await event in stream { return event }
+        let client = TestClients.loopback(url)
+        let id = try await OmnigentFixture.createSession(client, title: "watch live").id
+        let watch = WatchClient(apiBase: url, cookies: keeper(url), environment: environment())
+        let text = "From the stream \(UUID().uuidString.prefix(6))"
+        // Bounded (the server answers at once); the deadline cancels the read.
+        let done = try await withDeadline(.seconds(30)) { () -> ServerSentEvent? in
+            var posted = false
+            for try await event in watch.live(id) {
+                if !posted {
+                    // The stream is open (its first event came): post as another client would.
+                    posted = true
+                    _ = try await client.send(try OmnigentAPI.appendAssistantMessage(id, agent: "debby", text: text))
+                }
+                if event.event == "response.output_item.done" { return event }
+            }
             return nil
         }
-        let event = try #require(first, "the live stream sent nothing")
-        #expect(!event.event.isEmpty)
+        let event = try #require(done, "the finished item never came")
+        let item = try #require(SessionDetailModel.item(from: event, client: watch.client))
+        #expect(item.text == text)
+        #expect(item.role == "assistant")
+    }
+
+    @Test("O-WATCH-6: `[DONE]` ends the stream: nothing after it is passed on, and it does not reconnect")
+    func doneEndsTheStream() async throws {
+        let fault = try TestServers.fault()
+        let stream = "done-\(UUID().uuidString.prefix(8))"
+        let client = TestClients.loopback(fault)
+        let events = OmnigentStream.events(
+            .empty(.get, "/sse?count=5&done_after=2&interval_ms=0&stream=\(stream)"), client: client)
+        let seen = try await withDeadline(.seconds(30)) { () -> [String]? in
+            var seen: [String] = []
+            for try await event in events { seen.append(event.data) }
+            return seen
+        }
+        #expect(seen == [#"{"n":1,"stream":"\#(stream)"}"#, #"{"n":2,"stream":"\#(stream)"}"#])
+        let stats = try await client.send(Request<JSONValue>.get("/_sse_stats", query: ["stream": stream]))
+        #expect(stats["connections"] == .integer(1), "no reconnection after [DONE]")
+    }
+
+    /// Follows the real app's `testSSEParserDropsOversizedInputAndRecoversAtNextFrame`, on the wire.
+    @Test("O-WATCH-6: an event over 1 MiB is dropped and the stream goes on with the next one")
+    func anOversizedFrameIsDropped() async throws {
+        let fault = try TestServers.fault()
+        let stream = "big-\(UUID().uuidString.prefix(8))"
+        let journal = Journal()
+        let client = TestClients.loopback(fault, journal: journal)
+        let events = OmnigentStream.events(
+            .empty(.get, "/sse?count=3&big=1200000&done_after=3&interval_ms=0&stream=\(stream)"), client: client)
+        let seen = try await withDeadline(.seconds(30)) { () -> [String]? in
+            var seen: [String] = []
+            for try await event in events { seen.append(event.data) }
+            return seen
+        }
+        #expect(seen == [#"{"n":2,"stream":"\#(stream)"}"#, #"{"n":3,"stream":"\#(stream)"}"#])
+        #expect(journal.events.contains { $0.message == "event stream dropped an oversized event" })
+        let stats = try await client.send(Request<JSONValue>.get("/_sse_stats", query: ["stream": stream]))
+        #expect(stats["connections"] == .integer(1), "the stream was not closed for it")
     }
 
     @Test("O-WATCH-4: 503 runner_unavailable shows the server's message (real server, no runner)")
     @MainActor func runnerUnavailableShowsTheServerSentence() async throws {
         let url = try TestServers.omnigent()
-        let id = try await createSession(on: url, cookie: nil, title: "watch send")
-        let keeper = WatchCookieKeeper(
-            WatchCookieSync(serverURL: url, cookieHeader: "ap_session=header-mode", syncedAt: Date()))
-        let watch = WatchClient(apiBase: url, cookies: keeper, policy: .allowingInsecureLoopback, journal: journal)
+        let id = try await OmnigentFixture.createSession(TestClients.loopback(url), title: "watch send").id
+        let watch = WatchClient(apiBase: url, cookies: keeper(url), environment: environment())
         let message = try #require(await watch.send("Hello from the wrist", to: id))
         guard case .failed(let sentence) = message.status else {
             Issue.record("expected a failure, got \(message.status)")
@@ -212,8 +298,7 @@ final class RecordingTransport: Transport {
     @Test("O-WATCH-4: an ack with pending_id is shown as pending (fault server: a queued turn)")
     @MainActor func queuedMessageIsPending() async throws {
         let base = try TestServers.fault().appendingPathComponent("replica")
-        let keeper = WatchCookieKeeper(WatchCookieSync(serverURL: base, cookieHeader: "ap_session=x", syncedAt: Date()))
-        let watch = WatchClient(apiBase: base, cookies: keeper, policy: .allowingInsecureLoopback, journal: journal)
+        let watch = WatchClient(apiBase: base, cookies: keeper(base, "ap_session=x"), environment: environment())
         let message = try #require(await watch.send("queued", to: "sess_1"))
         #expect(message.status == .pending(id: "pending-1"))
         #expect(watch.sent.last?.status == .pending(id: "pending-1"))
@@ -222,11 +307,10 @@ final class RecordingTransport: Transport {
     @Test("O-WATCH-10: the slice key on a Databricks API base; a GET on the wrong replica retried once, a POST not")
     @MainActor func sliceKeyAndWrongReplica() async throws {
         let base = try TestServers.fault().appendingPathComponent("replica/api/2.0/omnigent")
-        let keeper = WatchCookieKeeper(WatchCookieSync(serverURL: base, cookieHeader: "ap_session=x", syncedAt: Date()))
+        let keeper = keeper(base, "ap_session=x")
         let transport = RecordingTransport()
         let watch = WatchClient(
-            apiBase: base, cookies: keeper, hostID: "host-42", policy: .allowingInsecureLoopback, journal: journal,
-            transport: transport)
+            apiBase: base, cookies: keeper, hostID: "host-42", environment: environment(transport: transport))
         await watch.refresh()
         #expect(watch.screen == .sessions([]))
         let gets = transport.sent.map { ($0.path, $0.headers[WatchRequestHeaders.sliceKeyHeader], $0.status) }
@@ -241,7 +325,7 @@ final class RecordingTransport: Transport {
         let plain = RecordingTransport()
         let offDatabricks = WatchClient(
             apiBase: try TestServers.fault().appendingPathComponent("replica"), cookies: keeper, hostID: "host-42",
-            policy: .allowingInsecureLoopback, journal: journal, transport: plain)
+            environment: environment(transport: plain))
         await offDatabricks.refresh()
         #expect(plain.sent.allSatisfy { $0.headers[WatchRequestHeaders.sliceKeyHeader] == nil })
         #expect(plain.sent.count == 2)

@@ -58,17 +58,9 @@ struct WebUIChromiumTests {
     }
 
     func createSessions(_ url: URL, titles: [String]) async throws -> [Session] {
-        let journal = Journal()
-        let address = try ServerAddress(parsing: url.absoluteString, policy: .allowingInsecureLoopback)
-        let connection = try await OmnigentConnector.connect(
-            address, policy: .allowingInsecureLoopback, journal: journal)
-        let client = OmnigentServer.client(for: connection, policy: .allowingInsecureLoopback, journal: journal)
-        let agents = try await client.send(OmnigentAPI.agents())
-        let agent = try #require(agents.data.first(where: { $0.name == "debby" }) ?? agents.data.first)
+        let client = TestClients.loopback(url)
         var sessions: [Session] = []
-        for title in titles {
-            sessions.append(try await client.send(try OmnigentAPI.createSession(agentID: agent.id, title: title)))
-        }
+        for title in titles { sessions.append(try await OmnigentFixture.createSession(client, title: title)) }
         return sessions
     }
 

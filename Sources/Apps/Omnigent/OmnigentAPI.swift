@@ -24,10 +24,21 @@ public enum OmnigentAPI {
             ])
     }
 
-    /// The project names of the sessions (a bare JSON array).
-    public static func projects() -> Request<JSONValue> { .get("/v1/sessions/projects") }
+    /// The projects the sessions are filed in: 0.19.1 answers a bare JSON array of `{id, name}`, in display
+    /// order; a list page (`{"object": "list", "data": [...]}`, what a router in front of replicas may answer
+    /// for any list) is read as its `data`.
+    public static func projects() -> Request<[SessionProject]> {
+        Request(path: "/v1/sessions/projects") { body, response, decoder throws(HTTPError) in
+            if body.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") {
+                return try JSONDecoding.decode(
+                    OmnigentListPage<SessionProject>.self, from: body, response: response, decoder: decoder
+                ).data
+            }
+            return try JSONDecoding.decode([SessionProject].self, from: body, response: response, decoder: decoder)
+        }
+    }
 
-    /// A session's detail without items or liveness (O-WATCH-2).
+    /// A session's detail without items or liveness (O-WATCH-2): `include_items=false&include_liveness=false`.
     public static func session(_ id: String) -> Request<Session> {
         .get("/v1/sessions/\(escape(id))", query: ["include_items": "false", "include_liveness": "false"])
     }

@@ -1,3 +1,4 @@
+import CompanionApp
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
@@ -7,23 +8,31 @@ import Foundation
 /// `Authorization: Bearer` or as the `ap_session` cookie, plus a refresh token when asked; refresh at
 /// `/oauth/token`; `POST /auth/logout`.
 ///
-/// Rules: the probe reads `/.well-known/omnigent.json` and accepts only `auth.mode == "accounts"`; the
-/// stored credential is a bearer with its refresh token (renewed by `OAuthRefresher`); the web view gets
-/// the same JWT as the cookie `ap_session` (`__Host-ap_session` on https) through `webViewCookie(for:)`.
+/// Rules: the probe reads `/.well-known/omnigent.json` and accepts only `auth.mode == "accounts"`; only a
+/// JWT-shaped token is stored (any other login or refresh answer is refused); the stored credential is a
+/// bearer with its refresh token (renewed by `OAuthRefresher`); the web view gets the same JWT as the cookie
+/// `ap_session` (`__Host-ap_session` on https) through `webViewCookie(for:)`; signing out logs out on the
+/// server and revokes the refresh token, so the grant no longer renews.
 public actor OmnigentAccountsSignIn: SignInServer {
     private let address: ServerAddress
     private let client: Client
     private var issued: StoredCredential?
 
-    /// Creates the sign-in for `address`.
+    /// Creates the sign-in for `address`, calling through `client`.
     public init(address: ServerAddress, client: Client) {
         self.address = address
         self.client = client
     }
 
-    /// The OAuth configuration for refresh and revoke at Omnigent's `/oauth/token` and `/oauth/revoke`.
+    /// Creates the sign-in for `address` on the environment's client.
+    public init(address: ServerAddress, environment: AppEnvironment) {
+        self.init(address: address, client: environment.client(for: address.url, profile: OmnigentServer.profile))
+    }
+
+    /// The OAuth configuration for refresh and revoke at Omnigent's `/oauth/token` and `/oauth/revoke`; its
+    /// access tokens are JWTs.
     public static let oauth = OAuthConfiguration(
-        clientID: "ai.omnigent.ios", redirectURI: "ai.omnigent.ios:/oauth/callback")
+        clientID: "ai.omnigent.ios", redirectURI: "ai.omnigent.ios:/oauth/callback", accessTokenShape: .jwt)
 
     /// Accepts a server whose manifest says accounts mode.
     public func probe() async throws(AuthError) {
@@ -53,6 +62,9 @@ public actor OmnigentAccountsSignIn: SignInServer {
         case 200:
             guard let token = reply.json?["token"]?.stringValue else { throw .unexpected(reply, "POST /auth/login") }
             journal.register(secret: token)
+            guard TokenShape.jwt.accepts(token) else {
+                throw .unexpectedReply("the server handed out a session token that is not in the expected form")
+            }
             let refresh = reply.json?["refresh_token"]?.stringValue
             if let refresh { journal.register(secret: refresh) }
             let clock = client.configuration.clock
@@ -87,23 +99,27 @@ public actor OmnigentAccountsSignIn: SignInServer {
         return issued
     }
 
-    /// The cookie a web view needs for the same sign-in: `ap_session` on http, `__Host-ap_session` on https.
+    /// The cookie a web view needs for the same sign-in: `ap_session` on http, `__Host-ap_session` on https;
+    /// `nil` for a token that is not JWT-shaped (it is never made into a cookie).
     public static func webViewCookie(for stored: StoredCredential) -> Credential? {
-        guard case .bearer(let access, _, let expiresAt) = stored.credential else { return nil }
-        let name = stored.address.scheme == "https" ? "__Host-ap_session" : "ap_session"
-        return .webViewCookie(name: name, value: access, expiresAt: expiresAt)
+        guard case .bearer(let access, _, let expiresAt) = stored.credential, TokenShape.jwt.accepts(access) else {
+            return nil
+        }
+        return .webViewCookie(
+            name: OmnigentSessionCookie.name(for: stored.address), value: access, expiresAt: expiresAt)
     }
 
-    /// Logs out on the server (`POST /auth/logout`), revokes the refresh token, and signs the session out.
+    /// Logs out on the server (`POST /auth/logout`), revokes the refresh token (the kit's
+    /// `OAuthClient.revoke`, sent as `refresh_token`, the field 0.19.1 reads: a bare `token` would leave the
+    /// grant able to renew), and signs the session out.
     public static func signOut(session: CredentialSession, client: Client) async -> AuthError? {
         guard let stored = await session.credential else { return nil }
         var failure: AuthError?
         do {
             let reply = try await client.call(.post, "/auth/logout")
             if !(200..<300).contains(reply.status) { failure = .unexpected(reply, "POST /auth/logout") }
-            if let refresh = stored.credential.refreshToken {
-                try await OAuthClient(address: stored.address, client: client, configuration: oauth).revoke(refresh)
-            }
+            try await OAuthClient(address: stored.address, client: client, configuration: oauth)
+                .revoke(stored.credential)
         } catch {
             failure = error
         }

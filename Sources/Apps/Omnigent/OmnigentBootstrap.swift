@@ -1,21 +1,26 @@
 /// The document-start script Omnigent's shell injects, as text (protocol version 1).
 ///
-/// Rules (O-BRIDGE-1/2/9, O-PICK-2): it defines a frozen, non-writable `window.omnigentNative` with
-/// `kind: "ios"` and `nativeBridgeVersion: 1` and methods that post `{method, …}` to
-/// `webkit.messageHandlers.omnigentNative`; it defines the non-writable `window.__omnigentNativeEmit*`
-/// functions the app calls; `getServerPicker()` returns a promise that settles as a timeout after 3 s
-/// without an answer; and only after all of that it dispatches `omnigent-native-bridge-ready`, so a
-/// listener always finds the object complete.
+/// Rules (O-BRIDGE-1/2/4/9, O-PICK-2), as the real app's script behaves: it defines a frozen, non-writable
+/// `window.omnigentNative` with `kind: "ios"` and `nativeBridgeVersion: 1` and methods that post
+/// `{method, …}` to `webkit.messageHandlers.omnigentNative` (`nativeWebReady(v)` and `nativeHeartbeat(v)`
+/// post the version they are given, so a page of another protocol reaches the mismatch state); it defines
+/// the non-writable `window.__omnigentNativeEmit*` functions the app calls; `getServerPicker()` returns a
+/// promise that resolves `null` after 3 s without an answer, and the `ServerPicker` emit resolves it with
+/// the info when that is an object, else `null`; and only after all of that it dispatches
+/// `omnigent-native-bridge-ready`, so a listener always finds the object complete.
 ///
 /// The object serves exactly what Omnigent's own web UI (0.19.1) calls, with the types it expects:
 /// `notify` and `signOutOfServer` return promises of a boolean (the app answers through
 /// `__omnigentNativeEmitReply`, and without an answer they settle as `false` after 10 s);
 /// `getKeyboardViewport()` returns the last `{width, height}` the app reported, or `null`; and
 /// `onNotificationActivated`, `onOpenPath`, `onSidebarDrag`, `onNativeInsets` and
-/// `onKeyboardViewportChanged` each take a callback and return the function that unsubscribes it. An
-/// emit calls every subscriber (one that throws does not stop the others) and also dispatches an
-/// `omnigent-native-<name>` DOM event. The page never sends `nativeWebReady`; a page that does opts in to
-/// the watchdog (see `OmnigentBridge`).
+/// `onKeyboardViewportChanged` and `onViewModeChanged` each take a callback and return the function that
+/// unsubscribes it; `onNativeInsets` calls a late subscriber at once with the last insets. An emit calls every
+/// subscriber (one that throws does not stop the others) and also dispatches an `omnigent-native-<name>` DOM
+/// event; `NotificationActivated` and `OpenPath` pass on only a path starting with `/`, `ViewModeChanged`
+/// only `chat` or `terminal`. The app calls every emit as `window.__omnigentNativeEmit<Name>?.(…)`, so a page
+/// without the script does not throw. The page never sends `nativeWebReady`; a page that does opts in to the
+/// watchdog (see `OmnigentBridge`).
 public enum OmnigentBootstrap {
     /// The bridge protocol version.
     public static let version = 1
@@ -23,7 +28,7 @@ public enum OmnigentBootstrap {
     public static let handlerName = "omnigentNative"
     /// The event dispatched once the object is defined.
     public static let readyEvent = "omnigent-native-bridge-ready"
-    /// Milliseconds the page waits for a server picker answer.
+    /// Milliseconds the page waits for a server picker answer before it reads `null`.
     public static let serverPickerTimeoutMilliseconds = 3_000
     /// Milliseconds the page waits for the answer to `notify` or `signOutOfServer` before it reads `false`.
     public static let replyTimeoutMilliseconds = 10_000
@@ -39,7 +44,7 @@ public enum OmnigentBootstrap {
         "nativeWebReady", "nativeHeartbeat", "setColorScheme", "setBadgeCount", "notify", "setViewMode",
         "setServerSwitcherHidden", "setDocumentScrollEnabled", "getKeyboardViewport", "getServerPicker",
         "switchServer", "signOutOfServer", "openServerSetup", "onNotificationActivated", "onOpenPath",
-        "onSidebarDrag", "onNativeInsets", "onKeyboardViewportChanged",
+        "onSidebarDrag", "onNativeInsets", "onKeyboardViewportChanged", "onViewModeChanged",
     ]
 
     /// The script text.
@@ -53,7 +58,8 @@ public enum OmnigentBootstrap {
           var pending = {};
           var nextRequest = 1;
           var keyboardViewport = null;
-          var subscribers = { notification: [], openPath: [], sidebarDrag: [], insets: [], keyboard: [] };
+          var lastInsets = null;
+          var subscribers = { notification: [], openPath: [], sidebarDrag: [], insets: [], keyboard: [], viewMode: [] };
           function subscribe(list) {
             return function (callback) {
               if (typeof callback !== "function") { return function () {}; }
@@ -73,12 +79,12 @@ public enum OmnigentBootstrap {
           function emit(name, detail) {
             window.dispatchEvent(new CustomEvent("omnigent-native-" + name, { detail: detail }));
           }
-          function request(prefix, message, timeoutMs, onTimeout) {
-            return new Promise(function (resolve, reject) {
+          function request(prefix, message, timeoutMs, fallback) {
+            return new Promise(function (resolve) {
               var requestId = prefix + "-" + (nextRequest++);
               var timer = setTimeout(function () {
                 delete pending[requestId];
-                onTimeout(resolve, reject);
+                resolve(fallback);
               }, timeoutMs);
               pending[requestId] = { resolve: resolve, timer: timer };
               message.requestId = requestId;
@@ -94,20 +100,30 @@ public enum OmnigentBootstrap {
           }
           var emitters = {
             NotificationActivated: function (path) {
+              if (typeof path !== "string" || path.charAt(0) !== "/") { return; }
               publish(subscribers.notification, [path]);
               emit("notification-activated", { path: path });
             },
             OpenPath: function (path) {
+              if (typeof path !== "string" || path.charAt(0) !== "/") { return; }
               publish(subscribers.openPath, [path]);
               emit("open-path", { path: path });
             },
-            ViewModeChanged: function (mode) { emit("view-mode-changed", { mode: mode }); },
+            ViewModeChanged: function (mode) {
+              if (mode !== "chat" && mode !== "terminal") { return; }
+              publish(subscribers.viewMode, [mode]);
+              emit("view-mode-changed", { mode: mode });
+            },
             Insets: function (bottomBar, topBar) {
-              var insets = { topBar: typeof topBar === "number" ? topBar : 0, bottomBar: bottomBar };
+              var insets = { topBar: typeof topBar === "number" && isFinite(topBar) ? topBar : 0,
+                             bottomBar: typeof bottomBar === "number" && isFinite(bottomBar) ? bottomBar : 0 };
+              lastInsets = insets;
               publish(subscribers.insets, [insets]);
               emit("insets", insets);
             },
-            ServerPicker: function (requestId, info) { settle(requestId, info); },
+            ServerPicker: function (requestId, info) {
+              settle(requestId, info && typeof info === "object" ? info : null);
+            },
             SidebarDrag: function (phase, progress) {
               publish(subscribers.sidebarDrag, [phase, progress]);
               emit("sidebar-drag", { phase: phase, progress: progress });
@@ -123,23 +139,35 @@ public enum OmnigentBootstrap {
               value: emitters[name], writable: false, configurable: false, enumerable: false
             });
           });
-          function answerFalse(resolve) { resolve(false); }
+          function subscribeReplaying(list) {
+            var add = subscribe(list);
+            return function (callback) {
+              var unsubscribe = add(callback);
+              if (typeof callback === "function" && lastInsets) {
+                try { callback(lastInsets); } catch (error) { setTimeout(function () { throw error; }, 0); }
+              }
+              return unsubscribe;
+            };
+          }
           var api = Object.freeze({
             kind: "ios",
             nativeBridgeVersion: \(version),
-            nativeWebReady: function () { post({ method: "nativeWebReady", version: \(version) }); },
-            nativeHeartbeat: function () { post({ method: "nativeHeartbeat", version: \(version) }); },
+            nativeWebReady: function (version) { post({ method: "nativeWebReady", version: version }); },
+            nativeHeartbeat: function (version) { post({ method: "nativeHeartbeat", version: version }); },
             setColorScheme: function (scheme) { post({ method: "setColorScheme", scheme: scheme }); },
-            setBadgeCount: function (count) { post({ method: "setBadgeCount", count: count }); },
+            setBadgeCount: function (count) {
+              post({ method: "setBadgeCount", count: typeof count === "number" && isFinite(count) ? count : 0 });
+            },
             notify: function (options) {
               var o = options || {};
               return request("notify", { method: "notify", title: o.title, body: o.body,
-                                          navigatePath: o.navigatePath }, \(replyTimeoutMilliseconds), answerFalse);
+                                          navigatePath: o.navigatePath }, \(replyTimeoutMilliseconds), false);
             },
             setViewMode: function (options) {
               var o = options || {};
-              post({ method: "setViewMode", mode: o.mode, terminalEnabled: o.terminalEnabled,
-                     terminalStartingUp: o.terminalStartingUp, visible: o.visible });
+              post({ method: "setViewMode", mode: o.mode === "terminal" ? "terminal" : "chat",
+                     terminalEnabled: !!o.terminalEnabled, terminalStartingUp: !!o.terminalStartingUp,
+                     visible: !!o.visible });
             },
             setServerSwitcherHidden: function (hidden) { post({ method: "setServerSwitcherHidden", hidden: hidden }); },
             setDocumentScrollEnabled: function (enabled) {
@@ -147,19 +175,23 @@ public enum OmnigentBootstrap {
             },
             getKeyboardViewport: function () { return keyboardViewport; },
             getServerPicker: function () {
-              return request("picker", { method: "getServerPicker" }, \(serverPickerTimeoutMilliseconds),
-                function (resolve, reject) { reject(new Error("getServerPicker timed out")); });
+              return request("picker", { method: "getServerPicker" }, \(serverPickerTimeoutMilliseconds), null);
             },
-            switchServer: function (url) { post({ method: "switchServer", url: url }); return Promise.resolve(); },
+            switchServer: function (url) {
+              if (typeof url !== "string") { return Promise.reject(new Error("invalid server")); }
+              post({ method: "switchServer", url: url });
+              return Promise.resolve();
+            },
             signOutOfServer: function () {
-              return request("signout", { method: "signOutOfServer" }, \(replyTimeoutMilliseconds), answerFalse);
+              return request("signout", { method: "signOutOfServer" }, \(replyTimeoutMilliseconds), false);
             },
             openServerSetup: function () { post({ method: "openServerSetup" }); },
             onNotificationActivated: subscribe(subscribers.notification),
             onOpenPath: subscribe(subscribers.openPath),
             onSidebarDrag: subscribe(subscribers.sidebarDrag),
-            onNativeInsets: subscribe(subscribers.insets),
-            onKeyboardViewportChanged: subscribe(subscribers.keyboard)
+            onNativeInsets: subscribeReplaying(subscribers.insets),
+            onKeyboardViewportChanged: subscribe(subscribers.keyboard),
+            onViewModeChanged: subscribe(subscribers.viewMode)
           });
           Object.defineProperty(window, "omnigentNative", {
             value: api, writable: false, configurable: false, enumerable: true

@@ -51,13 +51,13 @@ public struct OmnigentNotification: Sendable, Hashable {
 
 /// The native Chat/Terminal bar state from `setViewMode`.
 public struct OmnigentViewMode: Sendable, Hashable {
-    /// `chat` or `terminal`.
+    /// `chat` or `terminal` (anything else the page sends reads as `chat`).
     public let mode: String
     /// Whether the terminal can be chosen.
     public let terminalEnabled: Bool
     /// Whether the terminal is starting.
     public let terminalStartingUp: Bool
-    /// Whether the bar is visible.
+    /// Whether the bar is visible (hidden unless the page says `true`).
     public let visible: Bool
 }
 
@@ -65,8 +65,15 @@ public struct OmnigentViewMode: Sendable, Hashable {
 ///
 /// Rules (O-BRIDGE-*, O-PICK-*, O-WD-*): a message is handled only from the main frame with both the frame's
 /// origin and the page URL equal to the pinned origin; the rest are dropped with no effect. Unknown methods
-/// and wrong argument types are ignored and journaled (O-OPEN-12). Every message, accepted or dropped, and
-/// every emit become one `.bridge` journal event. Time comes from the injected `WallClock`.
+/// and arguments that cannot be read are ignored and journaled (O-OPEN-12); where the real app reads a value
+/// leniently, so does this bridge (`setViewMode` with another mode is chat, `setBadgeCount` with a non-number
+/// is 0). Every message, accepted or dropped, and every emit become one `.bridge` journal event. Time comes
+/// from the injected `WallClock`.
+///
+/// The watchdog (O-WD-*) follows the page: a new document of the pinned server restarts it at the readiness
+/// phase; while the app is inactive or the page is off the pinned origin (at an identity provider) it pauses,
+/// and a 20 s grace follows, keeping the readiness the page reported (a return from the identity provider is
+/// not a new page).
 public struct OmnigentBridge: Sendable {
     /// The server whose page may use the bridge; only a consented, connected server is ever pinned.
     public private(set) var pinned: ServerAddress
@@ -76,13 +83,21 @@ public struct OmnigentBridge: Sendable {
     /// Omnigent's own web UI never sends it (nor heartbeats) and must not be declared dead while healthy.
     public private(set) var watchdog = HeartbeatWatchdog(
         expectedVersion: OmnigentBootstrap.version, readiness: .optIn)
+    /// Whether the last main-frame navigation was on the pinned origin (a new one there is a new document).
+    private var mainFrameOnPinnedOrigin = false
+    private let policy: TransportPolicy
     private let clock: any WallClock
     private let journal: Journal
 
-    /// Creates the bridge for a page of `pinned`.
-    public init(pinned: ServerAddress, offer: ServerOffer, clock: any WallClock, journal: Journal) {
+    /// Creates the bridge for a page of `pinned`. `policy` reads the addresses the page names (a development
+    /// build's picker can switch to a LAN `http://` server it offered).
+    public init(
+        pinned: ServerAddress, offer: ServerOffer, policy: TransportPolicy = .httpsOnly, clock: any WallClock,
+        journal: Journal
+    ) {
         self.pinned = pinned
         self.offer = offer
+        self.policy = policy
         self.clock = clock
         self.journal = journal
     }
@@ -93,22 +108,43 @@ public struct OmnigentBridge: Sendable {
         watchdog.loadStarted(at: clock.now())
     }
 
+    /// A main-frame navigation to `url` started. On the pinned origin after a page of it, it is a new document:
+    /// the watchdog restarts at the readiness phase. Off the pinned origin (an identity provider's sign-in) the
+    /// watchdog pauses; back on it, the 20 s grace starts and the page's readiness is kept.
+    public mutating func mainFrameNavigationStarted(to url: URL?) {
+        let onPinned = url.map { pinned.sameOrigin(as: $0) } ?? false
+        if onPinned, mainFrameOnPinnedOrigin { watchdog.loadStarted(at: clock.now()) }
+        mainFrameOnPinnedOrigin = onPinned
+        watchdog.setOnPinnedOrigin(onPinned, at: clock.now())
+    }
+
+    /// The app went to the background (or lost focus): the watchdog pauses.
+    public mutating func appWillResignActive() { watchdog.setActive(false, at: clock.now()) }
+
+    /// The app became active again with the web view on `pageURL`: the watchdog resumes with its 20 s grace
+    /// when the page is on the pinned origin.
+    public mutating func appBecameActive(pageURL: URL?) {
+        watchdog.setOnPinnedOrigin(pageURL.map { pinned.sameOrigin(as: $0) } ?? false, at: clock.now())
+        watchdog.setActive(true, at: clock.now())
+    }
+
     /// The web content process died (O-BRIDGE-11).
     public mutating func contentProcessTerminated() { watchdog.contentProcessTerminated() }
 
     /// The watchdog's state now.
     public var health: HeartbeatWatchdog.State { watchdog.state(at: clock.now()) }
 
-    /// The sentence for a failed state, as the shell shows it.
+    /// The sentence for a failed state, as the shell's recovery screen shows it (the real app's words).
     public static func failureMessage(_ failure: HeartbeatWatchdog.Failure) -> String {
         switch failure {
         case .contentProcessTerminated: return "The server UI process stopped unexpectedly."
-        case .readinessTimedOut: return "The server UI did not start within 20 seconds."
-        case .heartbeatMissed: return "The server UI stopped responding."
-        case .versionMismatch(let version):
-            return "The server UI speaks bridge version \(version.prefix(16)); this app speaks version 1."
+        case .readinessTimedOut, .heartbeatMissed: return "The server UI stopped responding."
+        case .versionMismatch: return "The server UI is incompatible with this app version."
         }
     }
+
+    /// What the page is told when it asks to switch to a server the picker does not offer (O-PICK-4).
+    public static let unavailableServer = "That server is no longer available. Choose a server to reconnect."
 
     /// Handles one message body; returns the effects to perform (empty when dropped or ignored).
     public mutating func receive(_ body: JSONValue, from source: BridgeSource) -> [OmnigentEffect] {
@@ -174,7 +210,8 @@ public struct OmnigentBridge: Sendable {
             }
             return [.setColorScheme(scheme)]
         case "setBadgeCount":
-            guard let count = args["count"]?.doubleValue, count.isFinite else { return nil }
+            // A count that is not a finite number sets 0, as the real app does.
+            let count = args["count"]?.doubleValue.flatMap { $0.isFinite ? $0 : nil } ?? 0
             let floored = count.rounded(.down)
             return [.setBadgeCount(floored <= 0 ? 0 : Int(min(floored, Double(Int32.max))))]
         case "notify":
@@ -185,21 +222,22 @@ public struct OmnigentBridge: Sendable {
                     OmnigentNotification(title: title, body: args["body"]?.stringValue ?? "", navigatePath: path))
             ]
         case "setViewMode":
-            guard let mode = args["mode"]?.stringValue, mode == "chat" || mode == "terminal" else { return nil }
+            // Another mode is chat, and the bar is hidden unless the page says it is visible (the real app).
+            let mode = args["mode"]?.stringValue == "terminal" ? "terminal" : "chat"
             return [
                 .setViewMode(
                     OmnigentViewMode(
                         mode: mode, terminalEnabled: args["terminalEnabled"]?.boolValue ?? false,
                         terminalStartingUp: args["terminalStartingUp"]?.boolValue ?? false,
-                        visible: args["visible"]?.boolValue ?? true))
+                        visible: args["visible"]?.boolValue ?? false))
             ]
         case "getServerPicker":
             guard let requestId = args["requestId"]?.stringValue, requestId.count <= 128 else { return nil }
             return [.emit(.serverPicker(requestId: requestId, info: pickerInfo))]
         case "switchServer":
             guard let url = args["url"]?.stringValue else { return nil }
-            guard let entry = offer.entry(matching: url) else {
-                return [.showMessage("That server is no longer available. Choose another server.")]
+            guard let entry = offer.entry(matching: url, policy: policy) else {
+                return [.showMessage(Self.unavailableServer)]
             }
             return [.switchServer(entry)]
         case "openServerSetup":

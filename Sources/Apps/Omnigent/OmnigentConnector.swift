@@ -1,8 +1,6 @@
-import CompanionAuth
+import CompanionApp
 import CompanionCore
 import CompanionHTTP
-import CompanionStore
-import CompanionSync
 import Foundation
 
 /// Finds out what an address is before anything else happens (server setup).
@@ -24,34 +22,42 @@ public enum OmnigentConnector {
         }
     }
 
-    /// Connects to `address`: the workspace mount probe (one HEAD, same-origin only), then the manifest.
+    /// The manifest's profile: Omnigent's, with one more attempt for a read that meets a dropped connection.
+    static let manifestProfile: AppProfile = {
+        var profile = OmnigentServer.profile
+        profile.retryPolicy = RetryPolicy(maxAttempts: 2)
+        return profile
+    }()
+
+    /// Connects to `address` on the environment's transport: the workspace mount probe (one HEAD, same-origin
+    /// only), then the manifest. The address (with any mount found) is read under the environment's policy.
+    ///
+    /// On a Databricks host (a workspace or an App, whose sign-in happens inside the web view, O-URL-10) a 404
+    /// manifest is no error, as Omnigent's own shells treat it: the workspace may not serve it to a person not
+    /// yet signed in, and the web view is where that sign-in happens, so setup goes on to the page. On any
+    /// other host a missing manifest still means the address is not an Omnigent server.
     public static func connect(
-        _ address: ServerAddress, policy: TransportPolicy, journal: Journal
+        _ address: ServerAddress, environment: AppEnvironment
     ) async throws(Failure) -> ServerConnection {
-        let discovered = await WorkspaceDiscovery.discover(address.url, journal: journal)
+        let discovered = await WorkspaceDiscovery.discover(address.url, environment: environment)
         let resolved: ServerAddress
         do {
-            resolved = try ServerAddress(parsing: discovered.absoluteString, policy: policy)
+            resolved = try environment.address(discovered.absoluteString)
         } catch {
             throw .address(error)
         }
         let apiBase = WorkspaceDiscovery.apiBase(for: resolved.url)
-        let client = Client(
-            baseURL: apiBase,
-            configuration: Client.Configuration(
-                retryPolicy: RetryPolicy(maxAttempts: 2), transportPolicy: policy, journal: journal))
+        let client = environment.client(for: apiBase, profile: manifestProfile)
         do {
             let manifest = try await client.send(OmnigentAPI.manifest())
-            journal.record(.note, "omnigent manifest", fields: ["mode": manifest.auth.mode])
+            environment.journal.record(.note, "omnigent manifest", fields: ["mode": manifest.auth.mode])
             return ServerConnection(address: resolved, apiBase: apiBase, manifest: manifest)
         } catch {
+            if error.statusCode == 404, HostKind(host: resolved.host).signsInInWebView {
+                environment.journal.record(.note, "omnigent manifest missing; sign-in inside the web view")
+                return ServerConnection(address: resolved, apiBase: apiBase, manifest: nil)
+            }
             throw .notOmnigent(error)
         }
-    }
-
-    /// The signed-in identity's account key: `/v1/me` (header mode answers `local`).
-    public static func account(of connection: ServerConnection, client: Client) async throws(HTTPError) -> AccountKey {
-        let me = try await client.send(OmnigentAPI.me())
-        return AccountKey(address: connection.address, userID: me.userID ?? "local")
     }
 }

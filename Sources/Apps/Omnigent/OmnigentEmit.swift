@@ -3,8 +3,10 @@ import CompanionCore
 
 /// An app → page call through one of the non-writable `window.__omnigentNativeEmit*` functions.
 ///
-/// Rule (O-BRIDGE-9/10): arguments are JSON literals (`JavaScriptLiteral`), so any path or text arrives
-/// intact and cannot break out of the script; the sidebar drag progress is clamped to 0…1.
+/// Rules (O-BRIDGE-9/10): arguments are JSON literals (`JavaScriptLiteral`), so any path or text arrives
+/// intact and cannot break out of the script; the sidebar drag progress is clamped to 0…1; the function is
+/// called as `window.__omnigentNativeEmit<Name>?.(…)`, as the real app does, so a page without the
+/// bootstrap (another server's error page) ignores it instead of throwing.
 public enum OmnigentEmit: Sendable, Hashable {
     /// A notification with this path was tapped.
     case notificationActivated(path: String)
@@ -47,7 +49,7 @@ public enum OmnigentEmit: Sendable, Hashable {
             (name, arguments) = ("Reply", [.string(requestId), value])
         }
         let list = arguments.map(JavaScriptLiteral.literal).joined(separator: ", ")
-        return "window.__omnigentNativeEmit\(name)(\(list));"
+        return "window.__omnigentNativeEmit\(name)?.(\(list));"
     }
 
     /// A length in points: finite and not negative.

@@ -1,43 +1,8 @@
+import CompanionApp
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
 import Foundation
-
-/// The cookie the app installs in its own isolated web-view cookie store after an OIDC sign-in
-/// (O-AUTH-7, O-AUTH-10).
-public struct OmnigentSessionCookie: Sendable, Hashable, CustomStringConvertible {
-    /// `__Host-ap_session` on https, `ap_session` on http.
-    public var name: String
-    /// The session token (a secret).
-    public var value: String
-    /// Always `/`.
-    public var path: String
-    /// Set on https (the `__Host-` prefix requires it).
-    public var secure: Bool
-    /// Never set: a host-only cookie (the `__Host-` prefix forbids a Domain).
-    public var domain: String?
-    /// When it expires: `expires_in` from now, or 8 hours when the server sent none.
-    public var expiresAt: Date
-
-    /// The lifetime used when the server gives no `expires_in` (8 hours).
-    public static let defaultLifetime: TimeInterval = 28_800
-
-    /// The cookie for a token issued for `address` at `now`.
-    public init(token: String, address: ServerAddress, expiresIn: TimeInterval?, now: Date) {
-        let https = address.scheme == "https"
-        name = https ? "__Host-ap_session" : "ap_session"
-        value = token
-        path = "/"
-        secure = https
-        domain = nil
-        expiresAt = now.addingTimeInterval(expiresIn ?? Self.defaultLifetime)
-    }
-
-    /// The attributes, without the value.
-    public var description: String {
-        "\(name)=…; Path=\(path)\(secure ? "; Secure" : ""); HttpOnly; Expires=\(expiresAt)"
-    }
-}
 
 /// What an Omnigent OIDC sign-in produced, and how.
 public struct OmnigentOIDCSession: Sendable, Hashable {
@@ -74,8 +39,9 @@ public struct OmnigentOIDCSession: Sendable, Hashable {
 ///    the verifier at `POST <mount>/auth/native-token`.
 ///
 /// Every route keeps the server's mount (O-AUTH-13): the client's base URL is the mount. The server,
-/// not the app, receives and checks the provider's ID token; the app gets Omnigent's own session token.
-/// Tokens and codes are registered with the journal as secrets (O-AUTH-15).
+/// not the app, receives and checks the provider's ID token; the app gets Omnigent's own session token, and
+/// only a JWT-shaped one is kept, made into a cookie or sent back (`OmnigentSessionCookie`). Tokens and codes
+/// are registered with the journal as secrets (O-AUTH-15).
 public struct OmnigentOIDCSignIn: Sendable {
     /// The Keychain service the grant is kept under.
     public static let keychainService = "ai.omnigent.ios.oidc"
@@ -91,6 +57,11 @@ public struct OmnigentOIDCSignIn: Sendable {
     public init(address: ServerAddress, client: Client) {
         self.address = address
         self.client = client
+    }
+
+    /// Creates the sign-in for `address` on the environment's client.
+    public init(address: ServerAddress, environment: AppEnvironment) {
+        self.init(address: address, client: environment.client(for: address.url, profile: OmnigentServer.profile))
     }
 
     /// The browser step's request: its URL under the mount, the state and the PKCE pair.
@@ -129,7 +100,7 @@ public struct OmnigentOIDCSignIn: Sendable {
                 // The stored cookie keeps its own expiry; the server does not say it again.
                 return OmnigentOIDCSession(
                     userID: userID,
-                    cookie: OmnigentSessionCookie(
+                    cookie: try OmnigentSessionCookie(
                         token: storedToken, address: address, expiresIn: nil, now: client.configuration.clock.now()),
                     refreshToken: storedGrant, source: .reused)
             }
@@ -161,27 +132,25 @@ public struct OmnigentOIDCSignIn: Sendable {
         return code
     }
 
-    /// Signs out after a PKCE sign-in (O-AUTH-14): the grant is revoked at `<mount>/oauth/revoke`, the
-    /// credential kept for `account` is deleted from `secrets`, and the returned cookie (same name, empty,
-    /// expired) clears the web view's session cookie. Omnigent 0.19.1 reads the grant from the
-    /// `refresh_token` form field (a bare RFC 7009 `token` revokes nothing there), so both are sent.
-    /// A failed revoke is reported in `problem`, and signing out goes on locally all the same.
+    /// Signs out after a PKCE sign-in (O-AUTH-14): the grant is revoked at `<mount>/oauth/revoke` (the kit's
+    /// `OAuthClient.revoke`, which names it a refresh token and sends it as `refresh_token` too, the field
+    /// 0.19.1 reads), the credential kept for `account` is deleted from `secrets`, and the returned cookie
+    /// (same name, empty, expired) clears the web view's session cookie. A failed revoke is reported in
+    /// `problem`, and signing out goes on locally all the same.
     public func signOut(grant: String?, account: AccountKey, secrets: any SecretStore) async -> OmnigentOIDCSignOut {
         var problems: [String] = []
         var revoked = false
         if let grant {
-            client.configuration.journal.register(secret: grant)
             do {
-                let reply = try await client.call(
-                    .post, "/oauth/revoke",
-                    form: [
-                        "refresh_token": grant, "token": grant, "token_type_hint": "refresh_token",
-                        "client_id": OmnigentAccountsSignIn.oauth.clientID,
-                    ])
-                revoked = (200..<300).contains(reply.status)
-                if !revoked { problems.append("the server did not revoke the sign-in (status \(reply.status))") }
+                try await OAuthClient(address: address, client: client, configuration: OmnigentAccountsSignIn.oauth)
+                    .revoke(grant, hint: .refreshToken)
+                revoked = true
             } catch {
-                problems.append("the server could not be reached to revoke the sign-in: \(error.description)")
+                if case .http(let failure) = error {
+                    problems.append("the server could not be reached to revoke the sign-in: \(failure.description)")
+                } else {
+                    problems.append("the server did not revoke the sign-in: \(error.description)")
+                }
             }
         }
         do {
@@ -189,8 +158,7 @@ public struct OmnigentOIDCSignIn: Sendable {
         } catch {
             problems.append("the stored sign-in could not be removed: \(error.description)")
         }
-        let cleared = OmnigentSessionCookie(
-            token: "", address: address, expiresIn: 0, now: Date(timeIntervalSince1970: 0))
+        let cleared = OmnigentSessionCookie.cleared(for: address)
         client.configuration.journal.record(
             .auth, "signed out", fields: ["origin": address.origin, "revoked": revoked ? "yes" : "no"])
         return OmnigentOIDCSignOut(
@@ -198,10 +166,12 @@ public struct OmnigentOIDCSignIn: Sendable {
         )
     }
 
-    /// The user `/v1/me` names for `token` sent as the session cookie, or nil when it is refused.
+    /// The user `/v1/me` names for `token` sent as the session cookie, or nil when it is refused; a token that
+    /// is not JWT-shaped is never sent (nil at once).
     func acceptedUser(_ token: String) async throws(AuthError) -> String? {
-        let cookie = OmnigentSessionCookie(token: token, address: address, expiresIn: nil, now: Date())
-        let reply = try await client.call(.get, "/v1/me", headers: ["Cookie": "\(cookie.name)=\(token)"])
+        guard TokenShape.jwt.accepts(token) else { return nil }
+        let name = OmnigentSessionCookie.name(for: address)
+        let reply = try await client.call(.get, "/v1/me", headers: ["Cookie": "\(name)=\(token)"])
         guard reply.status == 200 else { return nil }
         return reply.json?["user_id"]?.stringValue
     }
@@ -220,7 +190,7 @@ public struct OmnigentOIDCSignIn: Sendable {
         let now = client.configuration.clock.now()
         return OmnigentOIDCSession(
             userID: userID,
-            cookie: OmnigentSessionCookie(
+            cookie: try OmnigentSessionCookie(
                 token: tokens.accessToken, address: address, expiresIn: tokens.expiresAt?.timeIntervalSince(now),
                 now: now),
             refreshToken: tokens.refreshToken ?? grant, source: .refreshed)
@@ -246,7 +216,7 @@ public struct OmnigentOIDCSignIn: Sendable {
         let userID = reply.json?["user_id"]?.stringValue ?? ""
         return OmnigentOIDCSession(
             userID: userID,
-            cookie: OmnigentSessionCookie(
+            cookie: try OmnigentSessionCookie(
                 token: token, address: address, expiresIn: reply.json?["expires_in"]?.doubleValue,
                 now: client.configuration.clock.now()),
             refreshToken: grant, source: .browser)

@@ -1,56 +1,70 @@
+import CompanionApp
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
 import CompanionStore
-import CompanionSync
 import Foundation
 
-/// Everything the screens of one signed-in (or header-mode) server share: the client, the offline
-/// store for this server and account, and the cached fetcher joining them.
+/// Everything the screens of one signed-in (or header-mode) Omnigent server share: the kit's `ServerBundle`
+/// (client, store, fetcher, snapshot sync, clock, journal) made with Omnigent's profile, and the connection it
+/// was made for.
+///
+/// Rules of Omnigent's profile, and their reasons:
+/// - No automatic `Idempotency-Key`: Omnigent ignores it, so it would promise a safety it does not give; a
+///   write is a `WriteCommand` that is never resent (a resent message would be posted twice). Reads (GET) are
+///   retried by the kit's read policy.
+/// - Only a 401 ends the sign-in (`RevocationRule.omnigent`, O-OPEN-21); a 403 refuses one action.
+/// - Data is kept: after a revocation the screens keep what they showed (O-ERR-2), and the same person
+///   signing in again finds their cache and drafts.
+/// - A failure is worded with the server's own sentence when it gave one (`{"error": {"code", "message"}}`,
+///   422 `detail`, `{"error": "…"}`).
 public struct OmnigentServer: Sendable {
+    /// Omnigent's profile on the kit's road.
+    public static let profile = AppProfile(
+        userAgent: "CompanionKit-Omnigent/0.1", automaticIdempotencyKeys: false, revocation: .omnigent,
+        data: DataPolicy(storage: .offline, wipesOnRevocation: false),
+        sentence: { $0.envelope?.summary ?? $0.description })
+
     /// The connection it was made from.
     public let connection: ServerConnection
-    /// The account data is filed under (server key + user id).
-    public let account: AccountKey
-    /// The HTTP client for the API base, with the credential middleware when signed in.
-    public let client: Client
-    /// The offline store of this server and account.
-    public let store: OfflineStore
-    /// Reads through the store under fetch policies.
-    public let fetcher: CachedFetcher
+    /// The kit's parts for this server and account.
+    public let bundle: ServerBundle
 
-    /// Joins a connection, an account, a client and a store.
-    public init(connection: ServerConnection, account: AccountKey, client: Client, store: OfflineStore) {
+    /// The account data is filed under (server key + user id).
+    public var account: AccountKey { bundle.account }
+    /// The HTTP client for the API base, with the credential middleware when signed in.
+    public var client: Client { bundle.client }
+    /// The offline store of this server and account.
+    public var store: OfflineStore { bundle.store }
+
+    /// Joins a connection and a bundle made for it.
+    public init(connection: ServerConnection, bundle: ServerBundle) {
         self.connection = connection
-        self.account = account
-        self.client = client
-        self.store = store
-        self.fetcher = CachedFetcher(client: client, store: store)
+        self.bundle = bundle
     }
 
-    /// The client for a connection. Omnigent ignores `Idempotency-Key`, so writes are never retried
-    /// automatically (a retried message could be posted twice); GETs are.
-    public static func client(
-        for connection: ServerConnection, session: CredentialSession? = nil, policy: TransportPolicy, journal: Journal,
-        sleeper: any Sleeper = TaskSleeper()
-    ) -> Client {
+    /// Opens the server of `connection` for `account`: the bundle on its API base, with `session`'s credential
+    /// when the server has a sign-in. The store comes from the environment's registry, which keeps one store
+    /// per server and account for the life of the process, so a screen opened again, or the same user signing
+    /// in again, sees the same store and its drafts.
+    public static func open(
+        _ connection: ServerConnection, account: AccountKey, session: CredentialSession? = nil,
+        environment: AppEnvironment
+    ) async throws(StoreError) -> OmnigentServer {
+        let bundle = try await ServerBundle.open(
+            connection.apiBase, account: account, profile: profile, session: session, environment: environment)
+        return OmnigentServer(connection: connection, bundle: bundle)
+    }
+
+    /// Whose data this is on `connection`: `/v1/me` asked with `session`'s credential (header mode answers
+    /// `local`).
+    public static func account(
+        of connection: ServerConnection, session: CredentialSession? = nil, environment: AppEnvironment
+    ) async throws(HTTPError) -> AccountKey {
         let middlewares: [any Middleware] =
             session.map { [AuthenticationMiddleware(session: $0, rule: .omnigent)] } ?? []
-        return Client(
-            baseURL: connection.apiBase,
-            configuration: Client.Configuration(
-                defaultHeaders: ["User-Agent": "CompanionKit-Omnigent/0.1", "Accept": "application/json"],
-                automaticIdempotencyKeys: false, middlewares: middlewares, transportPolicy: policy,
-                journal: journal, sleeper: sleeper))
-    }
-
-    /// Opens (or reuses) the store for `account` from `stores` and builds the server's shared parts.
-    /// The registry keeps one store per server and account for the life of the process, so a screen
-    /// opened again, or the same user signing in again, sees the same store and its drafts.
-    public static func open(
-        _ connection: ServerConnection, account: AccountKey, client: Client, stores: StoreRegistry
-    ) async throws(StoreError) -> OmnigentServer {
-        let store = try await stores.store(for: account)
-        return OmnigentServer(connection: connection, account: account, client: client, store: store)
+        let client = environment.client(for: connection.apiBase, profile: profile, middlewares: middlewares)
+        let me = try await client.send(OmnigentAPI.me())
+        return AccountKey(address: connection.address, userID: me.userID ?? "local")
     }
 }

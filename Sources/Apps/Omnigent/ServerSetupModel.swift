@@ -1,4 +1,4 @@
-import CompanionAuth
+import CompanionApp
 import CompanionBridge
 import CompanionCore
 import CompanionHTTP
@@ -23,10 +23,14 @@ public enum SetupPhase: Sendable, Equatable {
 /// The server setup screen: the address a person types, managed presets listed first, recent
 /// servers, deep links, and the server picker the web page asks for.
 ///
-/// Rules: an address is parsed by the kit's rules (https; http only to loopback, and only in
-/// development builds); a server joins recents only after it loaded (O-RECENT-3); presets are
-/// offered, never written to recents, and hide matching recents (O-RECENT-5, O-MDM-12); a deep link
-/// to an unknown server only asks, and makes no request until the person says Open (O-ROUTE-4).
+/// Rules: an address is parsed by the kit's rules under the environment's transport policy (https; http
+/// only to loopback, and only in development builds); a server joins recents only after it loaded
+/// (O-RECENT-3); presets are offered, never written to recents, and hide matching recents (O-RECENT-5,
+/// O-MDM-12), and they do not make a server known to a link (O-OPEN-4); a deep link to an unknown server only
+/// asks, and makes no request until the person says Open (O-ROUTE-4). The server being connected to is
+/// current from the moment the connect starts, as the real app switches its one window at once, so a link
+/// that arrives during a server switch is held for that server's load, or sends the app to the server it
+/// names (O-ROUTE-2).
 @Observable @MainActor
 public final class ServerSetupModel {
     /// The address field.
@@ -50,24 +54,21 @@ public final class ServerSetupModel {
     /// The managed configuration's error code, when an administrator's payload was rejected.
     public private(set) var managedConfigurationCode: Int?
 
-    private let policy: TransportPolicy
-    private let journal: Journal
+    private let environment: AppEnvironment
+    private var policy: TransportPolicy { environment.transportPolicy }
+    private var journal: Journal { environment.journal }
 
-    /// Creates the model. `policy` is `.httpsOnly` in release builds; `.allowingInsecureLoopback` only in
-    /// development builds and tests against a local server.
+    /// Creates the model on the process's environment: its transport policy is `.httpsOnly` in release
+    /// builds, `.development` or `.allowingInsecureLoopback` only in development builds and tests.
     ///
     /// `saved` is the server saved from the last run (O-ROUTE-2): it is `current` from the start, before any
     /// manifest answers, so a cold-start deep link to it is held for its first load instead of asking for
     /// consent or loading a second time.
-    public init(
-        recents: RecentServers = RecentServers(), saved: ServerAddress? = nil, policy: TransportPolicy = .httpsOnly,
-        journal: Journal = Journal()
-    ) {
+    public init(recents: RecentServers = RecentServers(), saved: ServerAddress? = nil, environment: AppEnvironment) {
         self.recents = recents
         self.saved = saved
         self.current = saved
-        self.policy = policy
-        self.journal = journal
+        self.environment = environment
     }
 
     /// Recents as listed: without the presets (they are listed first, separately).
@@ -133,17 +134,23 @@ public final class ServerSetupModel {
     /// Connects to `address`: mount discovery, then the manifest; the phase says what comes next.
     ///
     /// A held deep-link path survives only a connect to its own server that succeeds (O-ROUTE-6): connecting
-    /// anywhere else, or a failed connect, drops it, so it never opens on whichever server loads next.
+    /// anywhere else, or a failed connect, drops it, so it never opens on whichever server loads next. The
+    /// server is current from the start (its page is what the one window loads now); a failed connect leaves
+    /// no server current, as the shell is back on the setup screen.
     public func connect(to address: ServerAddress) async {
         if heldOrigin != nil, heldOrigin != address.origin { dropHeldPath() }
         phase = .connecting(address)
+        current = address
         pageLoaded = false
         do {
-            let connection = try await OmnigentConnector.connect(address, policy: policy, journal: journal)
+            let connection = try await OmnigentConnector.connect(address, environment: environment)
+            guard phase == .connecting(address) else { return }
             current = connection.address
             phase = connection.needsSignIn ? .needsSignIn(connection) : .connected(connection)
         } catch {
+            guard phase == .connecting(address) else { return }
             dropHeldPath()
+            current = nil
             phase = .failed(error.description)
         }
     }
@@ -201,18 +208,18 @@ public final class ServerSetupModel {
 
     /// Switches to a server the picker offered; anything else is refused with the app's sentence (O-PICK-4).
     public func switchServer(to text: String) async -> String? {
-        guard let entry = offer.entry(matching: text, policy: policy) else {
-            return "That server is no longer available. Choose another one, or set it up again."
-        }
+        guard let entry = offer.entry(matching: text, policy: policy) else { return OmnigentBridge.unavailableServer }
         await connect(to: entry)
         return nil
     }
 
     /// The web bridge for the current server's page: pinned to its origin, its picker fed from the
-    /// presets and recents this model offers (O-PICK-1). `nil` before a server is current.
-    public func bridge(clock: any WallClock = SystemWallClock()) -> OmnigentBridge? {
+    /// presets and recents this model offers (O-PICK-1) and reading addresses under this model's policy, its
+    /// watchdog on the environment's clock. `nil` before a server is current.
+    public func bridge() -> OmnigentBridge? {
         guard let current else { return nil }
-        return OmnigentBridge(pinned: current, offer: offer, clock: clock, journal: journal)
+        return OmnigentBridge(
+            pinned: current, offer: offer, policy: policy, clock: environment.clock, journal: journal)
     }
 
     /// Carries out what the page asked through the bridge that belongs to the setup screen: a switch

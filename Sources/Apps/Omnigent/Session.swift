@@ -24,8 +24,10 @@ public struct Session: Codable, Sendable, Hashable, Identifiable {
     public var pendingElicitationsCount: Int
     /// The approvals themselves, when the route includes them (detail).
     public var pendingElicitations: [Elicitation]?
-    /// The last task error, when the detail route includes it.
-    public var lastTaskError: String?
+    /// Accepted messages no turn has consumed yet, when the route includes them (detail).
+    public var pendingInputs: [PendingInput]?
+    /// Why the last task failed, when the session is `failed` and the route includes it (detail).
+    public var lastTaskError: TaskError?
     /// When it was created.
     public var createdAt: Date
     /// When it last changed.
@@ -42,6 +44,7 @@ public struct Session: Codable, Sendable, Hashable, Identifiable {
         case projectID = "project_id"
         case pendingElicitationsCount = "pending_elicitations_count"
         case pendingElicitations = "pending_elicitations"
+        case pendingInputs = "pending_inputs"
         case lastTaskError = "last_task_error"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
@@ -53,8 +56,9 @@ public struct Session: Codable, Sendable, Hashable, Identifiable {
     public init(
         id: String, title: String? = nil, status: String = "idle", agentID: String? = nil, agentName: String? = nil,
         archived: Bool = false, labels: [String: String] = [:], projectID: String? = nil,
-        pendingElicitationsCount: Int = 0, pendingElicitations: [Elicitation]? = nil, lastTaskError: String? = nil,
-        createdAt: Date, updatedAt: Date, viewerUnread: Bool = false, viewerLastSeen: Int? = nil
+        pendingElicitationsCount: Int = 0, pendingElicitations: [Elicitation]? = nil,
+        pendingInputs: [PendingInput]? = nil, lastTaskError: TaskError? = nil, createdAt: Date, updatedAt: Date,
+        viewerUnread: Bool = false, viewerLastSeen: Int? = nil
     ) {
         self.id = id
         self.title = title
@@ -66,6 +70,7 @@ public struct Session: Codable, Sendable, Hashable, Identifiable {
         self.projectID = projectID
         self.pendingElicitationsCount = pendingElicitationsCount
         self.pendingElicitations = pendingElicitations
+        self.pendingInputs = pendingInputs
         self.lastTaskError = lastTaskError
         self.createdAt = createdAt
         self.updatedAt = updatedAt
@@ -88,7 +93,8 @@ public struct Session: Codable, Sendable, Hashable, Identifiable {
         pendingElicitationsCount =
             try container.decodeIfPresent(Int.self, forKey: .pendingElicitationsCount) ?? pendingElicitations?.count
             ?? 0
-        lastTaskError = try container.decodeIfPresent(String.self, forKey: .lastTaskError)
+        pendingInputs = try container.decodeIfPresent([PendingInput].self, forKey: .pendingInputs)
+        lastTaskError = try container.decodeIfPresent(TaskError.self, forKey: .lastTaskError)
         createdAt = try container.decode(Date.self, forKey: .createdAt)
         updatedAt = try container.decodeIfPresent(Date.self, forKey: .updatedAt) ?? createdAt
         viewerUnread = try container.decodeIfPresent(Bool.self, forKey: .viewerUnread) ?? false
@@ -101,9 +107,11 @@ public struct Session: Codable, Sendable, Hashable, Identifiable {
     /// Whether it is working now (O-WATCH-11 "active": launching, running or waiting).
     public var isActive: Bool { ["launching", "running", "waiting"].contains(status) }
 
-    /// The title to show: the session's title, or a neutral fallback.
+    /// The title to show: the session's title; an untitled session shows its agent's name, as the real app's
+    /// watch does; with neither, a neutral fallback.
     public var displayTitle: String {
-        if let title, !title.trimmingCharacters(in: .whitespaces).isEmpty { return title }
+        if let title, !title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { return title }
+        if let agentName, !agentName.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { return agentName }
         return "Untitled session"
     }
 }
@@ -113,7 +121,8 @@ extension Session {
     /// when anything is not in a form the reader takes (the caller then decodes the body with `JSONDecoder`).
     ///
     /// Stamps follow `Timestamp`'s rules (Omnigent writes Unix seconds), as the kit's default date decoding does.
-    /// `pending_elicitations`, present only on some routes and free-form inside, is handed to `decoder`.
+    /// `pending_elicitations`, `pending_inputs` and `last_task_error`, present only on some routes and objects
+    /// inside, are handed to `decoder`.
     init?(reading reader: inout JSONPullReader, decoder: JSONDecoder) {
         var id: String?
         var title: String?
@@ -125,7 +134,8 @@ extension Session {
         var projectID: String?
         var count: Int?
         var elicitations: [Elicitation]?
-        var lastTaskError: String?
+        var inputs: [PendingInput]?
+        var lastTaskError: TaskError?
         var createdAt: Date?
         var updatedAt: Date?
         var viewerUnread: Bool?
@@ -151,6 +161,15 @@ extension Session {
                 target = reader.readInt()
                 return target != nil
             }
+            func decoded<Value: Decodable>(_ target: inout Value?, _ bit: UInt32) -> Bool {
+                guard seen.first(bit) else { return false }
+                if reader.readNull() { return true }
+                guard let range = reader.skipValue(),
+                    let value = try? decoder.decode(Value.self, from: Data(reader.slice(range)))
+                else { return false }
+                target = value
+                return true
+            }
             func date(_ target: inout Date?, _ bit: UInt32) -> Bool {
                 guard seen.first(bit) else { return false }
                 if reader.readNull() { return true }
@@ -174,15 +193,9 @@ extension Session {
                 return labels != nil
             case _ where key.isKey("project_id"): return string(&projectID, 1 << 7)
             case _ where key.isKey("pending_elicitations_count"): return int(&count, 1 << 8)
-            case _ where key.isKey("pending_elicitations"):
-                guard seen.first(1 << 9) else { return false }
-                if reader.readNull() { return true }
-                guard let range = reader.skipValue(),
-                    let value = try? decoder.decode([Elicitation].self, from: Data(reader.slice(range)))
-                else { return false }
-                elicitations = value
-                return true
-            case _ where key.isKey("last_task_error"): return string(&lastTaskError, 1 << 10)
+            case _ where key.isKey("pending_elicitations"): return decoded(&elicitations, 1 << 9)
+            case _ where key.isKey("pending_inputs"): return decoded(&inputs, 1 << 15)
+            case _ where key.isKey("last_task_error"): return decoded(&lastTaskError, 1 << 10)
             case _ where key.isKey("created_at"): return date(&createdAt, 1 << 11)
             case _ where key.isKey("updated_at"): return date(&updatedAt, 1 << 12)
             case _ where key.isKey("viewer_unread"): return bool(&viewerUnread, 1 << 13)
@@ -195,7 +208,8 @@ extension Session {
             id: id, title: title, status: status ?? "idle", agentID: agentID, agentName: agentName,
             archived: archived ?? false, labels: labels ?? [:], projectID: projectID,
             pendingElicitationsCount: count ?? elicitations?.count ?? 0, pendingElicitations: elicitations,
-            lastTaskError: lastTaskError, createdAt: createdAt, updatedAt: updatedAt ?? createdAt,
+            pendingInputs: inputs, lastTaskError: lastTaskError, createdAt: createdAt,
+            updatedAt: updatedAt ?? createdAt,
             viewerUnread: viewerUnread ?? false, viewerLastSeen: viewerLastSeen)
     }
 

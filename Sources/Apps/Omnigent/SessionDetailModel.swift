@@ -1,3 +1,4 @@
+import CompanionApp
 import CompanionCore
 import CompanionHTTP
 import CompanionScreen
@@ -17,6 +18,12 @@ public struct SessionDetail: Sendable, Equatable {
 /// The session detail screen: the session, its last messages, sending, approvals, rename, archive,
 /// read state, and live items over SSE. A message being typed is a draft in the offline store, so
 /// it survives the app going away and a failed send (the server's sentence is shown, the text stays).
+///
+/// Rules: the session and its newest items are one snapshot (read together, stored together, shown from one
+/// moment), read through the kit's bundle: what the store holds shows at once, then the server's answer; a
+/// failure, a 401 included, keeps what is on screen (O-ERR-2). Every write (a message, a rename, the archive
+/// flag, labels, an approval, the read state) is a `WriteCommand` sent once and never resent: Omnigent ignores
+/// `Idempotency-Key`, so a resent message would be posted twice.
 @Observable @MainActor
 public final class SessionDetailModel {
     /// The session's id.
@@ -32,8 +39,8 @@ public final class SessionDetailModel {
     /// Whether a send is under way.
     public private(set) var isSending = false
 
-    /// Set when the server refused the credential (401): how to sign in again, by the server's auth
-    /// mode. What is on screen stays (O-ERR-2); a successful load clears it.
+    /// Set when the server ended the sign-in (401): how to sign in again, by the server's auth mode. What is
+    /// on screen stays (O-ERR-2); a successful load clears it.
     public private(set) var signInRequired: SignInRoute?
 
     private let server: OmnigentServer
@@ -48,6 +55,19 @@ public final class SessionDetailModel {
 
     private var draftSubject: String { "omnigent.message.\(sessionID)" }
 
+    /// The session and its newest 50 items, as one snapshot.
+    var snapshot: Snapshot<SessionDetail> {
+        let session = OmnigentAPI.session(sessionID)
+        let items = OmnigentAPI.items(sessionID, limit: 50)
+        let count = messageCount
+        return Snapshot("omnigent.session \(sessionID)", members: ["session": session, "items": items]) {
+            members throws(HTTPError) in
+            // Items come newest first; reversed they are in the order they were written.
+            let chronological = Array(try members.value(items).data.reversed())
+            return SessionDetail(session: try members.value(session), messages: chronological.lastChatMessages(count))
+        }
+    }
+
     /// Reads the saved draft back (call when the screen appears).
     public func restoreDraft() async {
         if let saved = try? await server.store.draft(draftSubject) {
@@ -61,25 +81,16 @@ public final class SessionDetailModel {
         try? await server.store.saveDraft(draftSubject, body: Data(text.utf8))
     }
 
-    /// Shows the cached detail at once, then the server's (both the session and its items).
+    /// Shows the stored detail at once, then the server's (the session and its items together).
     public func refresh(policy: FetchPolicy = .staleWhileRevalidate) async {
         if state.value == nil { state = .loading }
-        let count = messageCount
-        let detailRequest = OmnigentAPI.session(sessionID)
-        let itemsRequest = OmnigentAPI.items(sessionID, limit: 50)
-        do {
-            for try await loaded in server.fetcher.load(itemsRequest, policy: policy) {
-                let session = try await server.fetcher.loadLatest(
-                    detailRequest, policy: loaded.origin == .cache ? .offline : policy)
-                // Items come newest first; reversed they are in the order they were written.
-                let chronological = Array(loaded.value.data.reversed())
-                let detail = SessionDetail(session: session.value, messages: chronological.lastChatMessages(count))
-                state = ScreenState(loaded).map { _ in detail }
-                signInRequired = SignInRequired.route(after: loaded.failure, on: server.connection)
+        for await update in server.bundle.read(snapshot, policy: policy, showing: state, { $0 }) {
+            state = update.state
+            if update.endsSignIn {
+                signInRequired = SignInRoute(server.connection)
+            } else if update.failure == nil, state.kind != .failed {
+                signInRequired = nil
             }
-        } catch {
-            state = state.keepingContent(failingWith: error)
-            if let route = SignInRequired.route(after: error, on: server.connection) { signInRequired = route }
         }
     }
 
@@ -91,7 +102,8 @@ public final class SessionDetailModel {
         isSending = true
         defer { isSending = false }
         do {
-            let ack = try await server.client.send(try OmnigentAPI.sendMessage(sessionID, text: text))
+            let ack = try await server.bundle.send(
+                server.bundle.command(try OmnigentAPI.sendMessage(sessionID, text: text)))
             if ack.denied == true {
                 sendProblem = "The server declined the message: \(ack.reason ?? "no reason given")."
                 return
@@ -114,23 +126,17 @@ public final class SessionDetailModel {
 
     /// Renames the session.
     public func rename(_ title: String) async {
-        await perform { server, id throws(HTTPError) in
-            _ = try await server.client.send(try OmnigentAPI.update(id, title: title))
-        }
+        await perform(try OmnigentAPI.update(sessionID, title: title))
     }
 
     /// Archives (or restores) the session.
     public func setArchived(_ archived: Bool) async {
-        await perform { server, id throws(HTTPError) in
-            _ = try await server.client.send(try OmnigentAPI.update(id, archived: archived))
-        }
+        await perform(try OmnigentAPI.update(sessionID, archived: archived))
     }
 
     /// Replaces the session's labels.
     public func setLabels(_ labels: [String: String]) async {
-        await perform { server, id throws(HTTPError) in
-            _ = try await server.client.send(try OmnigentAPI.update(id, labels: labels))
-        }
+        await perform(try OmnigentAPI.update(sessionID, labels: labels))
     }
 
     /// Accepts or declines a pending approval (only simple ones, O-WATCH-5).
@@ -139,40 +145,36 @@ public final class SessionDetailModel {
             actionProblem = "This approval needs the full web page to answer."
             return
         }
-        await perform { server, id throws(HTTPError) in
-            _ = try await server.client.send(try OmnigentAPI.resolve(id, elicitation: elicitation.id, accept: accept))
-        }
+        await perform(try OmnigentAPI.resolve(sessionID, elicitation: elicitation.id, accept: accept))
     }
 
     /// Marks the session read up to its newest message.
     public func markRead() async {
         guard let newest = state.value?.messages.last?.createdAt else { return }
-        await perform { server, id throws(HTTPError) in
-            try await server.client.send(try OmnigentAPI.markRead(id, lastSeen: Int(newest.timeIntervalSince1970)))
-        }
+        await perform(try OmnigentAPI.markRead(sessionID, lastSeen: Int(newest.timeIntervalSince1970)))
     }
 
-    private func perform(_ action: @Sendable (OmnigentServer, String) async throws(HTTPError) -> Void) async {
+    /// Sends one write (built by `request`) as a command, then reads the detail again.
+    private func perform<Response>(_ request: @autoclosure () throws(HTTPError) -> Request<Response>) async {
         do {
-            try await action(server, sessionID)
+            _ = try await server.bundle.send(server.bundle.command(try request()))
             actionProblem = nil
             await refresh(policy: .fresh)
         } catch {
-            actionProblem = error.description
+            actionProblem = server.bundle.profile.sentence(error)
         }
     }
 
     /// Follows the session's live stream: every finished item is applied to the screen and stored
-    /// with the cached items, so it is there offline too. Returns when the stream ends or the task
-    /// is cancelled; `limit` stops after that many applied items (for tests and the terminal client).
-    /// `onOpen` runs once, when the server's first event shows the stream is open. On every
-    /// (re)connection the items are read again, since the server cannot replay what was missed.
+    /// with the snapshot, so it is there offline too. Returns when the stream ends (`[DONE]`), fails for good,
+    /// or the task is cancelled; `limit` stops after that many applied items (for tests and the terminal
+    /// client). `onOpen` runs once, when the server's first event shows the stream is open. On every
+    /// (re)connection the detail is read again, since the server cannot replay what was missed (O-OPEN-20).
     public func followLive(limit: Int = .max, onOpen: (@Sendable () async -> Void)? = nil) async {
         var applied = 0
         var opened = false
-        let stream = server.client.events(OmnigentAPI.stream(sessionID))
         do {
-            for try await event in stream {
+            for try await event in OmnigentStream.events(of: sessionID, client: server.client) {
                 if !opened {
                     opened = true
                     await onOpen?()
@@ -186,23 +188,22 @@ public final class SessionDetailModel {
                 guard event.event == "response.output_item.done" else { continue }
                 guard let item = Self.item(from: event, client: server.client) else { continue }
                 apply(item)
-                // Store it with the cached items, so the message is there offline too.
-                _ = try? await server.fetcher.loadLatest(OmnigentAPI.items(sessionID, limit: 50), policy: .fresh)
+                // Store it with the snapshot, so the message is there offline too.
+                let snapshot = self.snapshot
+                _ = try? await server.bundle.snapshots.refresh(snapshot.name, snapshot.members)
                 applied += 1
                 if applied >= limit { break }
             }
         } catch {
-            actionProblem = (error as? HTTPError)?.description ?? "The live stream stopped."
+            actionProblem = (error as? HTTPError).map(server.bundle.profile.sentence) ?? "The live stream stopped."
         }
     }
 
     /// The item an `output_item.done` event carries, if it decodes (with the client's decoder, so its
     /// dates follow the same rules as every reply).
     nonisolated static func item(from event: ServerSentEvent, client: Client) -> SessionItem? {
-        guard let object = JSONValue(data: Data(event.data.utf8))?["item"],
-            let data = try? JSONEncoder().encode(object)
-        else { return nil }
-        return try? client.decode(SessionItem.self, from: data)
+        guard let object = JSONValue(data: Data(event.data.utf8))?["item"] else { return nil }
+        return try? client.decode(SessionItem.self, from: Data(object.jsonString().utf8))
     }
 
     private func apply(_ item: SessionItem) {
@@ -211,6 +212,6 @@ public final class SessionDetailModel {
         var all = detail.messages
         all.append(item)
         detail.messages = all.lastChatMessages(messageCount)
-        state = .content(detail, fetchedAt: Date())
+        state = .content(detail, fetchedAt: server.bundle.clock.now())
     }
 }

@@ -1,10 +1,12 @@
 import Foundation
 
-/// The watch's grouping of a sessions list (O-WATCH-11, O-OPEN-18).
+/// The watch's grouping of a sessions list (O-WATCH-11, O-OPEN-18), as the real app's watch groups it.
 ///
 /// Rules: each session appears in exactly one group, in this order of precedence: needs attention
-/// (an approval waits) > active (launching, running, waiting) > its project > recent (no project).
-/// Within a group the list's own order (newest update first) is kept. Empty groups are left out.
+/// (an approval waits) > active (launching, running, waiting) > its project > recent. A project group is a
+/// project of the projects list (with an id) holding sessions, in the list's order and named by it; a session
+/// whose project is not in the list (or has none) is recent. Within a group the sessions list's own order
+/// (newest update first) is kept. Empty groups are left out.
 public struct SessionGroup: Sendable, Hashable, Identifiable {
     /// What a group is.
     public enum Kind: Sendable, Hashable {
@@ -43,21 +45,23 @@ public struct SessionGroup: Sendable, Hashable, Identifiable {
         }
     }
 
-    /// Groups `sessions` by the rules above; `projectNames` maps a project id to its display name.
-    public static func group(_ sessions: [Session], projectNames: [String: String] = [:]) -> [SessionGroup] {
+    /// Groups `sessions` by the rules above, with the projects of `/v1/sessions/projects`.
+    public static func group(_ sessions: [Session], projects: [SessionProject] = []) -> [SessionGroup] {
+        var known: [String: Int] = [:]
+        for (index, project) in projects.enumerated() {
+            if let id = project.id, known[id] == nil { known[id] = index }
+        }
         var attention: [Session] = []
         var active: [Session] = []
-        var projects: [String: [Session]] = [:]
-        var projectOrder: [String] = []
+        var filed: [Int: [Session]] = [:]
         var recent: [Session] = []
         for session in sessions {
             if session.needsAttention {
                 attention.append(session)
             } else if session.isActive {
                 active.append(session)
-            } else if let project = session.projectID, !project.isEmpty {
-                if projects[project] == nil { projectOrder.append(project) }
-                projects[project, default: []].append(session)
+            } else if let project = session.projectID, let index = known[project] {
+                filed[index, default: []].append(session)
             } else {
                 recent.append(session)
             }
@@ -65,9 +69,9 @@ public struct SessionGroup: Sendable, Hashable, Identifiable {
         var groups: [SessionGroup] = []
         if !attention.isEmpty { groups.append(SessionGroup(kind: .needsAttention, sessions: attention)) }
         if !active.isEmpty { groups.append(SessionGroup(kind: .active, sessions: active)) }
-        for project in projectOrder {
-            groups.append(
-                SessionGroup(kind: .project(projectNames[project] ?? project), sessions: projects[project] ?? []))
+        for (index, project) in projects.enumerated() {
+            guard let members = filed[index] else { continue }
+            groups.append(SessionGroup(kind: .project(project.name), sessions: members))
         }
         if !recent.isEmpty { groups.append(SessionGroup(kind: .recent, sessions: recent)) }
         return groups

@@ -80,7 +80,7 @@ public struct SessionItem: Codable, Sendable, Hashable, Identifiable {
         try container.encodeIfPresent(role, forKey: .role)
         try container.encode(content, forKey: .content)
         try container.encodeIfPresent(model, forKey: .model)
-        try container.encode(createdAt.timeIntervalSince1970, forKey: .createdAt)
+        try container.encode(createdAt, forKey: .createdAt)
     }
 
     /// The text parts joined, for a message.

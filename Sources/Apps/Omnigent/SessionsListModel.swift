@@ -1,3 +1,4 @@
+import CompanionApp
 import CompanionCore
 import CompanionHTTP
 import CompanionScreen
@@ -9,6 +10,8 @@ import Observation
 public struct SessionsPage: Sendable, Equatable {
     /// The sessions, newest update first.
     public var sessions: [Session]
+    /// The projects the sessions are filed in, in display order.
+    public var projects: [SessionProject]
     /// The same sessions grouped (needs attention, active, per project, recent).
     public var groups: [SessionGroup]
     /// Whether another page follows.
@@ -16,10 +19,11 @@ public struct SessionsPage: Sendable, Equatable {
     /// The cursor for the next page.
     public var lastID: String?
 
-    /// Builds a page from a server list page.
-    public init(_ page: OmnigentListPage<Session>) {
+    /// Builds a page from a server list page and the projects list.
+    public init(_ page: OmnigentListPage<Session>, projects: [SessionProject] = []) {
         sessions = page.data
-        groups = SessionGroup.group(page.data)
+        self.projects = projects
+        groups = SessionGroup.group(page.data, projects: projects)
         hasMore = page.hasMore
         lastID = page.lastID
     }
@@ -29,12 +33,17 @@ public struct SessionsPage: Sendable, Equatable {
         var seen = Set(sessions.map(\.id))
         var merged = OmnigentListPage(data: sessions, lastID: next.lastID, hasMore: next.hasMore)
         for session in next.data where seen.insert(session.id).inserted { merged.data.append(session) }
-        return SessionsPage(merged)
+        return SessionsPage(merged, projects: projects)
     }
 }
 
 /// The sessions list screen: stale-while-revalidate, readable offline, paged, searchable, with an
 /// archived filter. A SwiftUI view renders `state` and calls `refresh()` / `loadMore()`.
+///
+/// Rules: the first page and the projects list are one snapshot (read together, stored together, shown
+/// from one moment); what the store holds shows at once with its age, then the server's answer; a failure
+/// keeps what is on screen (`offline` or `stale` with the server's sentence), a 401 too, and then
+/// `signInRequired` says how to sign in again (O-ERR-2); a list with nothing in it is `empty`.
 @Observable @MainActor
 public final class SessionsListModel {
     /// What the screen shows.
@@ -48,8 +57,8 @@ public final class SessionsListModel {
     /// Why the last `loadMore()` failed, if it did (the list on screen stays).
     public private(set) var loadMoreProblem: String?
 
-    /// Set when the server refused the credential (401): how to sign in again, by the server's auth
-    /// mode. What is on screen stays (O-ERR-2); a successful load clears it.
+    /// Set when the server ended the sign-in (401): how to sign in again, by the server's auth mode. What is
+    /// on screen stays (O-ERR-2); a successful load clears it.
     public private(set) var signInRequired: SignInRoute?
 
     private let server: OmnigentServer
@@ -61,23 +70,31 @@ public final class SessionsListModel {
         self.pageSize = pageSize
     }
 
-    private var request: Request<OmnigentListPage<Session>> {
-        OmnigentAPI.sessions(limit: pageSize, search: search, includeArchived: showArchived)
+    /// The first page and the projects, as one snapshot named after the query.
+    var snapshot: Snapshot<SessionsPage> {
+        let sessions = OmnigentAPI.sessions(limit: pageSize, search: search, includeArchived: showArchived)
+        let projects = OmnigentAPI.projects()
+        return Snapshot(
+            "omnigent.sessions " + CachedFetcher.key(for: sessions),
+            members: ["sessions": sessions, "projects": projects]
+        ) { members throws(HTTPError) in
+            SessionsPage(try members.value(sessions), projects: try members.value(projects))
+        }
     }
 
-    /// Shows the cached list at once (marked with its age), then the server's; keeps the cached
-    /// list, marked offline, when the server cannot be reached.
+    /// Shows the stored list at once (marked with its age), then the server's; keeps the list, marked
+    /// offline, when the server cannot be reached.
     public func refresh(policy: FetchPolicy = .staleWhileRevalidate) async {
         if state.value == nil { state = .loading }
-        let stream = server.fetcher.load(request, policy: policy)
-        do {
-            for try await loaded in stream {
-                state = ScreenState(loaded.map(SessionsPage.init))
-                signInRequired = SignInRequired.route(after: loaded.failure, on: server.connection)
+        for await update in server.bundle.read(
+            snapshot, policy: policy, showing: state, isEmpty: { $0.sessions.isEmpty }, { $0 })
+        {
+            state = update.state
+            if update.endsSignIn {
+                signInRequired = SignInRoute(server.connection)
+            } else if update.failure == nil, state.kind != .failed {
+                signInRequired = nil
             }
-        } catch {
-            state = state.keepingContent(failingWith: error)
-            if let route = SignInRequired.route(after: error, on: server.connection) { signInRequired = route }
         }
     }
 
@@ -89,10 +106,10 @@ public final class SessionsListModel {
         do {
             let next = try await server.client.send(
                 OmnigentAPI.sessions(limit: pageSize, after: cursor, search: search, includeArchived: showArchived))
-            state = .content(page.appending(next), fetchedAt: Date())
+            state = .content(page.appending(next), fetchedAt: server.bundle.clock.now())
             loadMoreProblem = nil
         } catch {
-            loadMoreProblem = error.description
+            loadMoreProblem = server.bundle.profile.sentence(error)
         }
     }
 }

@@ -1,8 +1,4 @@
-import CompanionAuth
 import CompanionCore
-import CompanionHTTP
-import CompanionStore
-import CompanionSync
 import Foundation
 
 /// How the app signs in to a server, decided from its manifest and host (O-AUTH-11, O-OPEN-16, O-URL-10).
@@ -27,13 +23,13 @@ public enum SignInRoute: Sendable, Hashable {
             self = .webView
             return
         }
-        let auth = connection.manifest.auth
         switch connection.authMode {
         case .header, .none: self = .none
         case .accounts: self = .accounts
         case .custom: self = .webView
         case .oidc:
-            if (auth.nativeRedirectURIs ?? []).contains(Self.iOSRedirectURI), auth.sessionCookie != nil {
+            let auth = connection.manifest?.auth
+            if (auth?.nativeRedirectURIs ?? []).contains(Self.iOSRedirectURI), auth?.sessionCookie != nil {
                 self = .pkce(redirectURI: Self.iOSRedirectURI)
             } else {
                 self = .ticket

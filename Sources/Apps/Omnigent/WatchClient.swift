@@ -1,3 +1,4 @@
+import CompanionApp
 import CompanionCore
 import CompanionHTTP
 import Foundation
@@ -57,6 +58,10 @@ public struct WatchSessionDetail: Sendable, Equatable {
     public var messages: [SessionItem]
     /// The approvals the watch offers: `form` elicitations with an empty schema.
     public var approvals: [Elicitation] { (session.pendingElicitations ?? []).filter(\.isSimpleApproval) }
+    /// Why the session failed, when it did (`status == "failed"` with the server's error).
+    public var failure: TaskError? { session.lastTaskError }
+    /// Messages accepted but not yet consumed by a turn, shown as pending until the transcript holds them.
+    public var pendingInputs: [PendingInput] { session.pendingInputs ?? [] }
 }
 
 /// The watch client: a model of its own on the phone-synced cookie, independent of the phone's
@@ -69,8 +74,10 @@ public struct WatchSessionDetail: Sendable, Equatable {
 /// - no synced cookie, or any 401 or 403 → `signInOnPhone` ("Reopen Omnigent on your iPhone and sign
 ///   in."), with no retry loop: nothing is sent again until a newer cookie arrives (O-WATCH-9);
 /// - the list is `GET /v1/sessions?order=desc&sort_by=updated_at&limit=20` plus the projects
-///   (O-WATCH-1); a detail is the session without items or liveness plus its newest 8 chat messages
+///   (O-WATCH-1); a detail is `GET /v1/sessions/{id}?include_items=false&include_liveness=false` (its status,
+///   `last_task_error`, `pending_elicitations` and `pending_inputs`) plus its newest 8 chat messages
 ///   (O-WATCH-2, O-WATCH-3);
+/// - live items come from the session's stream until `[DONE]` (`OmnigentStream`, O-WATCH-6);
 /// - a sent message is shown as sent, as pending when the ack carries `pending_id`, with the server's
 ///   reason when `denied`, or with the server's sentence on 503 `runner_unavailable` (O-WATCH-4).
 @Observable @MainActor
@@ -84,30 +91,27 @@ public final class WatchClient {
     /// Why the last action on the open session failed, if it did.
     public private(set) var actionProblem: String?
 
+    /// The watch's profile on the kit's road: its own user agent; like the phone's, no automatic
+    /// `Idempotency-Key` (Omnigent ignores it) and a write is sent once.
+    public nonisolated static let profile = AppProfile(
+        userAgent: "CompanionKit-Omnigent-Watch/0.1", automaticIdempotencyKeys: false, revocation: .omnigent)
+
     /// The HTTP client for the API base, with `WatchRequestHeaders`.
     public nonisolated let client: Client
     /// Where the synced cookie is kept.
     public nonisolated let cookies: WatchCookieKeeper
     private let random: any RandomSource
 
-    /// Creates the client for `apiBase` (origin plus mount, or a Databricks `…/api/2.0/omnigent`).
-    /// `hostID` is the slice key; it is sent only on a Databricks API base.
-    public init(
-        apiBase: URL, cookies: WatchCookieKeeper, hostID: String? = nil, policy: TransportPolicy = .httpsOnly,
-        journal: Journal = Journal(), transport: any Transport = DefaultTransport.make(),
-        random: any RandomSource = SystemRandomSource()
-    ) {
+    /// Creates the client for `apiBase` (origin plus mount, or a Databricks `…/api/2.0/omnigent`) on the
+    /// environment's transport, journal and randomness. `hostID` is the slice key; it is sent only on a
+    /// Databricks API base.
+    public init(apiBase: URL, cookies: WatchCookieKeeper, hostID: String? = nil, environment: AppEnvironment) {
         let sliceKey = WatchRequestHeaders.isDatabricksAPIBase(apiBase) ? hostID : nil
         self.cookies = cookies
-        self.random = random
-        client = Client(
-            baseURL: apiBase,
-            configuration: Client.Configuration(
-                defaultHeaders: ["User-Agent": "CompanionKit-Omnigent-Watch/0.1", "Accept": "application/json"],
-                automaticIdempotencyKeys: false,
-                middlewares: [WatchRequestHeaders(cookies: cookies, sliceKey: sliceKey, journal: journal)],
-                transportPolicy: policy, journal: journal, random: random),
-            transport: transport)
+        self.random = environment.random
+        client = environment.client(
+            for: apiBase, profile: Self.profile,
+            middlewares: [WatchRequestHeaders(cookies: cookies, sliceKey: sliceKey, journal: environment.journal)])
     }
 
     /// Reads the sessions list and the project names, and groups them.
@@ -120,7 +124,7 @@ public final class WatchClient {
         do {
             let page = try await client.send(OmnigentAPI.sessions(limit: 20))
             let projects = try await client.send(OmnigentAPI.projects())
-            screen = .sessions(SessionGroup.group(page.data, projectNames: Self.projectNames(projects)))
+            screen = .sessions(SessionGroup.group(page.data, projects: projects))
         } catch {
             screen = Self.refusedCookie(error) ? .signInOnPhone : .problem(SessionDetailModel.sentence(for: error))
         }
@@ -153,7 +157,8 @@ public final class WatchClient {
         }
         var message = WatchSentMessage(id: random.uuid(), text: text, status: .sent)
         do {
-            let ack = try await client.send(try OmnigentAPI.sendMessage(id, text: text))
+            let ack = try await client.send(
+                WriteCommand(try OmnigentAPI.sendMessage(id, text: text), resend: .never, random: random).request)
             if ack.denied == true {
                 message.status = .declined(reason: ack.reason ?? "The server declined the message.")
             } else if let pending = ack.pendingID {
@@ -170,21 +175,23 @@ public final class WatchClient {
         return message
     }
 
-    /// The live items of session `id` over SSE (O-WATCH-6), with the watch's headers: the kit's event
-    /// source with the watch's limits (45 s without data is a timeout, a frame over 1 MiB an error that
-    /// closes the stream). A 401 or 403 ends the stream with that status; the caller then shows
-    /// `signInOnPhone` (see `refusedCookie`).
+    /// The live items of session `id` over SSE (O-WATCH-6), with the watch's headers (`OmnigentStream`):
+    /// `[DONE]` ends it, 45 s without data is a timeout, a frame over 1 MiB is dropped and the stream goes on.
+    /// A 401 or 403 ends the stream with that status; the caller then shows `signInOnPhone` (see
+    /// `refusedCookie`).
     public nonisolated func live(_ id: String) -> AsyncThrowingStream<ServerSentEvent, any Error> {
-        client.events(
-            OmnigentAPI.stream(id),
-            configuration: EventSourceConfiguration(idleTimeout: .seconds(45), maxFrameBytes: 1024 * 1024))
+        OmnigentStream.events(of: id, client: client)
     }
 
     /// Accepts or declines an approval of the open session, then reads the session again.
     public func resolve(_ elicitation: String, accept: Bool) async {
         guard let id = detail?.session.id else { return }
         do {
-            _ = try await client.send(try OmnigentAPI.resolve(id, elicitation: elicitation, accept: accept))
+            _ = try await client.send(
+                WriteCommand(
+                    try OmnigentAPI.resolve(id, elicitation: elicitation, accept: accept), resend: .never,
+                    random: random
+                ).request)
             await open(id)
         } catch {
             fail(error)
@@ -202,18 +209,5 @@ public final class WatchClient {
     /// Whether the server refused the synced cookie (any 401 or 403; O-WATCH-9).
     public nonisolated static func refusedCookie(_ error: HTTPError) -> Bool {
         error.statusCode == 401 || error.statusCode == 403
-    }
-
-    /// The project names from `/v1/sessions/projects` (a bare array of ids or `{id, name}` objects).
-    nonisolated static func projectNames(_ value: JSONValue) -> [String: String] {
-        var names: [String: String] = [:]
-        for entry in value.arrayValue ?? [] {
-            if let id = entry["id"]?.stringValue ?? entry["project_id"]?.stringValue {
-                names[id] = entry["name"]?.stringValue ?? entry["title"]?.stringValue ?? id
-            } else if let id = entry.stringValue {
-                names[id] = id
-            }
-        }
-        return names
     }
 }

@@ -1,33 +1,7 @@
+import CompanionApp
 import CompanionCore
 import CompanionHTTP
 import Foundation
-
-/// What kind of host an Omnigent address names (O-URL-9), which decides where sign-in happens (O-URL-10).
-public enum HostKind: String, Sendable, Hashable {
-    /// A Databricks workspace (`databricks.com`, `*.databricks.com`, `*.azuredatabricks.net`).
-    case databricksWorkspace
-    /// A Databricks App (`*.databricksapps.com`).
-    case databricksApp
-    /// Any other host: the generic path.
-    case generic
-
-    /// Classifies `host`, case-insensitively and on a dot boundary, so `notdatabricks.com` and
-    /// `databricks.com.example.org` stay generic.
-    public init(host: String) {
-        let lower = host.lowercased()
-        func matches(_ domain: String) -> Bool { lower == domain || lower.hasSuffix("." + domain) }
-        if matches("databricksapps.com") {
-            self = .databricksApp
-        } else if matches("databricks.com") || matches("azuredatabricks.net") {
-            self = .databricksWorkspace
-        } else {
-            self = .generic
-        }
-    }
-
-    /// Whether sign-in runs inside the web view (Databricks) rather than by the server's auth mode.
-    public var signsInInWebView: Bool { self != .generic }
-}
 
 /// Finds the Omnigent mount on a Databricks workspace and the API base of any server (O-MOUNT-1…6).
 public enum WorkspaceDiscovery {
@@ -66,26 +40,30 @@ public enum WorkspaceDiscovery {
         return mounted(url)
     }
 
+    /// How long the probe waits for the root's answer.
+    public static let probeTimeout: Duration = .seconds(8)
+
+    /// The probe's profile: one attempt, 8 s, no credential and no cookie (the kit's transports keep none).
+    static let probeProfile = AppProfile(
+        userAgent: OmnigentServer.profile.defaultHeaders["User-Agent"] ?? "CompanionKit-Omnigent/0.1",
+        timeout: probeTimeout, retryPolicy: .never)
+
     /// Probes `url` with one HEAD to the origin root (O-MOUNT-2…5): 8 s, no cookies, same-origin
-    /// redirects only. A `server: databricks` reply maps the URL to the mount; anything else,
-    /// including any error, leaves it unchanged. Never throws.
-    public static func discover(_ url: URL, journal: Journal = Journal()) async -> URL {
-        await discover(url, journal: journal, requiringHTTPS: true)
+    /// redirects only (a hop to another origin is never requested). A `server: databricks` reply maps the URL
+    /// to the mount; anything else, including any error, leaves it unchanged. Never throws.
+    public static func discover(_ url: URL, environment: AppEnvironment) async -> URL {
+        await discover(url, environment: environment, requiringHTTPS: true)
     }
 
     /// The probe, with the https requirement switchable for tests against a loopback http server.
-    static func discover(_ url: URL, journal: Journal, requiringHTTPS: Bool) async -> URL {
+    static func discover(_ url: URL, environment: AppEnvironment, requiringHTTPS: Bool) async -> URL {
         guard shouldProbe(url, requiringHTTPS: requiringHTTPS), let origin = origin(of: url) else { return url }
+        let journal = environment.journal
         let redirects = RedirectPolicy(maxRedirects: 5, permits: { target in Self.origin(of: target) == origin })
-        let client = Client(
-            baseURL: url,
-            configuration: Client.Configuration(
-                timeout: .seconds(8), retryPolicy: .never, automaticIdempotencyKeys: false,
-                transportPolicy: requiringHTTPS ? .httpsOnly : .allowingInsecureLoopback, journal: journal),
-            transport: DefaultTransport.make(redirectPolicy: redirects))
+        let client = environment.client(for: url, profile: probeProfile, redirects: redirects)
         do {
             var request = Request<Void>.empty(.head, "/")
-            request.timeout = .seconds(8)
+            request.timeout = probeTimeout
             let (response, _) = try await client.open(request)
             if let final = response.url, Self.origin(of: final) != origin { return url }
             let server = response.headers["Server"]?.trimmingCharacters(in: .whitespaces).lowercased()
