@@ -107,7 +107,7 @@ let package = Package(
             name: "MainworthyCore",
             dependencies: [
                 "CompanionApp", "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
-                "CompanionScreen", "CompanionLinks",
+                "CompanionScreen",
             ],
             path: "Sources/Apps/Mainworthy", swiftSettings: strict),
         .target(
@@ -122,7 +122,7 @@ let package = Package(
         .executableTarget(
             name: "companion",
             dependencies: [
-                "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
+                "CompanionApp", "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
                 "CompanionLinks", "CompanionVault", "CompanionScreen", "OmnigentCore", "CertainCore",
                 "AllauthAdapter", "MainworthyCore", "PrompTugalCore",
             ],
@@ -130,7 +130,7 @@ let package = Package(
         .executableTarget(
             name: "Benchmarks",
             dependencies: [
-                "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionVault", "MainworthyCore",
+                "CompanionApp", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionVault", "MainworthyCore",
                 "OmnigentCore",
             ],
             path: "Benchmarks", exclude: ["ColdStartReader"], swiftSettings: strict),
@@ -204,7 +204,8 @@ let package = Package(
         .testTarget(
             name: "MainworthyCoreTests",
             dependencies: [
-                "MainworthyCore", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionTestSupport",
+                "MainworthyCore", "CompanionApp", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionScreen",
+                "CompanionStore", "CompanionTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(

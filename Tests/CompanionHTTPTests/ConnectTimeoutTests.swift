@@ -26,8 +26,9 @@ struct ConnectTimeoutTests {
         arguments: TransportKind.available)
     func aConnectTimeoutIsUnreachable(_ kind: TransportKind) async throws {
         let socket = try UnacceptingSocket()
+        let client = try client(socket.port, kind)
         do {
-            _ = try await client(socket.port, kind).send(Self.write)
+            _ = try await client.send(Self.write)
             Issue.record("a server that accepts nothing answered")
         } catch {
             guard case .unreachable(_, let detail) = error else {
@@ -41,8 +42,9 @@ struct ConnectTimeoutTests {
     @Test("a write the server took and never answered times out", arguments: TransportKind.available)
     func aSilentServerTimesOut(_ kind: TransportKind) async throws {
         let socket = try ListeningSocket()  // the kernel accepts the connection; nothing ever reads or answers
+        let client = try client(socket.port, kind)
         do {
-            _ = try await client(socket.port, kind).send(Self.write)
+            _ = try await client.send(Self.write)
             Issue.record("a silent server answered")
         } catch {
             guard case .timedOut = error else {

@@ -60,10 +60,10 @@ extension ReferenceServer {
 extension AgainstReferenceServer {
     @Suite struct Changes {
         @MainActor static func page(_ server: ReferenceServer, _ id: String, user: String = "ada") async throws
-            -> ChangeScreen
+            -> ChangeModel
         {
             let workspace = try await server.workspace(user)
-            return ChangesScreen(workspace: workspace, project: "shop").change(id)
+            return ChangesModel(workspace: workspace, project: "shop").change(id)
         }
 
         @MainActor @Test func aReportWithABranchOrPullRequestMakesAChangeAndOneWithNeitherMakesNone() async throws {
@@ -75,7 +75,7 @@ extension AgainstReferenceServer {
             let neither = try await server.report(PipelineReport(commit: "ccc3333"))
             #expect(made.change == "ch_4" && byPR.change == "ch_5")
             #expect(neither.change == nil)
-            let list = ChangesScreen(workspace: try await server.workspace("ada"), project: "shop")
+            let list = ChangesModel(workspace: try await server.workspace("ada"), project: "shop")
             await list.refresh()
             #expect(list.state.value?.map(\.id) == ["ch_5", "ch_4", "ch_2", "ch_1", "ch_3"])
             #expect(list.state.value?.first?.ref == ChangeRef(pullRequest: 420))
@@ -115,7 +115,7 @@ extension AgainstReferenceServer {
             let server = try ReferenceServer()
             try await server.reset()
             try await server.branches(497)
-            let list = ChangesScreen(workspace: try await server.workspace("ada"), project: "shop")
+            let list = ChangesModel(workspace: try await server.workspace("ada"), project: "shop")
             await list.refresh()
             #expect(list.state.value?.count == 500)
             #expect(list.state.value?.last?.id == "ch_3")  // feat/wallet: the oldest report
@@ -123,7 +123,7 @@ extension AgainstReferenceServer {
             await list.refresh()
             let rows = try #require(list.state.value)
             #expect(rows.count == 500)
-            #expect(rows.first?.ref.branch == "feat/501st")
+            #expect(rows.first?.ref?.branch == "feat/501st")
             #expect(!rows.contains { $0.id == "ch_3" })
             let dates = rows.compactMap(\.updatedAt)
             #expect(dates == dates.sorted(by: >))
@@ -137,12 +137,12 @@ extension AgainstReferenceServer {
                     gate: GateMark(verdict: verdict))
             }
             let full = (0..<500).map { row("ch_\($0)", Double(1000 - $0)) }
-            let inserted = ChangesScreen.inserting(row("ch_new", 2000), into: full)
+            let inserted = ChangesModel.inserting(row("ch_new", 2000), into: full)
             #expect(inserted.count == 500 && inserted.first?.id == "ch_new" && inserted.last?.id == "ch_498")
-            let reported = ChangesScreen.inserting(row("ch_7", 2001), into: full)
+            let reported = ChangesModel.inserting(row("ch_7", 2001), into: full)
             #expect(
                 reported.first?.id == "ch_7" && reported.count == 500 && reported.filter { $0.id == "ch_7" }.count == 1)
-            let verdictOnly = ChangesScreen.inserting(row("ch_7", Double(1000 - 7), verdict: .failing), into: full)
+            let verdictOnly = ChangesModel.inserting(row("ch_7", Double(1000 - 7), verdict: .failing), into: full)
             #expect(verdictOnly[7].id == "ch_7" && verdictOnly[7].gate?.verdict == .failing)
         }
 
@@ -171,7 +171,7 @@ extension AgainstReferenceServer {
             let server = try ReferenceServer()
             try await server.reset()
             let workspace = try await server.workspace("ada")
-            let list = ChangesScreen(workspace: workspace, project: "shop")
+            let list = ChangesModel(workspace: workspace, project: "shop")
             let page = list.change("ch_3")
             await page.refresh()
             try await server.branches(500)
@@ -224,7 +224,7 @@ extension AgainstReferenceServer {
             let page = try await Self.page(server, "ch_2")
             try await server.moveHead("ch_2", times: 2, after: 3)
             await page.refresh()
-            #expect(page.state == .failed(reason: ChangeScreen.movedSentence, signInRequired: false))
+            #expect(page.state == .failed(reason: ChangeModel.movedSentence, signInRequired: false))
             #expect(page.state.value == nil)
         }
 

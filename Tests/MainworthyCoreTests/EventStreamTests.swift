@@ -9,10 +9,10 @@ extension AgainstReferenceServer {
     @Suite struct EventStream {
         /// A workspace, the project's stream (reconnects at once: the test sleeper does not wait) and the
         /// changes list following it, read once.
-        @MainActor static func live(_ server: ReferenceServer) async throws -> (ChangesScreen, ProjectEvents) {
+        @MainActor static func live(_ server: ReferenceServer) async throws -> (ChangesModel, ProjectEvents) {
             let workspace = try await server.workspace("ada")
             let events = ProjectEvents(workspace: workspace, project: "shop")
-            let list = ChangesScreen(workspace: workspace, project: "shop", events: events)
+            let list = ChangesModel(workspace: workspace, project: "shop", events: events)
             await list.refresh()
             return (list, events)
         }
@@ -42,7 +42,7 @@ extension AgainstReferenceServer {
             defer { events.stop() }
             #expect(list.state.value?.last?.id == "ch_3")
             _ = try await server.report(PipelineReport(commit: "5015015", branch: "feat/501st"))
-            await waitUntilObserved { list.state.value?.first?.ref.branch == "feat/501st" }
+            await waitUntilObserved { list.state.value?.first?.ref?.branch == "feat/501st" }
             #expect(list.state.value?.count == 500)
             #expect(list.state.value?.contains { $0.id == "ch_3" } == false)
         }
@@ -103,7 +103,7 @@ extension AgainstReferenceServer {
             try await server.publish("run", times: 1001, data: ["id": "r_1"])
             _ = try await server.report(PipelineReport(commit: "1234567", branch: "feat/while-away"))
             events.start(after: nil)
-            await waitUntilObserved { list.listReads == 2 && list.state.value?.first?.ref.branch == "feat/while-away" }
+            await waitUntilObserved { list.listReads == 2 && list.state.value?.first?.ref?.branch == "feat/while-away" }
             #expect(events.resets == 1)
             #expect(list.state.value?.count == 4)
         }
