@@ -15,6 +15,7 @@ extension AgainstReferenceServer {
             let first = await root.list(.folder(id: "f_3"))
             await first.appearAndRead()
             first.leave()
+            let c13 = try await server.caseID("C-13")
             try await server.clearLog()
             let again = await root.list(.folder(id: "f_3"))
             again.appear()
@@ -27,7 +28,7 @@ extension AgainstReferenceServer {
             let reply = try await server.propose(
                 other,
                 ProposalBody(
-                    .editCase(caseID: try await server.caseID("C-13"), baseVersion: 1),
+                    .editCase(caseID: c13, baseVersion: 1),
                     document: CaseDocument(title: "Pay by SEPA transfer", preconditions: "", steps: []), reason: nil))
             root.projectRevisionChanged(try #require(reply.revision))
             let third = await root.list(.folder(id: "f_3"))

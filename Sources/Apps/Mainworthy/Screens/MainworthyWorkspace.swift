@@ -54,12 +54,13 @@ public final class MainworthyWorkspace {
     /// The open project's capabilities; none when no project is open.
     public var capabilities: Set<Capability> { current?.capabilities ?? [] }
 
-    /// Reads the projects and opens `preferred`, the one open before, or the first.
+    /// Reads the projects from the server (the copy read before when it cannot be reached) and opens `preferred`,
+    /// the one open before, or the first.
     public func load(preferred: String? = nil) async {
         capabilityReads += 1
-        let update = await read(MainworthyAPI.projects(), policy: .fresh, showing: projects) { $0.items }
+        let update = await read(MainworthyAPI.projects(), policy: .networkElseCache, showing: projects) { $0.items }
         projects = update.state
-        guard update.failure == nil, let list = update.state.value else { return }
+        guard let list = update.state.value else { return }
         let key = preferred ?? current?.key
         let choice = list.first { $0.key == key } ?? list.first
         if let choice, choice.key != current?.key {
