@@ -149,7 +149,8 @@ let package = Package(
             dependencies: ["CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionAuth", "CompanionApp"],
             path: "Tests/CompanionTestSupport", swiftSettings: strict),
         .testTarget(
-            name: "CompanionCLITests", dependencies: ["CompanionTestSupport"], swiftSettings: strict),
+            name: "CompanionCLITests", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "CompanionCoreTests", dependencies: ["CompanionCore", "CompanionTestSupport"], swiftSettings: strict),
         .testTarget(

@@ -13,7 +13,8 @@ extension AgainstReferenceServer {
             try await server.reset()
             let root = try await server.cases("ada")
             await root.refresh()
-            #expect(root.state.value?.caseCount == 120)
+            // §2's browse reply has no count; a server that sends one is shown it.
+            #expect(root.state.value?.caseCount == (ReferenceServer.specOnly ? nil : 120))
             #expect(root.folders.map(\.name) == ["Unsorted", "Checkout", "Legal"])
             #expect(root.folders.first?.system == true)
             #expect(root.topTags.map(\.name) == ["smoke", "regression", "payments", "mobile", "cart", "a11y"])

@@ -183,7 +183,7 @@ extension AgainstReferenceServer {
                 Issue.record("the page was not read by id: \(page.state)")
                 return
             }
-            #expect(value.change.title == "Wallet payments")
+            #expect(value.change.ref?.branch == "feat/wallet" && value.change.state == "merged")
         }
 
         @MainActor @Test func aHeadMovingBetweenPartsRepeatsTheWholeReadOnce() async throws {

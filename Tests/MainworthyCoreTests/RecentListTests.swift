@@ -30,7 +30,9 @@ extension AgainstReferenceServer {
                 ProposalBody(
                     .editCase(caseID: c13, baseVersion: 1),
                     document: CaseDocument(title: "Pay by SEPA transfer", preconditions: "", steps: []), reason: nil))
-            root.projectRevisionChanged(try #require(reply.revision))
+            #expect(reply.proposal.state == "adopted")
+            // The project's revision now, as any list reply carries it (§2's write replies carry none).
+            root.projectRevisionChanged(try #require(try await other.read(MainworthyAPI.browse("shop")).revision))
             let third = await root.list(.folder(id: "f_3"))
             third.appear()
             #expect(third.state.value?.rows == first.rows && !third.state.isLoading)
@@ -61,7 +63,8 @@ extension AgainstReferenceServer {
                 ProposalBody(
                     .editCase(caseID: try await server.caseID("C-13"), baseVersion: 1),
                     document: CaseDocument(title: "Pay by SEPA transfer", preconditions: "", steps: []), reason: nil))
-            let revision = try #require(reply.revision)
+            #expect(reply.proposal.state == "adopted")
+            let revision = try #require(try await other.read(MainworthyAPI.browse("shop")).revision)
             await waitUntilObserved { (events.revision ?? 0) >= revision }
             let again = await root.list(.folder(id: "f_3"))
             again.appear()

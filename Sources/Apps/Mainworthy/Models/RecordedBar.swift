@@ -10,4 +10,6 @@ public struct RecordedBar: Sendable, Hashable {
     public var questionID: String
     /// Whether Undo needs a reason.
     public var reasonRequired: Bool
+    /// The question's answers, to name a decision someone else made meanwhile (M-UNDO-3).
+    public var answers: [AnswerOption] = []
 }

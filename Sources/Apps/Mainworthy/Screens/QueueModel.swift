@@ -82,7 +82,7 @@ public final class QueueModel {
     func recorded(_ reply: AnswerReply, question: Question) {
         bar = RecordedBar(
             sentence: reply.recorded, decisionID: reply.decision.id, questionID: question.id,
-            reasonRequired: question.withdrawReasonRequired)
+            reasonRequired: question.withdrawReasonRequired, answers: question.answers)
         undoProblem = nil
         if var page = state.value {
             let before = page.items.count
@@ -138,7 +138,7 @@ public final class QueueModel {
             workspace.report(error)
             pendingUndo = error.isUnconfirmed ? command : nil
             if error.code == "decision_changed" {
-                undoProblem = ServerRefusalSentence.changed(error, answers: [])
+                undoProblem = ServerRefusalSentence.changed(error, answers: bar?.answers ?? [])
                 bar = nil
             } else {
                 undoProblem = error.description
