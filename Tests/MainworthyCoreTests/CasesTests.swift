@@ -154,6 +154,20 @@ extension AgainstReferenceServer {
             #expect(value.folder.name == "Payments" && value.tags == ["payments", "regression", "smoke"])
             let editor = await old.edit()
             #expect(old.isReadOnly && !old.canEdit && editor == nil)
+            // Read-only comes from the version read against the case's current version, read once: asked for by
+            // number, the current version itself is editable; an older one read twice reads the current once.
+            let root = try await server.cases("ada")
+            let id = try await root.caseID(for: "C-12")
+            let sameAsCurrent = root.casePage(id).version(3)
+            await sameAsCurrent.refresh()
+            #expect(!sameAsCurrent.isReadOnly && sameAsCurrent.canEdit)
+            let first = root.casePage(id).version(2)
+            try await server.clearLog()
+            await first.refresh()
+            await first.refresh()
+            #expect(first.isReadOnly && first.currentVersion == 3)
+            let currentReads = try await server.log().filter { $0.path == "/api/projects/shop/cases/\(id)" }
+            #expect(currentReads.count == (ReferenceServer.specOnly ? 1 : 0))
             let reopened = old.openCurrent()
             await reopened.refresh()
             #expect(reopened.state.value?.version == 3 && !reopened.isReadOnly && reopened.canEdit)

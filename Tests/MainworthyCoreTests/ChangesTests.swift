@@ -144,6 +144,20 @@ extension AgainstReferenceServer {
                 reported.first?.id == "ch_7" && reported.count == 500 && reported.filter { $0.id == "ch_7" }.count == 1)
             let verdictOnly = ChangesModel.inserting(row("ch_7", Double(1000 - 7), verdict: .failing), into: full)
             #expect(verdictOnly[7].id == "ch_7" && verdictOnly[7].gate?.verdict == .failing)
+            // §2's event data: {"id", "state", "head", "gate"}, no ref, title or report time. A new head is a new
+            // report (to the top); the same head is a new verdict (in place); what the row knew stays.
+            var known = full
+            known[7].ref = ChangeRef(branch: "feat/seven")
+            known[7].title = "Seven"
+            let newHead = ChangesModel.inserting(
+                ChangeSummary(id: "ch_7", state: "open", head: "moved", gate: GateMark(verdict: .pending)), into: known)
+            #expect(newHead.first?.id == "ch_7" && newHead.first?.head == "moved" && newHead.count == 500)
+            #expect(newHead.first?.ref?.branch == "feat/seven" && newHead.first?.title == "Seven")
+            let sameHead = ChangesModel.inserting(
+                ChangeSummary(id: "ch_7", state: "open", head: "hch_7", gate: GateMark(verdict: .failing)), into: known)
+            #expect(sameHead[7].id == "ch_7" && sameHead[7].gate?.verdict == .failing && sameHead[7].title == "Seven")
+            let unknown = ChangesModel.inserting(ChangeSummary(id: "ch_new2", state: "open", head: "h"), into: known)
+            #expect(unknown.first?.id == "ch_new2" && unknown.first?.lacksListFields == true && unknown.count == 500)
         }
 
         @MainActor @Test func thePageShowsHeadBaseVerdictReasonFailingTestsCasesAndQuestions() async throws {

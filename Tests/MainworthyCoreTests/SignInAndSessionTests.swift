@@ -157,6 +157,29 @@ extension AgainstReferenceServer {
             #expect(!(await bo.isSignedIn))
         }
 
+        @Test func aSignInReplyIsReplayedOnlyToTheClientThatSentIt() async throws {  // M-AUTH-2, M-NET-3
+            // The same key and body from another client is a sign-in of its own (its own session), never the
+            // replay of someone else's reply with its cookie; from the same client it is the replay.
+            let server = try ReferenceServer()
+            try await server.reset()
+            let password = try await server.password("ada")
+            let body: JSONValue = ["name": "ada", "password": .string(password), "client": "Mainworthy for iPhone"]
+            func signIn(as agent: String) async throws -> Reply<JSONValue> {
+                var request = Request<JSONValue>.post("/api/sessions", body: body).idempotencyKey("the-same-key")
+                request.headers["User-Agent"] = agent
+                return try await server.control.reply(request)
+            }
+            let first = try await signIn(as: "client A")
+            let again = try await signIn(as: "client A")
+            let other = try await signIn(as: "client B")
+            #expect(first.status == 201 && again.status == 201 && other.status == 201)
+            #expect(again.response.headers["Idempotent-Replayed"] == "true")
+            #expect(again.response.headers["Set-Cookie"] == first.response.headers["Set-Cookie"])
+            #expect(other.response.headers["Idempotent-Replayed"] == nil)
+            #expect(other.response.headers["Set-Cookie"] != first.response.headers["Set-Cookie"])
+            #expect(try other.value()["session"]?["id"] != first.value()["session"]?["id"])
+        }
+
         @Test func appleAppSiteAssociationListsExactlyTheConfiguredApps() async throws {  // M-AUTH-9
             let server = try ReferenceServer()
             try await server.reset()
