@@ -130,8 +130,8 @@ let package = Package(
         .executableTarget(
             name: "Benchmarks",
             dependencies: [
-                "CompanionApp", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionVault", "MainworthyCore",
-                "OmnigentCore",
+                "CompanionApp", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionVault",
+                "MainworthyCore", "OmnigentCore",
             ],
             path: "Benchmarks", exclude: ["ColdStartReader"], swiftSettings: strict),
         // P3 cold's measured process: only the store and the core, as a tool that reads the cache links them.

@@ -252,7 +252,8 @@ enum MainworthyChangesCommands {
         var profile = MainworthyServer.profile
         profile.retryPolicy = .never
         let client = environment.client(for: address.url, profile: profile)
-        let request = WriteCommand(MainworthyAPI.report(project, token: token, body), random: environment.random).request
+        let request = WriteCommand(MainworthyAPI.report(project, token: token, body), random: environment.random)
+            .request
         let reply: ReportReply
         do {
             reply = try await client.send(request)

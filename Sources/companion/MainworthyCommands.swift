@@ -50,7 +50,8 @@ enum MainworthyCommands {
                 if arguments.positionals.count < positionals.lowerBound {
                     let count = positionals.lowerBound
                     throw UsageError(
-                        "\(name) needs \(count) argument\(count == 1 ? "" : "s"); run `companion mainworthy \(name) --help`")
+                        "\(name) needs \(count) argument\(count == 1 ? "" : "s"); run `companion mainworthy \(name) --help`"
+                    )
                 }
                 return try await run(arguments)
             })
@@ -94,7 +95,8 @@ enum MainworthyCommands {
         command("runs", "the project's runs", run: runs),
         command("run", "a run's verdict, slots and what Start opens", [runParameter], positionals: 1...1, run: run),
         command(
-            "result", "record a result (never resent by itself); prints the next empty slot; undo records your earlier one",
+            "result",
+            "record a result (never resent by itself); prints the next empty slot; undo records your earlier one",
             [
                 runParameter, .init(syntax: "<slot>", help: "the slot's id"),
                 .init(
@@ -634,7 +636,8 @@ enum MainworthyCommands {
         }
         let number = recorded?.case.number ?? ""
         if outcome == nil {
-            Terminal.out("Undone on \(slotID) (\(number)) in \(project.name): recorded \(result.outcome.rawValue) again.")
+            Terminal.out(
+                "Undone on \(slotID) (\(number)) in \(project.name): recorded \(result.outcome.rawValue) again.")
             return 0
         }
         Terminal.out("Recorded \(result.outcome.rawValue) on \(slotID) (\(number)).")

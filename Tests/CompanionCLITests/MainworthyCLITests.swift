@@ -26,7 +26,9 @@ struct MainworthyCLITests {
     }
 
     func run(_ arguments: [String], transport: String = "curl", input: String = "") async throws -> ProgramRun.Result {
-        var environment = ["HOME": home.url.path, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
+        var environment = [
+            "HOME": home.url.path, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+        ]
         environment["LANG"] = "C.UTF-8"
         environment["MAINWORTHY_URL"] = server.absoluteString
         environment["COMPANION_TRANSPORT"] = transport
@@ -80,7 +82,8 @@ struct MainworthyCLITests {
 
     // Issue 23's lost reply, through the terminal: the server commits the write and closes the connection without
     // a byte. The command says it may or may not be recorded and exits 1; the write was sent exactly once.
-    @Test("a lost reply to a result or a case save is never resent by itself (M-NET-2, M-DRAFT-5)", arguments: transports)
+    @Test(
+        "a lost reply to a result or a case save is never resent by itself (M-NET-2, M-DRAFT-5)", arguments: transports)
     func aLostReplyToAResultOrASaveIsSentOnce(_ transport: String) async throws {
         try await start()
         try await dropReply("/api/projects/shop/runs/r_1/slots/s_2/results")

@@ -47,7 +47,8 @@ import Testing
     // M-EDIT-7: the body names the version opened.
     @Test func anEditSendsTheVersionOpenedAsBaseVersion() throws {
         let body = ProposalBody(
-            .editCase(caseID: "c_12", baseVersion: 3), document: CaseDocument(title: "T", steps: [CaseStep(action: "A")]),
+            .editCase(caseID: "c_12", baseVersion: 3),
+            document: CaseDocument(title: "T", steps: [CaseStep(action: "A")]),
             reason: "")
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -170,7 +171,8 @@ extension AgainstReferenceServer {
             let (c22, c23) = (try await server.caseID("C-22"), try await server.caseID("C-23"))
             _ = try await server.propose(
                 connection,
-                ProposalBody(.editCase(caseID: c22, baseVersion: 1), document: CaseDocument(title: "No reason"), reason: ""))
+                ProposalBody(
+                    .editCase(caseID: c22, baseVersion: 1), document: CaseDocument(title: "No reason"), reason: ""))
             do {
                 _ = try await server.propose(
                     connection,
@@ -248,7 +250,8 @@ extension AgainstReferenceServer {
             // NBSP inside a title is no warning, and the server takes it.
             let fine = try await server.propose(
                 connection,
-                ProposalBody(.createCase(folderID: nil), document: CaseDocument(title: "Pay\u{A0}by card"), reason: nil))
+                ProposalBody(.createCase(folderID: nil), document: CaseDocument(title: "Pay\u{A0}by card"), reason: nil)
+            )
             #expect(fine.proposal.state == "adopted")
         }
 
@@ -274,7 +277,9 @@ extension AgainstReferenceServer {
             await editor.save()
             // Sent from version 1, the title change lands on top of version 2's steps: saved as version 3,
             // which differs from what was typed, so the draft stays.
-            #expect(editor.outcome == .adoptedButDifferent(caseID: try await server.caseID("C-20"), version: 3, fields: ["steps"]))
+            #expect(
+                editor.outcome
+                    == .adoptedButDifferent(caseID: try await server.caseID("C-20"), version: 3, fields: ["steps"]))
             let drafts = await root.drafts()
             #expect(editor.outcome?.keepsDraft == true && drafts.count == 1)
             #expect(editor.outcome?.sentence.contains("differs from what you typed") == true)

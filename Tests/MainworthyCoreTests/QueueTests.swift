@@ -38,8 +38,10 @@ extension AgainstReferenceServer {
             #expect(opened.queue !== shop.queue && opened.runs !== shop.runs && opened.decided !== shop.decided)
             #expect(opened.changes !== shop.changes && opened.cases !== shop.cases && opened.events !== shop.events)
             #expect(
-                [opened.queue.project, opened.runs.project, opened.decided.project, opened.changes.project,
-                 opened.cases.project, opened.events.project] == Array(repeating: "ops", count: 6))
+                [
+                    opened.queue.project, opened.runs.project, opened.decided.project, opened.changes.project,
+                    opened.cases.project, opened.events.project,
+                ] == Array(repeating: "ops", count: 6))
             #expect(opened.queue.state == .loading && opened.runs.state == .loading)
             #expect(opened.changes.state == .loading && opened.cases.state == .loading)
             // Each reads the other project's data.

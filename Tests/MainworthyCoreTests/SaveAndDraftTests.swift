@@ -69,7 +69,8 @@ extension AgainstReferenceServer {
                 return
             }
             #expect(caseID == (try await server.caseID("C-31")) && version == 2)
-            #expect(problem == "This failure was injected for /api/projects/shop/cases/\(try await server.caseID("C-31")).")
+            #expect(
+                problem == "This failure was injected for /api/projects/shop/cases/\(try await server.caseID("C-31")).")
             #expect(editor.outcome?.sentence.contains("could not be read back") == true)
             #expect((await root.drafts()).first?.document.title == "Checkout scenario 31, clearer")
             #expect(!editor.isClosed)
@@ -166,7 +167,8 @@ extension AgainstReferenceServer {
             let elsewhereInProcess = try await self.editor(try await server.cases("ada"), "C-34")
             #expect(elsewhereInProcess.document.title != "Kept across sign-in")
             // The same user on another server (the same stand-in under another name: another origin) does not.
-            let elsewhere = try #require(URL(string: server.url.absoluteString.replacingOccurrences(of: "127.0.0.1", with: "localhost")))
+            let elsewhere = try #require(
+                URL(string: server.url.absoluteString.replacingOccurrences(of: "127.0.0.1", with: "localhost")))
             let model = try MainworthySignIn.model(build: server.build(elsewhere), environment: environment)
             await model.submitPassword(username: "ada", password: try await server.password("ada"))
             guard case .signedIn(let account) = model.state else {

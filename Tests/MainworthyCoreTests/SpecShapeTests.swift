@@ -23,7 +23,8 @@ import Testing
         #expect(opened.user.id == "u_1" && opened.session.current)
         let sessions = try Self.decode(
             ListReply<SessionRecord>.self,
-            #"{"items":[{"id":"se_5","current":true},{"id":"se_2","client":"Firefox on macOS","opened_by":"passkey","current":false}]}"#)
+            #"{"items":[{"id":"se_5","current":true},{"id":"se_2","client":"Firefox on macOS","opened_by":"passkey","current":false}]}"#
+        )
         #expect(sessions.items.map(\.info.isCurrent) == [true, false])
         let me = try Self.decode(Me.self, #"{"user":{"id":"u_1","name":"ada"},"session_id":"se_5"}"#)
         #expect(me.user.name == "ada" && me.sessionID == "se_5")
@@ -75,7 +76,8 @@ import Testing
         #expect(current.labelled(from: question.answers).summary == "Defect in the product by bo")
         let withdrawn = try Self.decode(
             WithdrawalReply.self,
-            #"{"withdrawal":{"id":"d_302","withdraws":"d_301","by":{"name":"ada"},"at":"2026-11-28T09:00:00Z"},"question":{"id":"q_41","state":"open"}}"#)
+            #"{"withdrawal":{"id":"d_302","withdraws":"d_301","by":{"name":"ada"},"at":"2026-11-28T09:00:00Z"},"question":{"id":"q_41","state":"open"}}"#
+        )
         #expect(withdrawn.withdrawal.withdraws == "d_301")
         let decided = try Self.decode(
             ListReply<DecidedItem>.self,
@@ -131,12 +133,14 @@ import Testing
         #expect(slot.case.steps.first?.action == "Open the cart" && slot.results.first?.failedStep == 2)
         let recorded = try Self.decode(
             RecordReply.self,
-            #"{"result":{"id":"res_6","outcome":"fail"},"your_previous":{"outcome":"pass","note":null,"failed_step":null}}"#)
+            #"{"result":{"id":"res_6","outcome":"fail"},"your_previous":{"outcome":"pass","note":null,"failed_step":null}}"#
+        )
         #expect(recorded.yourPrevious?.outcome == .pass)
         let planned = try Self.decode(PlanReply.self, #"{"run":{"id":"r_8","name":"Release 4.3"},"slot_count":14}"#)
         #expect(planned.slotCount == 14)
         // §2 shows no row of the runs list: only an id is required.
-        let rows = try Self.decode(ListReply<RunSummary>.self, #"{"items":[{"id":"r_8"},{"id":"r_7","name":"Release 4.2","state":"open"}]}"#)
+        let rows = try Self.decode(
+            ListReply<RunSummary>.self, #"{"items":[{"id":"r_8"},{"id":"r_7","name":"Release 4.2","state":"open"}]}"#)
         #expect(rows.items.map(\.id) == ["r_8", "r_7"] && rows.items[0].name == nil)
     }
 
@@ -150,19 +154,23 @@ import Testing
         #expect(list.items.first?.ref?.label == "feat/cart #412" && list.items.first?.gate?.verdict == .failing)
         let change = try Self.decode(
             ChangeSummary.self,
-            #"{"id":"ch_88","state":"open","head":"a1b2c3d","base":"0f0e0d0","ref":{"branch":"feat/cart","pull_request":412},"updated_at":"2026-11-28T09:00:00Z"}"#)
+            #"{"id":"ch_88","state":"open","head":"a1b2c3d","base":"0f0e0d0","ref":{"branch":"feat/cart","pull_request":412},"updated_at":"2026-11-28T09:00:00Z"}"#
+        )
         #expect(change.base == "0f0e0d0" && change.title == nil && change.gate == nil)
         let gate = try Self.decode(
             Gate.self,
-            #"{"head":"a1b2c3d","verdict":"failing","reason":"2 failing tests are unexplained.","questions":[{"id":"q_41","kind":"failure","title":"t"}]}"#)
+            #"{"head":"a1b2c3d","verdict":"failing","reason":"2 failing tests are unexplained.","questions":[{"id":"q_41","kind":"failure","title":"t"}]}"#
+        )
         #expect(gate.questions.map(\.id) == ["q_41"])
         // M-CHG-3: §2's failing tests name no outcome; a page with failing tests still reads.
         let failing = try Self.decode(
             HeadedList<FailingTest>.self,
-            #"{"head":"a1b2c3d","items":[{"test":"checkout › pays","message":"expected 200, got 500","cases":[{"id":"c_12","number":"C-12"}]}]}"#)
+            #"{"head":"a1b2c3d","items":[{"test":"checkout › pays","message":"expected 200, got 500","cases":[{"id":"c_12","number":"C-12"}]}]}"#
+        )
         #expect(failing.items.first?.outcome == nil && failing.items.first?.cases.first?.number == "C-12")
         let cases = try Self.decode(
-            HeadedList<CaseLink>.self, #"{"head":"a1b2c3d","items":[{"id":"c_12","number":"C-12","title":"Pay by card"}]}"#)
+            HeadedList<CaseLink>.self,
+            #"{"head":"a1b2c3d","items":[{"id":"c_12","number":"C-12","title":"Pay by card"}]}"#)
         #expect(cases.items.first?.title == "Pay by card")
         // M-CHG-4: §2's change event data.
         let event = ProjectEvent(
@@ -175,15 +183,18 @@ import Testing
     @Test func casesDecodeAsSection2ShowsThem() throws {  // M-CASE-1..7, M-SAVE-1, M-SAVE-2, M-SAVE-4
         let browse = try Self.decode(
             BrowseReply.self,
-            #"{"revision":1042,"folders":[{"id":"f_0","name":"Unsorted","system":true},{"id":"f_1","name":"Checkout"}],"tags":[{"name":"smoke","count":40}]}"#)
+            #"{"revision":1042,"folders":[{"id":"f_0","name":"Unsorted","system":true},{"id":"f_1","name":"Checkout"}],"tags":[{"name":"smoke","count":40}]}"#
+        )
         #expect(browse.caseCount == nil && browse.folders.first?.system == true)
         let folder = try Self.decode(
             FolderPage.self,
-            #"{"id":"f_1","name":"Checkout","path":[{"id":"f_1","name":"Checkout"}],"subfolders":[{"id":"f_3","name":"Payments"}]}"#)
+            #"{"id":"f_1","name":"Checkout","path":[{"id":"f_1","name":"Checkout"}],"subfolders":[{"id":"f_3","name":"Payments"}]}"#
+        )
         #expect(folder.subfolders.first?.name == "Payments")
         let rows = try Self.decode(
             ListReply<CaseRow>.self,
-            #"{"revision":1042,"next_cursor":"x","items":[{"id":"c_12","number":"C-12","title":"Pay by card","version":3,"worst":"fail"},{"id":"c_13","number":"C-13","title":"t","version":1,"worst":null}]}"#)
+            #"{"revision":1042,"next_cursor":"x","items":[{"id":"c_12","number":"C-12","title":"Pay by card","version":3,"worst":"fail"},{"id":"c_13","number":"C-13","title":"t","version":1,"worst":null}]}"#
+        )
         #expect(rows.items.map(\.mark) == [.cross, .none] && rows.revision == 1042)
         let page = try Self.decode(
             CasePage.self,
@@ -196,11 +207,13 @@ import Testing
         // An old version: "the document as of version 2, with the current folder and tags".
         let old = try Self.decode(
             CasePage.self,
-            #"{"title":"Pay by card (version 2)","preconditions":"","steps":[],"folder":{"id":"f_3","name":"Payments"},"tags":["smoke"]}"#)
+            #"{"title":"Pay by card (version 2)","preconditions":"","steps":[],"folder":{"id":"f_3","name":"Payments"},"tags":["smoke"]}"#
+        )
         #expect(old.title == "Pay by card (version 2)" && old.id == nil && old.version == nil)
         let history = try Self.decode(
             ListReply<CaseVersionEntry>.self,
-            #"{"items":[{"version":3,"author":{"name":"ada"},"at":"2026-11-28T09:00:00Z","reason":"Card form changed"}]}"#)
+            #"{"items":[{"version":3,"author":{"name":"ada"},"at":"2026-11-28T09:00:00Z","reason":"Card form changed"}]}"#
+        )
         #expect(history.items.first?.author.name == "ada")
         let adopted = try Self.decode(
             ProposalReply.self, #"{"proposal":{"id":"pr_10","state":"adopted","case_id":"c_12","version":4}}"#)
@@ -208,7 +221,8 @@ import Testing
             ProposalReply.self, #"{"proposal":{"id":"pr_11","state":"waiting","question_id":"q_52"}}"#)
         let overlap = try Self.decode(
             ProposalReply.self,
-            #"{"proposal":{"id":"pr_12","state":"overlap","question_id":"q_53","overlap":{"fields":["title","steps"],"with":"pr_8"}}}"#)
+            #"{"proposal":{"id":"pr_12","state":"overlap","question_id":"q_53","overlap":{"fields":["title","steps"],"with":"pr_8"}}}"#
+        )
         #expect(adopted.proposal.version == 4 && adopted.revision == nil && waiting.proposal.questionID == "q_52")
         #expect(overlap.proposal.overlap?.fields == ["title", "steps"])
     }

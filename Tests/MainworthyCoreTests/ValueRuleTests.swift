@@ -276,7 +276,8 @@ import Testing
         let paths = Self.requestPaths(in: source)
         #expect(paths.count >= 28, "\(paths)")
         let allowed: Set<String> = [
-            "/api/version", "/api/sessions", "/api/sessions/{}", "/api/me", "/api/projects", "/api/projects/{}", "P/queue", "P/questions/{}",
+            "/api/version", "/api/sessions", "/api/sessions/{}", "/api/me", "/api/projects", "/api/projects/{}",
+            "P/queue", "P/questions/{}",
             "P/questions/{}/decisions", "P/decisions/{}/withdrawal", "P/decisions", "P/runs", "P/runs/{}",
             "P/runs/{}/slots/{}", "P/runs/{}/slots/{}/results", "P/changes", "P/changes/{}", "P/changes/{}/gate",
             "P/changes/{}/failing-tests", "P/changes/{}/cases", "P/events", "P/reports", "P/browse", "P/tags",
@@ -287,7 +288,8 @@ import Testing
         let admin = ["invit", "member", "token", "polic", "notif", "assign", "required", "close", "job"]
         #expect(!paths.contains { path in admin.contains { path.lowercased().contains($0) } })
         #expect(Capability.allCases.map(\.rawValue) == ["read", "decide", "produce", "plan"])
-        #expect(RunModel.Action.allCases.map(\.rawValue).allSatisfy { !admin.contains(where: $0.lowercased().contains) })
+        #expect(
+            RunModel.Action.allCases.map(\.rawValue).allSatisfy { !admin.contains(where: $0.lowercased().contains) })
     }
 
     /// `Sources/Apps/Mainworthy/MainworthyAPI.swift`, where every request of the core is made.

@@ -21,7 +21,8 @@ public final class AboutModel {
 
     /// Reads the server's version (`GET /api/version`).
     public func refresh() async {
-        let read = await workspace.read(MainworthyAPI.version(), showing: ScreenState<ServerVersion>.loading) { $0 }
+        let read = await workspace.read(
+            MainworthyAPI.version(), showing: ScreenState<ServerVersion>.loading, map: { $0 })
         if let version = read.state.value {
             about = About(build: workspace.server.build, serverVersion: version.version)
         }

@@ -40,7 +40,8 @@ public final class CaseModel {
         let request =
             requestedVersion.map { MainworthyAPI.caseVersion(root.project, caseID, version: $0) }
             ?? MainworthyAPI.caseDocument(root.project, caseID)
-        let read = await root.workspace.read(request, policy: policy, showing: state, show: { self.state = $0 }) { $0 }
+        let read = await root.workspace.read(
+            request, policy: policy, showing: state, map: { $0 }, show: { self.state = $0 })
         guard let page = read.state.value else { return }
         if let revision = page.revision { root.projectRevisionChanged(revision) }
         if requestedVersion == nil {
@@ -80,8 +81,8 @@ public final class CaseModel {
     /// Reads the history: every version, newest first, with author, time and reason.
     public func readHistory() async {
         let read = await root.workspace.read(
-            MainworthyAPI.caseVersions(root.project, caseID), showing: history ?? .loading, show: { self.history = $0 }
-        ) { $0.items }
+            MainworthyAPI.caseVersions(root.project, caseID), showing: history ?? .loading, map: \.items,
+            show: { self.history = $0 })
         history = read.state
     }
 

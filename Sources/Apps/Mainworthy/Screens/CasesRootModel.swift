@@ -49,9 +49,8 @@ public final class CasesRootModel {
 
     /// Reads the root: the stored copy at once, then the server's.
     public func refresh() async {
-        let read = await workspace.read(MainworthyAPI.browse(project), showing: state, show: { self.state = $0 }) {
-            $0
-        }
+        let read = await workspace.read(
+            MainworthyAPI.browse(project), showing: state, map: { $0 }, show: { self.state = $0 })
         if let revision = read.state.value?.revision { projectRevisionChanged(revision) }
     }
 
@@ -140,7 +139,9 @@ public final class CasesRootModel {
         await settled()
         let prefix = project + "/"
         let stored = (try? await store.read { transaction throws(StoreError) in try transaction.drafts() }) ?? []
-        return stored.filter { $0.subject.hasPrefix(prefix) }.compactMap { try? client.decode(CaseDraft.self, from: $0.body) }
+        return stored.filter { $0.subject.hasPrefix(prefix) }.compactMap {
+            try? client.decode(CaseDraft.self, from: $0.body)
+        }
     }
 
     /// How many lists are kept among the recent lists of the account.

@@ -45,9 +45,8 @@ public final class ChangesModel {
         listReads += 1
         let shown = state.map { ChangeListReply(revision: revision, items: $0) }
         let read = await workspace.read(
-            MainworthyAPI.changes(project), showing: shown,
-            show: { self.state = $0.map { Array($0.items.prefix(Self.cap)) } }
-        ) { $0 }
+            MainworthyAPI.changes(project), showing: shown, map: { $0 },
+            show: { self.state = $0.map { Array($0.items.prefix(Self.cap)) } })
         guard read.isFresh else { return }
         revision = read.state.value?.revision
         events?.start(after: revision)

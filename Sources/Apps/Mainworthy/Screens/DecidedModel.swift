@@ -21,7 +21,8 @@ public final class DecidedModel {
 
     /// Reads the list: the stored copy at once, then the server's.
     public func refresh() async {
-        await workspace.read(MainworthyAPI.decided(project), showing: state, show: { self.state = $0 }) { $0.items }
+        await workspace.read(
+            MainworthyAPI.decided(project), showing: state, map: \.items, show: { self.state = $0 })
     }
 
     /// The page of the question `item` decided.

@@ -58,7 +58,7 @@ public final class MainworthyWorkspace {
     /// the one open before, or the first.
     public func load(preferred: String? = nil) async {
         capabilityReads += 1
-        let update = await read(MainworthyAPI.projects(), policy: .networkElseCache, showing: projects) { $0.items }
+        let update = await read(MainworthyAPI.projects(), policy: .networkElseCache, showing: projects, map: \.items)
         projects = update.state
         guard let list = update.state.value else { return }
         let key = preferred ?? current?.key
@@ -123,8 +123,8 @@ public final class MainworthyWorkspace {
     @discardableResult
     func read<Response: Sendable, Value: Sendable & Equatable>(
         _ request: Request<Response>, policy: FetchPolicy = .staleWhileRevalidate, showing current: ScreenState<Value>,
-        isEmpty: @escaping @Sendable (Value) -> Bool = { _ in false }, show: (ScreenState<Value>) -> Void = { _ in },
-        _ transform: @escaping @Sendable (Response) -> Value
+        isEmpty: @escaping @Sendable (Value) -> Bool = { _ in false },
+        map transform: @escaping @Sendable (Response) -> Value, show: (ScreenState<Value>) -> Void = { _ in }
     ) async -> ScreenRead<Value> {
         var last = ScreenRead(state: current, failure: nil)
         for await update in server.bundle.read(

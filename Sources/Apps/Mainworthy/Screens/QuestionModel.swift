@@ -67,9 +67,8 @@ public final class QuestionModel {
 
     /// Reads the question (again); the server's answer is what turns Withdraw on after a 409.
     public func refresh() async {
-        let read = await workspace.read(MainworthyAPI.question(project, id), showing: state, show: { self.state = $0 }) {
-            $0
-        }
+        let read = await workspace.read(
+            MainworthyAPI.question(project, id), showing: state, map: { $0 }, show: { self.state = $0 })
         guard read.isFresh, let question = read.state.value else { return }
         decisionStatus = question.decision.map { .standing($0.labelled(from: question.answers)) } ?? .none
         withdrawBlocked = false

@@ -39,12 +39,12 @@ public final class QueueModel {
     /// Reads the first page of the chosen kind: the stored copy at once, then the server's.
     public func refresh() async {
         await workspace.read(
-            MainworthyAPI.queue(project, kind: kind, limit: pageSize), showing: state, show: { self.state = $0 }
-        ) { reply in
-            QueuePage(
-                summary: reply.summary, items: QueueOrder.failuresFirst(reply.items), nextCursor: reply.nextCursor,
-                revision: reply.revision)
-        }
+            MainworthyAPI.queue(project, kind: kind, limit: pageSize), showing: state,
+            map: { reply in
+                QueuePage(
+                    summary: reply.summary, items: QueueOrder.failuresFirst(reply.items),
+                    nextCursor: reply.nextCursor, revision: reply.revision)
+            }, show: { self.state = $0 })
     }
 
     /// Chooses a chip (`nil` for all) and reads the list of that kind; the summary stays the server's.

@@ -72,9 +72,8 @@ public final class RunModel {
 
     @discardableResult
     private func read(policy: FetchPolicy) async -> ScreenRead<Run> {
-        await workspace.read(MainworthyAPI.run(project, id), policy: policy, showing: state, show: { self.state = $0 }) {
-            $0
-        }
+        await workspace.read(
+            MainworthyAPI.run(project, id), policy: policy, showing: state, map: { $0 }, show: { self.state = $0 })
     }
 
     /// Whether outcomes can be pressed.

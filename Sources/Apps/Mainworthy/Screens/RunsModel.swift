@@ -35,7 +35,7 @@ public final class RunsModel {
 
     /// Reads the list: the stored copy at once, then the server's.
     public func refresh() async {
-        await workspace.read(MainworthyAPI.runs(project), showing: state, show: { self.state = $0 }) { $0.items }
+        await workspace.read(MainworthyAPI.runs(project), showing: state, map: \.items, show: { self.state = $0 })
     }
 
     /// The page of run `id`.

@@ -28,9 +28,9 @@ public final class SessionsModel {
 
     /// Reads the list from the server.
     public func refresh() async {
-        await workspace.read(MainworthyAPI.sessions(), policy: .fresh, showing: state, show: { self.state = $0 }) {
-            $0.items.map(\.info)
-        }
+        await workspace.read(
+            MainworthyAPI.sessions(), policy: .fresh, showing: state, map: { $0.items.map(\.info) },
+            show: { self.state = $0 })
     }
 
     /// End session was pressed: asks for confirmation, sends nothing.
