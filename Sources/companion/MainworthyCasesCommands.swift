@@ -106,19 +106,8 @@ enum MainworthyCasesCommands {
     struct ListOutput: Encodable {
         var folder: FolderPage?
         var subfolders: [FolderRef]
-        var items: [Row]
+        var items: [Merged<CaseRow, [String: String]>]
         var revision: Int
-
-        /// A case row with the mark the text shows.
-        struct Row: Encodable {
-            var row: CaseRow
-            func encode(to encoder: any Encoder) throws {
-                try row.encode(to: encoder)
-                var container = encoder.container(keyedBy: CodingKeys.self)
-                try container.encode(row.mark.rawValue, forKey: .mark)
-            }
-            enum CodingKeys: String, CodingKey { case mark }
-        }
 
         enum CodingKeys: String, CodingKey { case folder, subfolders, items, revision }
     }
@@ -180,7 +169,8 @@ enum MainworthyCasesCommands {
             try MainworthyCommands.emit(
                 ListOutput(
                     folder: content.folder, subfolders: content.folder?.subfolders ?? [],
-                    items: content.cases.map(ListOutput.Row.init), revision: content.revision))
+                    items: content.cases.map { Merged(base: $0, extra: ["mark": $0.mark.rawValue]) },
+                    revision: content.revision))
             return 0
         }
         if let path = content.folder?.path { Terminal.out(path.map(\.name).joined(separator: " › ")) }
@@ -195,11 +185,10 @@ enum MainworthyCasesCommands {
         return 0
     }
 
-    /// `case --json`: the page as the server sent it, with what the text adds: the version shown, the current
-    /// version, and whether the page is read-only.
-    struct PageOutput: Encodable {
-        var page: CasePage
-        var shownVersion: Int?
+    /// What `case --json` adds to the page as the server sent it: the version shown, the current version, and
+    /// whether the page is read-only.
+    struct PageExtras: Encodable {
+        var version: Int?
         var currentVersion: Int?
         var readOnly: Bool
 
@@ -207,14 +196,6 @@ enum MainworthyCasesCommands {
             case version
             case currentVersion = "current_version"
             case readOnly = "read_only"
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            try page.encode(to: encoder)
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encodeIfPresent(shownVersion, forKey: .version)
-            try container.encodeIfPresent(currentVersion, forKey: .currentVersion)
-            try container.encode(readOnly, forKey: .readOnly)
         }
     }
 
@@ -231,10 +212,9 @@ enum MainworthyCasesCommands {
             throw CommandFailure(screen.state.problem ?? "The case was not read.")
         }
         if arguments.flag("json") {
-            try MainworthyCommands.emit(
-                PageOutput(
-                    page: page, shownVersion: screen.shownVersion, currentVersion: screen.currentVersion,
-                    readOnly: screen.isReadOnly))
+            let extras = PageExtras(
+                version: screen.shownVersion, currentVersion: screen.currentVersion, readOnly: screen.isReadOnly)
+            try MainworthyCommands.emit(Merged(base: page, extra: extras))
             return 0
         }
         let current = screen.currentVersion.map { "; current is \($0)" } ?? ""

@@ -224,32 +224,6 @@ enum MainworthyCommands {
         return 0
     }
 
-    struct SessionOutput: Encodable {
-        var id: String
-        var client: String?
-        var openedBy: String?
-        var openedAt: Date?
-        var openedFrom: String?
-        var lastUsedAt: Date?
-        var lastUsedFrom: String?
-        var current: Bool
-
-        init(_ info: SessionInfo) {
-            (id, client, openedBy, openedAt, openedFrom) =
-                (info.id, info.client, info.openedBy, info.openedAt, info.openedFrom)
-            (lastUsedAt, lastUsedFrom, current) = (info.lastUsedAt, info.lastUsedFrom, info.isCurrent)
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case id, client, current
-            case openedBy = "opened_by"
-            case openedAt = "opened_at"
-            case openedFrom = "opened_from"
-            case lastUsedAt = "last_used_at"
-            case lastUsedFrom = "last_used_from"
-        }
-    }
-
     @MainActor
     static func sessions(_ arguments: Arguments) async throws -> Int32 {
         let screen = SessionsModel(workspace: MainworthyWorkspace(server: try await signedIn(arguments)))
@@ -271,7 +245,7 @@ enum MainworthyCommands {
             return 0
         }
         if json {
-            try emit(list.map(SessionOutput.init))
+            try emit(list.map(SessionRecord.init))
             return 0
         }
         for session in list {
@@ -389,17 +363,12 @@ enum MainworthyCommands {
             return nil
         }()
         if arguments.flag("json") {
-            var document = try JSONValue(encoding: question)
             let extras = QuestionExtras(
                 answersEnabled: availability.isEnabled, greyedBecause: availability.blocker.map(sentence),
                 webLink: availability.webLink.map { QuestionExtras.Link(url: $0.url, sentence: $0.reason.sentence) },
                 evidenceText: Dictionary(uniqueKeysWithValues: question.evidence.parts.map { ($0.kind, $0.text) }),
                 decisionSummary: decision?.summary)
-            if case .object(var members) = document, case .object(let added) = try JSONValue(encoding: extras) {
-                for (key, value) in added { members[key] = value }
-                document = .object(members)
-            }
-            Terminal.out(document.outputDocument)
+            try emit(Merged(base: question, extra: extras))
             return 0
         }
         Terminal.out("\(question.id)  \(question.kind.rawValue)  \(question.state)  \(question.title)")
@@ -527,23 +496,15 @@ enum MainworthyCommands {
         return 0
     }
 
-    /// `run --json`: the run as the server sent it, with what the text adds: the accepted results as a sentence
-    /// and the slot Start opens (absent when every slot has a result).
-    struct RunOutput: Encodable {
-        var run: Run
+    /// What `run --json` adds to the run as the server sent it: the accepted results as a sentence and the slot
+    /// Start opens (absent when every slot has a result).
+    struct RunExtras: Encodable {
         var acceptsSentence: String
         var start: Slot?
 
         enum CodingKeys: String, CodingKey {
             case start
             case acceptsSentence = "accepts_sentence"
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            try run.encode(to: encoder)
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(acceptsSentence, forKey: .acceptsSentence)
-            try container.encodeIfPresent(start, forKey: .start)
         }
     }
 
@@ -557,7 +518,7 @@ enum MainworthyCommands {
         guard let run = screen.state.value else { throw CommandFailure(screen.state.problem ?? "No run.") }
         let start = RunNavigation.start(run.slots)
         if arguments.flag("json") {
-            try emit(RunOutput(run: run, acceptsSentence: run.accepts.sentence, start: start))
+            try emit(Merged(base: run, extra: RunExtras(acceptsSentence: run.accepts.sentence, start: start)))
             return 0
         }
         Terminal.out("\(run.id)  \(run.name)  \(run.state)  \(run.verdict.value): \(run.verdict.sentence)")
@@ -697,12 +658,16 @@ enum MainworthyCommands {
     }
 }
 
-extension JSONValue {
-    /// `value` as a JSON value, encoded as the terminal's JSON output encodes it.
-    init(encoding value: some Encodable) throws {
-        guard let decoded = JSONValue(data: try JSONOutput.data(value)) else {
-            throw CommandFailure("The output could not be written as JSON.")
-        }
-        self = decoded
+/// One JSON object of `base`'s members and `extra`'s beside them: a value as the server sent it, with what the
+/// terminal's text shows about it.
+struct Merged<Base: Encodable, Extra: Encodable>: Encodable {
+    /// The value as it came.
+    var base: Base
+    /// The members added.
+    var extra: Extra
+
+    func encode(to encoder: any Encoder) throws {
+        try base.encode(to: encoder)
+        try extra.encode(to: encoder)
     }
 }

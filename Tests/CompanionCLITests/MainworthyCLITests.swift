@@ -8,7 +8,8 @@ import Testing
 /// temporary home, over each transport (`COMPANION_TRANSPORT`): a lost reply to a result or a save is never
 /// resent by itself (issue 23), a case number is found with the case search whatever the server's case ids are,
 /// a slot's Undo, and `--json` carrying what the text shows.
-@Suite(.serialized)
+/// Holds the stand-in to itself (`.exclusive`): the core's suite resets the same fixture.
+@Suite(.serialized, .exclusive("mainworthy"))
 struct MainworthyCLITests {
     /// The transports the terminal client can run on.
     static let transports = ["curl", "urlsession"]

@@ -17,31 +17,21 @@ public final class UnacceptingSocket: Sendable {
 
     /// Listens with the smallest backlog and fills it with connections of its own until one stays pending.
     public init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestServers.Missing(variable: "a free loopback socket") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        guard bound == 0, listen(fd, 0) == 0 else {
-            close(fd)
+        guard let (fd, port) = ListeningSocket.bindLoopback(backlog: 0) else {
             throw TestServers.Missing(variable: "a free loopback socket")
         }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
         var fillers: [Int32] = []
         // Each filler connects (and waits in the queue) until the queue is full: the next one stays pending.
         for _ in 0..<8 {
             let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard client >= 0 else { break }
             _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
-            var target = address
-            _ = withUnsafePointer(to: &target) {
+            _ = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, length) }
             }
             fillers.append(client)
@@ -50,7 +40,7 @@ public final class UnacceptingSocket: Sendable {
         }
         descriptor = fd
         self.fillers = fillers
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
     }
 
     deinit {

@@ -6,6 +6,18 @@ import Testing
 
 extension AgainstReferenceServer {
     @Suite struct Runs {
+        /// ada on s_2 of r_1, with bo (given produce) filling s_4 meanwhile: ada's page still shows it empty.
+        @MainActor static func adaOnS2WhileBoFillsS4(_ server: ReferenceServer) async throws -> RunModel {
+            try await server.reset()
+            try await server.grant("bo", ["read", "produce"])
+            let run = try await openRun(server)
+            await run.open("s_2")
+            let bosRun = try await openRun(server, user: "bo")
+            await bosRun.open("s_4")
+            await bosRun.record(.pass)
+            return run
+        }
+
         @MainActor static func openRun(_ server: ReferenceServer, user: String = "ada") async throws -> RunModel {
             let run = try #require(try await server.workspace(user).runs?.run("r_1"))
             await run.refresh()
@@ -95,14 +107,7 @@ extension AgainstReferenceServer {
 
         @MainActor @Test func afterAResultTheNextEmptySlotOpensSkippingOnesFilledMeanwhile() async throws {  // M-RUN-7
             let server = try ReferenceServer()
-            try await server.reset()
-            try await server.grant("bo", ["read", "produce"])
-            let run = try await Self.openRun(server)
-            await run.open("s_2")
-            // bo fills s_4 while ada is on s_2; s_3 already has a result.
-            let bosRun = try await Self.openRun(server, user: "bo")
-            await bosRun.open("s_4")
-            await bosRun.record(.pass)
+            let run = try await Self.adaOnS2WhileBoFillsS4(server)  // s_3 already has a result
             await run.record(.pass)
             #expect(run.openSlot?.slot.id == "s_5")
             await run.record(.pass)
@@ -176,14 +181,7 @@ extension AgainstReferenceServer {
         // M-RUN-7: the next slot is chosen from the slots read after the result, never from older ones.
         @MainActor @Test func whenTheRunCannotBeReadAgainAfterAResultNoSlotIsChosenFromOldData() async throws {
             let server = try ReferenceServer()
-            try await server.reset()
-            try await server.grant("bo", ["read", "produce"])
-            let run = try await Self.openRun(server)
-            await run.open("s_2")
-            // bo fills s_4 meanwhile; ada's page still shows it empty.
-            let bosRun = try await Self.openRun(server, user: "bo")
-            await bosRun.open("s_4")
-            await bosRun.record(.pass)
+            let run = try await Self.adaOnS2WhileBoFillsS4(server)
             try await server.fail("/api/projects/shop/runs/r_1", status: 500, times: 10)
             await run.record(.pass)
             #expect(run.openSlot == nil)  // not s_4, which the old slots show as empty

@@ -9,7 +9,7 @@ import Testing
 
 /// Every test against the reference server runs in this one serialized suite: they share the server
 /// and reset its fixture.
-@Suite(.serialized) struct AgainstReferenceServer {}
+@Suite(.serialized, .exclusive("mainworthy")) struct AgainstReferenceServer {}
 
 extension AgainstReferenceServer {
     @Suite struct SignIn {
@@ -50,7 +50,7 @@ extension AgainstReferenceServer {
             let connection = try await server.signedIn("ada")
             let sessions = try await connection.read(MainworthyAPI.sessions()).items
             let own = try #require(sessions.first { $0.current })
-            #expect(own.client == "Mainworthy for iPhone" && own.openedBy == "password")
+            #expect(own.info.client == "Mainworthy for iPhone" && own.info.openedBy == "password")
         }
 
         @MainActor @Test func aPipelineTokenAsThePasswordIsRefusedLikeAnyWrongPassword() async throws {  // M-AUTH-4

@@ -198,7 +198,7 @@ import Testing
     }
 
     @Test func undoSendsYourEarlierResultOrSkip() {  // M-RUN-8
-        let earlier = PreviousResult(outcome: .fail, note: "500 on submit", failedStep: 2)
+        let earlier = ResultBody(outcome: .fail, note: "500 on submit", failedStep: 2)
         #expect(ResultBody.undo(to: earlier) == ResultBody(outcome: .fail, note: "500 on submit", failedStep: 2))
         #expect(ResultBody.undo(to: nil) == ResultBody(outcome: .skip, note: nil, failedStep: nil))
     }

@@ -5,7 +5,7 @@ public struct RecordReply: Sendable, Hashable, Codable {
     /// The result recorded.
     public var result: SlotResult
     /// Your earlier result in this slot, `nil` if you had none.
-    public var yourPrevious: PreviousResult?
+    public var yourPrevious: ResultBody?
 
     enum CodingKeys: String, CodingKey {
         case result

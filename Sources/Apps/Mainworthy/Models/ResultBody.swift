@@ -5,7 +5,7 @@ import Foundation
 /// Rules: a failure sends the marked step, or `null`; the other outcomes send no step; an empty note is
 /// `null` (M-RUN-6). Undo sends your earlier result in the slot again (outcome, note, failed step), or
 /// `skip` with neither when you had none (M-RUN-8).
-public struct ResultBody: Sendable, Hashable, Encodable {
+public struct ResultBody: Sendable, Hashable, Codable {
     /// The outcome.
     public var outcome: Outcome
     /// The note, or `nil`.
@@ -28,10 +28,10 @@ public struct ResultBody: Sendable, Hashable, Encodable {
             failedStep: outcome == .fail ? draft.markedStep : nil)
     }
 
-    /// The body Undo sends: `previous` again, or `skip` when there was none.
-    public static func undo(to previous: PreviousResult?) -> ResultBody {
-        guard let previous else { return ResultBody(outcome: .skip, note: nil, failedStep: nil) }
-        return ResultBody(outcome: previous.outcome, note: previous.note, failedStep: previous.failedStep)
+    /// The body Undo sends: `previous` (your earlier result, as the server returned it with a new one) again, or
+    /// `skip` when there was none.
+    public static func undo(to previous: ResultBody?) -> ResultBody {
+        previous ?? ResultBody(outcome: .skip, note: nil, failedStep: nil)
     }
 
     /// The body Undo sends for `person`'s latest result in a slot whose history (newest first) is `results`: the

@@ -1,39 +1,19 @@
 import CompanionAuth
 import Foundation
 
-/// One session of the account, as `GET /api/sessions` lists it.
+/// One session of the account as `GET /api/sessions` lists it: the kit's `SessionInfo`, read from (and written
+/// as) the server's members.
 public struct SessionRecord: Sendable, Hashable, Codable, Identifiable {
-    /// The session's id.
-    public var id: String
-    /// What the client called itself.
-    public var client: String?
-    /// `password` or `passkey`.
-    public var openedBy: String?
-    /// When it opened.
-    public var openedAt: Date?
-    /// Where it opened.
-    public var openedFrom: String?
-    /// When it was last used.
-    public var lastUsedAt: Date?
-    /// Where it was last used.
-    public var lastUsedFrom: String?
-    /// Whether it is this device's own (M-SESS-2).
-    public var current: Bool
+    /// The session, as the kit's sessions screen and `SessionEnding` take it.
+    public var info: SessionInfo
 
-    /// Creates a record.
-    public init(
-        id: String, client: String? = nil, openedBy: String? = nil, openedAt: Date? = nil, openedFrom: String? = nil,
-        lastUsedAt: Date? = nil, lastUsedFrom: String? = nil, current: Bool
-    ) {
-        self.id = id
-        self.client = client
-        self.openedBy = openedBy
-        self.openedAt = openedAt
-        self.openedFrom = openedFrom
-        self.lastUsedAt = lastUsedAt
-        self.lastUsedFrom = lastUsedFrom
-        self.current = current
-    }
+    /// The session's id.
+    public var id: String { info.id }
+    /// Whether it is this device's own (M-SESS-2).
+    public var current: Bool { info.isCurrent }
+
+    /// Wraps a session.
+    public init(_ info: SessionInfo) { self.info = info }
 
     enum CodingKeys: String, CodingKey {
         case id, client, current
@@ -44,10 +24,31 @@ public struct SessionRecord: Sendable, Hashable, Codable, Identifiable {
         case lastUsedFrom = "last_used_from"
     }
 
-    /// The kit's session entry.
-    public var info: SessionInfo {
-        SessionInfo(
-            id: id, client: client, openedBy: openedBy, openedAt: openedAt, openedFrom: openedFrom,
-            lastUsedAt: lastUsedAt, lastUsedFrom: lastUsedFrom, isCurrent: current)
+    /// Reads `{"id", "client", "opened_by", "opened_at", "opened_from", "last_used_at", "last_used_from",
+    /// "current"}`; only the id and `current` are required.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        info = SessionInfo(
+            id: try container.decode(String.self, forKey: .id),
+            client: try container.decodeIfPresent(String.self, forKey: .client),
+            openedBy: try container.decodeIfPresent(String.self, forKey: .openedBy),
+            openedAt: try container.decodeIfPresent(Date.self, forKey: .openedAt),
+            openedFrom: try container.decodeIfPresent(String.self, forKey: .openedFrom),
+            lastUsedAt: try container.decodeIfPresent(Date.self, forKey: .lastUsedAt),
+            lastUsedFrom: try container.decodeIfPresent(String.self, forKey: .lastUsedFrom),
+            isCurrent: try container.decode(Bool.self, forKey: .current))
+    }
+
+    /// Writes the same members (`null` for what is not known).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(info.id, forKey: .id)
+        try container.encode(info.client, forKey: .client)
+        try container.encode(info.openedBy, forKey: .openedBy)
+        try container.encode(info.openedAt, forKey: .openedAt)
+        try container.encode(info.openedFrom, forKey: .openedFrom)
+        try container.encode(info.lastUsedAt, forKey: .lastUsedAt)
+        try container.encode(info.lastUsedFrom, forKey: .lastUsedFrom)
+        try container.encode(info.isCurrent, forKey: .current)
     }
 }

@@ -46,7 +46,7 @@ public final class RunModel {
     /// Notes and marks not recorded, per slot id.
     public private(set) var drafts: [String: SlotDraft] = [:]
     /// Your earlier result per slot, from the last result you recorded there (what Undo sends).
-    public private(set) var undoable: [String: PreviousResult?] = [:]
+    public private(set) var undoable: [String: ResultBody?] = [:]
     /// The sentence of the last write that did not go through.
     public private(set) var problem: String?
     /// A result whose reply was lost, kept for Retry.
