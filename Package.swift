@@ -107,7 +107,7 @@ let package = Package(
             name: "MainworthyCore",
             dependencies: [
                 "CompanionApp", "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
-                "CompanionScreen", "CompanionLinks",
+                "CompanionScreen",
             ],
             path: "Sources/Apps/Mainworthy", swiftSettings: strict),
         .target(
@@ -149,7 +149,8 @@ let package = Package(
             dependencies: ["CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionAuth", "CompanionApp"],
             path: "Tests/CompanionTestSupport", swiftSettings: strict),
         .testTarget(
-            name: "CompanionCLITests", dependencies: ["CompanionCore", "CompanionTestSupport"], swiftSettings: strict),
+            name: "CompanionCLITests", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "CompanionCoreTests", dependencies: ["CompanionCore", "CompanionTestSupport"], swiftSettings: strict),
         .testTarget(
@@ -204,7 +205,8 @@ let package = Package(
         .testTarget(
             name: "MainworthyCoreTests",
             dependencies: [
-                "MainworthyCore", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionTestSupport",
+                "MainworthyCore", "CompanionApp", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionScreen",
+                "CompanionStore", "CompanionTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(

@@ -1,6 +1,8 @@
+import CompanionApp
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
+import CompanionStore
 import Foundation
 import MainworthyCore
 
@@ -19,14 +21,20 @@ enum MainworthyEvents {
         let fixture = try await control.send(Request<JSONValue>.get("/_control/fixture"))
         let password = fixture["passwords"]?["ada"]?.stringValue ?? ""
         let token = fixture["pipeline_token"]?.stringValue ?? ""
-        let connection = try MainworthyConnection(
-            build: MainworthyBuild(server: url, version: "bench"), secrets: InMemorySecretStore(),
-            transportPolicy: .allowingInsecureLoopback)
-        _ = try await connection.signIn(name: "ada", password: password)
-        let workspace = MainworthyWorkspace(connection: connection)
+        let environment = AppEnvironment(
+            transportPolicy: .allowingInsecureLoopback, stores: StoreRegistry(location: .memory),
+            secrets: InMemorySecretStore())
+        let build = MainworthyBuild(server: url, version: "bench")
+        let signIn = try MainworthySignIn.model(build: build, environment: environment)
+        await signIn.submitPassword(username: "ada", password: password)
+        guard case .signedIn(let account) = signIn.state else {
+            throw MainworthyError.other("ada could not sign in: \(signIn.state)")
+        }
+        let connection = try await MainworthyServer.open(build: build, account: account, environment: environment)
+        let workspace = MainworthyWorkspace(server: connection)
         await workspace.load(preferred: "shop")
         let events = ProjectEvents(workspace: workspace, project: "shop")
-        let list = ChangesScreen(workspace: workspace, project: "shop", events: events)
+        let list = ChangesModel(workspace: workspace, project: "shop", events: events)
         await list.refresh()
         defer { events.stop() }
 

@@ -27,6 +27,8 @@ class State:
     # MAINWORTHY_APPLE_APPS as read at start; /_control/configure replaces it as a restart with
     # another configuration would.
     apple_apps: str | None = None
+    # The shape replies take (shapes.py): "rich", or "spec" for §2's members only.
+    shape: str = "rich"
 
 
 S = State()
@@ -190,7 +192,12 @@ def keyed(handler):
             return error(400, "idempotency_key_required")
         raw = await request.body()
         session = session_row(request)
-        scope = f"user:{session['user_id']}" if session is not None and not session["ended"] else "anonymous"
+        if session is not None and not session["ended"]:
+            scope = f"user:{session['user_id']}"
+        else:
+            # No one is signed in (a sign-in): the reply, cookie included, is replayed to the same client only.
+            host = request.client.host if request.client else "unknown"
+            scope = f"anonymous:{host}:{request.headers.get('user-agent', '')}"
         auth = request.headers.get("authorization", "")
         if auth.startswith("Bearer "):
             scope = "token:" + token_hash(auth[7:])

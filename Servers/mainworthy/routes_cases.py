@@ -21,6 +21,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 import events
+import shapes
 from common import S, guarded, page, paging, person, project_access, refuse
 from routes_runs import folder_subtree, search_matches
 
@@ -83,8 +84,8 @@ def tags_by_use(key: str) -> list[dict]:
 
 
 def case_row(key: str, ref: str):
-    """A case by id (`c_12`) or number (`C-12`)."""
-    number = CASE_NUMBER.match(ref)
+    """A case by id (`c_12`), or, in the rich shape, by number (`C-12`); §2's `{id}` is the id only."""
+    number = None if shapes.spec() else CASE_NUMBER.match(ref)
     if number:
         row = S.store.one("SELECT * FROM cases WHERE project = ? AND number = ?", key, int(number.group(1)))
     else:
@@ -127,7 +128,7 @@ async def browse(request: Request):
     return JSONResponse(
         {
             "revision": events.revision(S.store, key),
-            "case_count": total,
+            **({} if shapes.spec() else {"case_count": total}),
             "folders": [folder_brief(f) for f in folders],
             "tags": tags_by_use(key),
         }
@@ -154,7 +155,7 @@ async def folder(request: Request):
             **folder_brief(row),
             "path": path,
             "subfolders": [folder_brief(f) for f in subfolders],
-            "revision": events.revision(S.store, key),
+            **({} if shapes.spec() else {"revision": events.revision(S.store, key)}),
         }
     )
 
@@ -203,7 +204,7 @@ async def cases(request: Request):
 async def case(request: Request):
     _, key = project_access(request)
     row = case_row(key, request.path_params["id"])
-    return JSONResponse(document_json(key, row, row["version"]))
+    return JSONResponse(shapes.case_page(document_json(key, row, row["version"]), old=False))
 
 
 async def versions(request: Request):
@@ -223,7 +224,7 @@ async def version(request: Request):
     raw = request.path_params["v"]
     if not raw.isdigit():
         raise refuse(404, "not_found", f"C-{row['number']} has no version {raw}.")
-    return JSONResponse(document_json(key, row, int(raw)))
+    return JSONResponse(shapes.case_page(document_json(key, row, int(raw)), old=True))
 
 
 routes = [

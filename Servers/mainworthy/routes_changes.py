@@ -19,6 +19,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 import events
+import shapes
 from common import S, guarded, project_access, refuse
 
 LIST_CAP = 500
@@ -178,13 +179,15 @@ def part_served(key: str, change_id: str, starts_read: bool) -> None:
 async def list_changes(request: Request):
     _, key = project_access(request)
     rows = newest(key)
-    return JSONResponse({"revision": events.revision(S.store, key), "items": [summary(r) for r in rows]})
+    return JSONResponse(
+        {"revision": events.revision(S.store, key), "items": [shapes.change_row(summary(r)) for r in rows]}
+    )
 
 
 async def get_change(request: Request):
     _, key = project_access(request)
     change = change_row(key, request.path_params["id"])
-    reply = summary(change, with_gate=False)
+    reply = shapes.change(summary(change, with_gate=False))
     part_served(key, change["id"], starts_read=True)
     return JSONResponse(reply)
 
@@ -223,7 +226,7 @@ async def get_failing_tests(request: Request):
                 "cases": cases,
             }
         )
-    reply = {"head": change["head"], "items": items}
+    reply = {"head": change["head"], "items": [shapes.failing_test(item) for item in items]}
     part_served(key, change["id"], starts_read=False)
     return JSONResponse(reply)
 

@@ -21,6 +21,7 @@ from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
 import events
+import shapes
 from common import S, guarded, project_access
 
 KEPT_EVENTS = 1000
@@ -52,6 +53,8 @@ def reset_controls() -> None:
 
 def frame(row) -> str:
     data = json.loads(row["data"])
+    if row["type"] == "change":
+        data = shapes.change_event(data)
     data["revision"] = row["id"]
     # The id line comes last: a frame cut before its end names no id, so no client can take the id of an
     # event it never got whole.

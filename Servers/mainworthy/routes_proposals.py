@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+import shapes
 from common import S, json_body, keyed, project_access, refuse
 from events import publish
 from routes_cases import case_row, unsorted_id
@@ -239,7 +240,10 @@ async def propose(request: Request):
             store.run("UPDATE proposals SET question_id = ? WHERE id = ?", qid, pid)
             revision = publish(store, key, "question", {"id": qid, "kind": "proposal"})
             return JSONResponse(
-                {"proposal": {"id": pid, "state": "waiting", "question_id": qid}, "revision": revision}, status_code=201
+                shapes.proposal(
+                    {"proposal": {"id": pid, "state": "waiting", "question_id": qid}, "revision": revision}
+                ),
+                status_code=201,
             )
         number = (store.one("SELECT MAX(number) AS n FROM cases WHERE project = ?", key)["n"] or 0) + 1
         cid = store.new_id("c")
@@ -259,10 +263,12 @@ async def propose(request: Request):
         store.run("INSERT INTO proposal_versions VALUES (?,?,1,?)", pid, cid, json.dumps(list(FIELDS)))
         revision = publish(store, key, "case", {"id": cid, "number": f"C-{number}", "version": 1})
         return JSONResponse(
-            {
-                "proposal": {"id": pid, "state": "adopted", "case_id": cid, "number": f"C-{number}", "version": 1},
-                "revision": revision,
-            },
+            shapes.proposal(
+                {
+                    "proposal": {"id": pid, "state": "adopted", "case_id": cid, "number": f"C-{number}", "version": 1},
+                    "revision": revision,
+                }
+            ),
             status_code=201,
         )
 
@@ -332,16 +338,18 @@ async def propose(request: Request):
         store.run("UPDATE proposals SET question_id = ? WHERE id = ?", qid, pid)
         revision = publish(store, key, "question", {"id": qid, "kind": "overlap"})
         return JSONResponse(
-            {
-                "proposal": {
-                    "id": pid,
-                    "state": "overlap",
-                    "question_id": qid,
-                    "case_id": case["id"],
-                    "overlap": {"fields": common, "with": with_id},
-                },
-                "revision": revision,
-            },
+            shapes.proposal(
+                {
+                    "proposal": {
+                        "id": pid,
+                        "state": "overlap",
+                        "question_id": qid,
+                        "case_id": case["id"],
+                        "overlap": {"fields": common, "with": with_id},
+                    },
+                    "revision": revision,
+                }
+            ),
             status_code=201,
         )
     merged = {f: (document[f] if f in mine else current[f]) for f in FIELDS}
@@ -373,10 +381,12 @@ async def propose(request: Request):
         store.run("UPDATE proposals SET question_id = ? WHERE id = ?", qid, pid)
         revision = publish(store, key, "question", {"id": qid, "kind": "proposal"})
         return JSONResponse(
-            {
-                "proposal": {"id": pid, "state": "waiting", "question_id": qid, "case_id": case["id"]},
-                "revision": revision,
-            },
+            shapes.proposal(
+                {
+                    "proposal": {"id": pid, "state": "waiting", "question_id": qid, "case_id": case["id"]},
+                    "revision": revision,
+                }
+            ),
             status_code=201,
         )
     version = case["version"] + 1
@@ -386,16 +396,18 @@ async def propose(request: Request):
     store.run("INSERT INTO proposal_versions VALUES (?,?,?,?)", pid, case["id"], version, json.dumps(mine))
     revision = publish(store, key, "case", {"id": case["id"], "number": f"C-{case['number']}", "version": version})
     return JSONResponse(
-        {
-            "proposal": {
-                "id": pid,
-                "state": "adopted",
-                "case_id": case["id"],
-                "number": f"C-{case['number']}",
-                "version": version,
-            },
-            "revision": revision,
-        },
+        shapes.proposal(
+            {
+                "proposal": {
+                    "id": pid,
+                    "state": "adopted",
+                    "case_id": case["id"],
+                    "number": f"C-{case['number']}",
+                    "version": version,
+                },
+                "revision": revision,
+            }
+        ),
         status_code=201,
     )
 

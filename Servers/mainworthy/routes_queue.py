@@ -7,6 +7,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 import events
+import shapes
 from common import S, guarded, json_body, keyed, page, paging, person, project_access, refuse
 
 KINDS = ("failure", "proposal", "review", "sign_off", "link", "overlap")
@@ -107,7 +108,7 @@ async def queue(request: Request):
 
 async def question(request: Request):
     _, key = project_access(request)
-    return JSONResponse(question_json(question_row(key, request.path_params["id"])))
+    return JSONResponse(shapes.question(question_json(question_row(key, request.path_params["id"]))))
 
 
 def set_run_state(question, state: str) -> None:
@@ -126,7 +127,7 @@ async def decide(request: Request):
     current = current_decision(q["id"])
     expected = data.get("expected_decision_id")
     if (current["id"] if current else None) != expected:
-        raise refuse(409, "decision_changed", current=decision_json(current, q) if current else None)
+        raise refuse(409, "decision_changed", current=shapes.decision(decision_json(current, q)) if current else None)
     reason = data.get("reason")
     if answer["reason_required"] and blank(reason):
         raise refuse(422, "reason_required", f"“{answer['label']}” needs a reason.")
@@ -150,14 +151,12 @@ async def decide(request: Request):
     set_run_state(q, "closed")
     row = store.one("SELECT * FROM ledger WHERE id = ?", did)
     revision = events.publish(store, key, "decision", {"id": did, "question_id": q["id"], "state": "decided"})
-    return JSONResponse(
-        {
-            "decision": decision_json(row, q),
-            "recorded": f"{answer['label']} recorded for {q['title']}.",
-            "revision": revision,
-        },
-        status_code=201,
-    )
+    reply = {
+        "decision": shapes.decision(decision_json(row, q)),
+        "recorded": f"{answer['label']} recorded for {q['title']}.",
+        "revision": revision,
+    }
+    return JSONResponse(shapes.write_reply(reply, "decision", "recorded"), status_code=201)
 
 
 async def withdraw(request: Request):
@@ -172,7 +171,7 @@ async def withdraw(request: Request):
     q = question_row(key, decision["question_id"])
     current = current_decision(q["id"])
     if current is None or current["id"] != decision["id"]:
-        raise refuse(409, "decision_changed", current=decision_json(current, q) if current else None)
+        raise refuse(409, "decision_changed", current=shapes.decision(decision_json(current, q)) if current else None)
     data = await json_body(request)
     reason = data.get("reason")
     if q["withdraw_reason_required"] and blank(reason):
@@ -192,7 +191,7 @@ async def withdraw(request: Request):
     store.run("UPDATE questions SET state = 'open' WHERE id = ?", q["id"])
     set_run_state(q, "open")
     revision = events.publish(store, key, "decision", {"id": wid, "question_id": q["id"], "state": "open"})
-    return JSONResponse(
+    reply = shapes.write_reply(
         {
             "withdrawal": {
                 "id": wid,
@@ -204,8 +203,11 @@ async def withdraw(request: Request):
             "question": {"id": q["id"], "state": "open"},
             "revision": revision,
         },
-        status_code=201,
+        "withdrawal",
+        "question",
     )
+    reply["withdrawal"] = shapes.keep(reply["withdrawal"], ("id", "withdraws", "by", "at"))
+    return JSONResponse(reply, status_code=201)
 
 
 async def decided(request: Request):
@@ -226,8 +228,7 @@ async def decided(request: Request):
                 "answer": {"key": d["answer"], "label": answer["label"] if answer else d["answer"]},
                 "by": person(d["by_id"]),
                 "at": d["at"],
-                "reason": d["reason"],
-                "tracker": d["tracker"],
+                **({} if shapes.spec() else {"reason": d["reason"], "tracker": d["tracker"]}),
             }
         )
     return JSONResponse({"items": items, "next_cursor": cursor, "revision": events.revision(S.store, key)})

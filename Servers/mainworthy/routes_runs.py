@@ -8,6 +8,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 import events
+import shapes
 from common import S, guarded, json_body, keyed, page, paging, person, project_access, refuse
 
 OUTCOMES = ("pass", "fail", "blocked", "skip")
@@ -114,12 +115,18 @@ async def runs(request: Request):
                 "created_at": run["created_at"],
             }
         )
-    return JSONResponse({"items": items, "next_cursor": cursor, "revision": events.revision(S.store, key)})
+    return JSONResponse(
+        {
+            "items": [shapes.run_row(item) for item in items],
+            "next_cursor": cursor,
+            "revision": events.revision(S.store, key),
+        }
+    )
 
 
 async def run(request: Request):
     _, key = project_access(request)
-    return JSONResponse(run_json(run_row(key, request.path_params["id"])))
+    return JSONResponse(shapes.run(run_json(run_row(key, request.path_params["id"]))))
 
 
 def slot_row(run, sid: str):
@@ -135,18 +142,19 @@ async def slot(request: Request):
     slot = slot_row(run_row(key, request.path_params["id"]), request.path_params["sid"])
     case = pinned(slot["case_id"], slot["case_version"])
     results = S.store.all("SELECT * FROM results WHERE slot_id = ? ORDER BY seq DESC", slot["id"])
+    pinned_case = {
+        "id": case["id"],
+        "number": f"C-{case['number']}",
+        "version": slot["case_version"],
+        "title": case["title"],
+        "preconditions": case["preconditions"],
+        "steps": json.loads(case["steps"]),
+    }
     return JSONResponse(
         {
-            "slot": slot_json(slot),
-            "case": {
-                "id": case["id"],
-                "number": f"C-{case['number']}",
-                "version": slot["case_version"],
-                "title": case["title"],
-                "preconditions": case["preconditions"],
-                "steps": json.loads(case["steps"]),
-            },
-            "results": [result_json(r) for r in results],
+            "slot": shapes.slot(slot_json(slot)),
+            "case": shapes.keep(pinned_case, ("number", "version", "title", "preconditions", "steps")),
+            "results": [shapes.result(result_json(r)) for r in results],
         }
     )
 
@@ -197,16 +205,14 @@ async def record(request: Request):
         store.clock.stamp(),
     )
     revision = events.publish(store, key, "run", {"id": run["id"], "slot": slot["id"], "result": rid})
-    return JSONResponse(
-        {
-            "result": result_json(store.one("SELECT * FROM results WHERE id = ?", rid)),
-            "your_previous": None
-            if previous is None
-            else {"outcome": previous["outcome"], "note": previous["note"], "failed_step": previous["failed_step"]},
-            "revision": revision,
-        },
-        status_code=201,
-    )
+    reply = {
+        "result": shapes.result(result_json(store.one("SELECT * FROM results WHERE id = ?", rid))),
+        "your_previous": None
+        if previous is None
+        else {"outcome": previous["outcome"], "note": previous["note"], "failed_step": previous["failed_step"]},
+        "revision": revision,
+    }
+    return JSONResponse(shapes.write_reply(reply, "result", "your_previous"), status_code=201)
 
 
 CASE_NUMBER = re.compile(r"^[Cc]-(\d+)$")

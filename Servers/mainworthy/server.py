@@ -42,7 +42,14 @@ CONTROL_SWITCH = "MAINWORTHY_REF_CONTROL"
 
 
 async def control_reset(request: Request):
-    fixture = str((await control_body(request)).get("fixture", "default"))
+    """`{"fixture": "default", "shape": "rich"|"spec"}`: loads the fixture, its replies in that shape (shapes.py;
+    `spec` is "§2 only"). Without a shape, the one the server started with (`MAINWORTHY_SHAPE`, else rich)."""
+    body = await control_body(request)
+    fixture = str(body.get("fixture", "default"))
+    shape = str(body.get("shape") or os.environ.get("MAINWORTHY_SHAPE") or "rich")
+    if shape not in ("rich", "spec"):
+        raise refuse(422, "invalid", "The shape is rich or spec.", fields={"shape": "unknown"})
+    S.shape = shape
     try:
         S.store.reset(fixture)
     except KeyError:
@@ -53,7 +60,7 @@ async def control_reset(request: Request):
     routes_events.reset_controls()
     events.wake_all()
     S.apple_apps = os.environ.get("MAINWORTHY_APPLE_APPS")
-    return JSONResponse({"ok": True, "fixture": fixture})
+    return JSONResponse({"ok": True, "fixture": fixture, "shape": S.shape})
 
 
 async def control_fixture(request: Request):
@@ -204,6 +211,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--db", required=True)
     args = parser.parse_args()
+    S.shape = os.environ.get("MAINWORTHY_SHAPE") or "rich"
     S.store = open_store(args.db)
     S.base_url = f"http://127.0.0.1:{args.port}"
     S.apple_apps = os.environ.get("MAINWORTHY_APPLE_APPS")

@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 
 import cases_fixture
 import events
+import shapes
 from standin.clock import Clock
 from standin.passwords import hash_password, token_hash
 from standin.store import Store
@@ -173,6 +174,8 @@ def fixture_default(s: Store) -> None:
     db.execute("INSERT INTO tags VALUES ('shop', 'nightly')")  # used by no case
 
     case_ids = {}
+    if shapes.spec():  # case ids that are not their numbers (C-1 is c_1001)
+        db.execute("INSERT OR REPLACE INTO counters (prefix, next) VALUES ('c', ?)", (shapes.SPEC_CASE_ID_START,))
     for number in range(1, 121):
         cid = s.new_id("c")
         case_ids[number] = cid

@@ -21,4 +21,8 @@ static inline CURLMcode ck_multi_setopt_long(CURLM *handle, CURLMoption option, 
 }
 /* The result code of a finished transfer (the member of a union in CURLMsg). */
 static inline CURLcode ck_msg_result(const CURLMsg *message) { return message->data.result; }
+/* CURLOPT_PREREQFUNCTION: called once the connection is up, right before the request is sent. */
+static inline CURLcode ck_easy_setopt_prereq(CURL *handle, curl_prereq_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, value);
+}
 #endif

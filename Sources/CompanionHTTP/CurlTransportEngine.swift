@@ -109,7 +109,7 @@
             for transfer in running.values.map(\.transfer) {
                 let deadline = transfer.idleDeadline
                 if deadline <= now {
-                    stop(transfer, with: .timedOut(url: HTTPError.describe(transfer.request.url)))
+                    stop(transfer, with: transfer.timeoutError)
                 } else {
                     wait = min(wait, deadline - now)
                 }
@@ -158,7 +158,7 @@
             case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT:
                 return .unreachable(host: host, detail: sentence)
             case CURLE_OPERATION_TIMEDOUT:
-                return .timedOut(url: place)
+                return transfer.timeoutError
             case CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_WEIRD_SERVER_REPLY,
                 CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_BAD_CONTENT_ENCODING:
                 return .connectionLost(url: place, receivedBytes: transfer.receivedBytes)
@@ -195,6 +195,7 @@
             var headers = HTTPHeaders()
             var received = 0
             var lastActivity: UInt64 = 0
+            var connected = false
         }
 
         /// The user's preferred language (`en` when none is known), as URLSession sends it.
@@ -218,6 +219,18 @@
         var isCancelled: Bool { state.withLock { $0.cancelled } }
         var receivedBytes: Int { state.withLock { $0.received } }
         var idleDeadline: UInt64 { state.withLock { $0.lastActivity } + timeoutNanoseconds }
+
+        /// The failure of a transfer that ran out of time: `timedOut` once the request left (the server may have
+        /// acted on it), `unreachable` while the connection was still not accepted (nothing was sent).
+        var timeoutError: HTTPError {
+            if state.withLock({ $0.connected }) { return .timedOut(url: HTTPError.describe(request.url)) }
+            return .unreachable(host: request.url.host ?? "the server", detail: HTTPError.connectTimeoutDetail)
+        }
+
+        /// The connection is up and the request is about to be sent (libcurl's pre-request callback).
+        func markConnected() {
+            state.withLock { $0.connected = true }
+        }
 
         func touch() {
             let now = DispatchTime.now().uptimeNanoseconds
@@ -252,6 +265,8 @@
             _ = ck_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me)
             _ = ck_easy_setopt_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
             _ = ck_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me)
+            _ = ck_easy_setopt_prereq(easy, curlPrereqCallback)
+            _ = ck_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, me)
 
             // libcurl silently resends a request whose reused connection died before any reply byte. That is
             // harmless for a read, but a write (PUT and DELETE included) would be sent twice behind the kit's and
@@ -363,6 +378,13 @@
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
         transfer.headerLine(UnsafeRawBufferPointer(start: buffer, count: length))
         return length
+    }
+
+    /// libcurl's pre-request callback: the connection is up and the request goes next (`clientp` is the
+    /// unretained `CurlTransfer`).
+    private let curlPrereqCallback: curl_prereq_callback = { clientp, _, _, _, _ in
+        if let clientp { Unmanaged<CurlTransfer>.fromOpaque(clientp).takeUnretainedValue().markConnected() }
+        return CURL_PREREQFUNC_OK
     }
 
     /// libcurl's write callback: `userdata` is the unretained `CurlTransfer` (the engine retains it).

@@ -82,7 +82,9 @@ public final class URLSessionTransport: Transport {
         defer { if oneShot { session.finishTasksAndInvalidate() } }
         let task = session.dataTask(with: urlRequest)
         let (stream, bodyContinuation) = AsyncThrowingStream<Data, any Error>.makeStream()
-        let exchange = Exchange(url: request.url, headers: request.headers, body: bodyContinuation)
+        let exchange = Exchange(
+            url: request.url, headers: request.headers, hasBody: !(request.body ?? Data()).isEmpty,
+            body: bodyContinuation)
         bodyContinuation.onTermination = { termination in
             if case .cancelled = termination { task.cancel() }
         }
@@ -125,11 +127,14 @@ private final class Exchange: Sendable {
     }
 
     let url: URL
+    /// Whether the request has a body: only then can a timeout before any byte left be told apart.
+    let hasBody: Bool
     let body: AsyncThrowingStream<Data, any Error>.Continuation
     let state: Locked<State>
 
-    init(url: URL, headers: HTTPHeaders, body: AsyncThrowingStream<Data, any Error>.Continuation) {
+    init(url: URL, headers: HTTPHeaders, hasBody: Bool, body: AsyncThrowingStream<Data, any Error>.Continuation) {
         self.url = url
+        self.hasBody = hasBody
         self.body = body
         self.state = Locked(State(currentHeaders: headers))
     }
@@ -166,7 +171,9 @@ private final class Exchange: Sendable {
         body.yield(data)
     }
 
-    func complete(_ error: (any Error)?) {
+    /// Ends the exchange; `bodyBytesSent` is how much of the request's body left (a timeout before any did is a
+    /// connection never accepted: nothing was sent).
+    func complete(_ error: (any Error)?, bodyBytesSent: Int64 = 0) {
         let (continuation, delivered, received, refusal) = state.withLock { state in
             let continuation = state.head
             state.head = nil
@@ -174,7 +181,11 @@ private final class Exchange: Sendable {
             return (continuation, state.headDelivered, state.received, state.refusal)
         }
         if let error {
-            let wrapped = refusal ?? HTTPError.wrap(error, url: url, receivedBytes: received)
+            let wrapped =
+                refusal
+                ?? HTTPError.connectTimeout(
+                    HTTPError.wrap(error, url: url, receivedBytes: received), url: url, hasBody: hasBody,
+                    bodyBytesSent: bodyBytesSent, headDelivered: delivered)
             if !delivered {
                 if continuation != nil {
                     continuation?.resume(throwing: wrapped)
@@ -241,7 +252,7 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let exchange = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
-        exchange?.complete(error)
+        exchange?.complete(error, bodyBytesSent: task.countOfBytesSent)
     }
 
     func urlSession(

@@ -1,4 +1,5 @@
 import CompanionCore
+import CompanionHTTP
 import CompanionScreen
 import Foundation
 import MainworthyCore
@@ -11,27 +12,33 @@ import MainworthyCore
 enum MainworthyCasesCommands {
     /// The commands, added to the `mainworthy` group.
     static let commands: [Command] = [
-        command("browse", "the Cases tab's root: folders, the six most used tags, all tags", [], []),
-        command(
-            "cases", "a list of cases: All cases, a folder (subfolders first), a tag, or a search", [],
-            [
+        MainworthyCommands.command(
+            "browse", "the Cases tab's root: folders, the six most used tags, all tags", run: browse),
+        MainworthyCommands.command(
+            "cases", "a list of cases: All cases, a folder (subfolders first), a tag, or a search",
+            options: [
                 .option("folder", "ID", "a folder's own cases (with --search: search it and its subfolders)"),
                 .option("tag", "TAG", "the cases with a tag (with --search: search them)"),
                 .option("search", "TEXT", "words of a case, or its number such as C-12"),
                 .option(
                     "scope", "SCOPE", "folder, tag or everywhere (default: the folder or tag given, else everywhere)"),
-            ]),
-        command(
+            ], run: cases),
+        MainworthyCommands.command(
             "case", "a case's page: version, preconditions, steps, who may run it, web address", [caseParameter],
-            [.option("version", "N", "an older version (read-only)")]),
-        command("history", "every version of a case, with author, time and reason", [caseParameter], []),
-        command("edit", "edit a case from its current version and save it", [caseParameter], editOptions),
-        command(
-            "new", "write a new case (in Unsorted without --folder) and save it", [],
-            [.option("folder", "ID", "the folder it goes to")] + editOptions),
+            options: [.option("version", "N", "an older version (read-only)")], positionals: 1...1, run: casePage),
+        MainworthyCommands.command(
+            "history", "every version of a case, with author, time and reason", [caseParameter], positionals: 1...1,
+            run: history),
+        MainworthyCommands.command(
+            "edit", "edit a case from its current version and save it", [caseParameter], options: editOptions,
+            positionals: 1...1, run: edit),
+        MainworthyCommands.command(
+            "new", "write a new case (in Unsorted without --folder) and save it",
+            options: [.option("folder", "ID", "the folder it goes to")] + editOptions, run: new),
     ]
 
-    private static let caseParameter = Command.Parameter(syntax: "<case>", help: "the case: C-12 or c_12")
+    private static let caseParameter = Command.Parameter(
+        syntax: "<case>", help: "the case: its number (C-12, found with the case search) or its id")
     private static let editOptions: [Command.Option] = [
         .option("title", "TEXT", "the title (at most 300 UTF-16 units)"),
         .option("preconditions", "TEXT", "the preconditions"),
@@ -39,52 +46,23 @@ enum MainworthyCasesCommands {
             "step", "ACTION=>EXPECTED", "a step, in order; replaces the steps (=>EXPECTED is optional)", repeats: true),
         .option("reason", "TEXT", "why (optional, at most 500 UTF-16 units)"),
     ]
-    private static let common: [Command.Option] = [
-        .option("server", "URL", "the Mainworthy server"),
-        .option("project", "KEY", "the project (default: your first)"),
-        .json,
-    ]
 
-    private static let positionals: [String: Int] = [
-        "browse": 0, "cases": 0, "case": 1, "history": 1, "edit": 1, "new": 0,
-    ]
-
-    private static func command(
-        _ name: String, _ summary: String, _ parameters: [Command.Parameter], _ options: [Command.Option]
-    ) -> Command {
-        Command(
-            name: name, summary: summary, parameters: parameters, options: options + common,
-            run: { try await MainworthyCasesCommands.run(name, $0) })
+    /// The open project's Cases tab.
+    @MainActor
+    static func root(_ arguments: Arguments) async throws -> CasesRootModel {
+        let (workspace, _) = try await MainworthyCommands.workspace(arguments)
+        guard let root = workspace.cases else { throw CommandFailure("No project is open.") }
+        return root
     }
 
+    /// The page of the case the first argument names: a number (`C-12`) is found with the case search.
     @MainActor
-    static func run(_ command: String, _ arguments: Arguments) async throws -> Int32 {
-        let count = positionals[command] ?? 0
-        try arguments.expectAtMost(count)
-        if arguments.positionals.count < count {
-            throw UsageError("\(command) needs the case, such as C-12; run `companion mainworthy --help`")
-        }
-        let json = arguments.flag("json")
-        let connection = try MainworthyCommands.connect(arguments)
-        guard await connection.isSignedIn else {
-            throw CommandFailure("Not signed in to \(connection.address.serverKey). Run `companion mainworthy login`.")
-        }
-        let workspace = MainworthyWorkspace(connection: connection)
-        await workspace.load(preferred: arguments.option("project"))
-        if workspace.signedOut { throw CommandFailure("The session was ended. Run `companion mainworthy login`.") }
-        guard workspace.current != nil else {
-            throw CommandFailure(workspace.projects.failureReason ?? "You have no project on this server.")
-        }
-        guard let root = await CasesRootScreen.open(workspace: workspace) else {
-            throw CommandFailure("Not signed in. Run `companion mainworthy login`.")
-        }
-        switch command {
-        case "browse": return try await browse(root, json: json)
-        case "cases": return try await cases(root, arguments, json: json)
-        case "case": return try await casePage(root, arguments, json: json)
-        case "history": return try await history(root, arguments, json: json)
-        case "edit", "new": return try await write(root, command, arguments, json: json)
-        default: throw UsageError("unknown command \(command); run `companion mainworthy --help`")
+    static func page(_ root: CasesRootModel, _ arguments: Arguments) async throws -> CaseModel {
+        let reference = try arguments.positional(0, "the case")
+        do throws(MainworthyError) {
+            return root.casePage(try await root.caseID(for: reference))
+        } catch {
+            throw MainworthyCommands.fail(error)
         }
     }
 
@@ -105,12 +83,13 @@ enum MainworthyCasesCommands {
     }
 
     @MainActor
-    static func browse(_ root: CasesRootScreen, json: Bool) async throws -> Int32 {
+    static func browse(_ arguments: Arguments) async throws -> Int32 {
+        let root = try await root(arguments)
         await root.refresh()
         await root.readAllTags()
-        guard let value = root.state.value else { throw CommandFailure(root.state.failureReason ?? "Nothing read.") }
+        guard let value = root.state.value else { throw CommandFailure(root.state.problem ?? "Nothing read.") }
         let tags = root.allTags.value ?? value.tags
-        if json {
+        if arguments.flag("json") {
             try MainworthyCommands.emit(
                 BrowseOutput(
                     revision: value.revision, caseCount: value.caseCount, folders: value.folders,
@@ -127,7 +106,7 @@ enum MainworthyCasesCommands {
     struct ListOutput: Encodable {
         var folder: FolderPage?
         var subfolders: [FolderRef]
-        var items: [CaseRow]
+        var items: [Merged<CaseRow, [String: String]>]
         var revision: Int
 
         enum CodingKeys: String, CodingKey { case folder, subfolders, items, revision }
@@ -143,12 +122,13 @@ enum MainworthyCasesCommands {
     }
 
     @MainActor
-    static func cases(_ root: CasesRootScreen, _ arguments: Arguments, json: Bool) async throws -> Int32 {
+    static func cases(_ arguments: Arguments) async throws -> Int32 {
         let folder = arguments.option("folder")
         let tag = arguments.option("tag")
         if folder != nil, tag != nil { throw UsageError("give --folder or --tag, not both") }
         let base: CaseListing = folder.map { .folder(id: $0) } ?? tag.map { .tag($0) } ?? .all
-        let list = root.list(base)
+        let root = try await root(arguments)
+        let list = await root.list(base)
         let content: CaseListContent
         if let text = arguments.option("search") {
             if folder == nil, tag == nil, let scope = arguments.option("scope"), scope != "everywhere" {
@@ -168,7 +148,7 @@ enum MainworthyCasesCommands {
                 if search.cases.count == before { break }
             }
             guard let hits = search.hits?.value else {
-                throw CommandFailure(search.hits?.failureReason ?? "The search was not sent.")
+                throw CommandFailure(search.hits?.problem ?? "The search was not sent.")
             }
             content = hits
         } else {
@@ -181,14 +161,15 @@ enum MainworthyCasesCommands {
                 if list.state.value?.cases.count == before { break }
             }
             guard let value = list.state.value else {
-                throw CommandFailure(list.state.failureReason ?? "The list was not read.")
+                throw CommandFailure(list.state.problem ?? "The list was not read.")
             }
             content = value
         }
-        if json {
+        if arguments.flag("json") {
             try MainworthyCommands.emit(
                 ListOutput(
-                    folder: content.folder, subfolders: content.folder?.subfolders ?? [], items: content.cases,
+                    folder: content.folder, subfolders: content.folder?.subfolders ?? [],
+                    items: content.cases.map { Merged(base: $0, extra: ["mark": $0.mark.rawValue]) },
                     revision: content.revision))
             return 0
         }
@@ -204,27 +185,44 @@ enum MainworthyCasesCommands {
         return 0
     }
 
+    /// What `case --json` adds to the page as the server sent it: the version shown, the current version, and
+    /// whether the page is read-only.
+    struct PageExtras: Encodable {
+        var version: Int?
+        var currentVersion: Int?
+        var readOnly: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case version
+            case currentVersion = "current_version"
+            case readOnly = "read_only"
+        }
+    }
+
     @MainActor
-    static func casePage(_ root: CasesRootScreen, _ arguments: Arguments, json: Bool) async throws -> Int32 {
-        let id = try arguments.positional(0, "the case")
-        var screen = root.casePage(id)
+    static func casePage(_ arguments: Arguments) async throws -> Int32 {
+        let root = try await root(arguments)
+        var screen = try await page(root, arguments)
         if let raw = arguments.option("version") {
             guard let version = Int(raw), version > 0 else { throw UsageError("--version is a number from 1") }
             screen = screen.version(version)
         }
         await screen.refresh()
         guard let page = screen.state.value else {
-            throw CommandFailure(screen.state.failureReason ?? "The case was not read.")
+            throw CommandFailure(screen.state.problem ?? "The case was not read.")
         }
-        if json {
-            try MainworthyCommands.emit(page)
+        if arguments.flag("json") {
+            let extras = PageExtras(
+                version: screen.shownVersion, currentVersion: screen.currentVersion, readOnly: screen.isReadOnly)
+            try MainworthyCommands.emit(Merged(base: page, extra: extras))
             return 0
         }
-        let note = page.isOldVersion ? "  (older version, read-only; current is \(page.currentVersion))" : ""
-        Terminal.out("\(page.number)  \(page.title)")
-        Terminal.out("Version \(page.version)\(note)")
+        let current = screen.currentVersion.map { "; current is \($0)" } ?? ""
+        let note = screen.isReadOnly ? "  (older version, read-only\(current))" : ""
+        Terminal.out("\(page.number ?? screen.caseID)  \(page.title)")
+        Terminal.out("Version \(screen.shownVersion.map(String.init) ?? "?")\(note)")
         Terminal.out("Folder: \(page.folder.name)   Tags: \(page.tags.joined(separator: ", "))")
-        Terminal.out("Who may run it: \(page.runnableBy)")
+        if let runnable = page.runnableBy { Terminal.out("Who may run it: \(runnable)") }
         if !page.preconditions.isEmpty { Terminal.out("Preconditions: \(page.preconditions)") }
         for (index, step) in page.steps.enumerated() {
             Terminal.out("\(index + 1). \(step.action)" + (step.expected.map { " → \($0)" } ?? ""))
@@ -234,18 +232,18 @@ enum MainworthyCasesCommands {
     }
 
     @MainActor
-    static func history(_ root: CasesRootScreen, _ arguments: Arguments, json: Bool) async throws -> Int32 {
-        let screen = root.casePage(try arguments.positional(0, "the case"))
+    static func history(_ arguments: Arguments) async throws -> Int32 {
+        let screen = try await page(try await root(arguments), arguments)
         await screen.readHistory()
         guard let entries = screen.history?.value else {
-            throw CommandFailure(screen.history?.failureReason ?? "The history was not read.")
+            throw CommandFailure(screen.history?.problem ?? "The history was not read.")
         }
-        if json {
+        if arguments.flag("json") {
             try MainworthyCommands.emit(["items": entries])
             return 0
         }
         for entry in entries {
-            let at = ISO8601DateFormatter().string(from: entry.at)
+            let at = (try? Timestamp.format(entry.at)) ?? "?"
             Terminal.out("v\(entry.version)  \(entry.author.name)  \(at)  \(entry.reason ?? "")")
         }
         return 0
@@ -310,27 +308,33 @@ enum MainworthyCasesCommands {
     }
 
     @MainActor
-    static func write(_ root: CasesRootScreen, _ command: String, _ arguments: Arguments, json: Bool) async throws
-        -> Int32
-    {
-        let editor: CaseEditor
-        if command == "edit" {
-            let page = root.casePage(try arguments.positional(0, "the case"))
-            await page.refresh()
-            if page.state.value == nil {
-                throw CommandFailure(page.state.failureReason ?? "The case was not read.")
-            }
-            guard let opened = page.edit() else {
-                throw CommandFailure("You may not edit cases in this project: it needs the produce capability.")
-            }
-            editor = opened
-        } else {
-            guard let opened = root.list(arguments.option("folder").map { .folder(id: $0) } ?? .all).newCase() else {
-                throw CommandFailure("You may not write cases in this project: it needs the produce capability.")
-            }
-            editor = opened
-            if arguments.option("title") == nil { throw UsageError("new needs --title") }
+    static func edit(_ arguments: Arguments) async throws -> Int32 {
+        let page = try await page(try await root(arguments), arguments)
+        await page.refresh(policy: .fresh)
+        if page.state.value == nil {
+            throw CommandFailure(page.state.problem ?? "The case was not read.")
         }
+        guard let editor = await page.edit() else {
+            throw CommandFailure("You may not edit cases in this project: it needs the produce capability.")
+        }
+        return try await save(editor, arguments)
+    }
+
+    @MainActor
+    static func new(_ arguments: Arguments) async throws -> Int32 {
+        if arguments.option("title") == nil { throw UsageError("new needs --title") }
+        let root = try await root(arguments)
+        let list = await root.list(arguments.option("folder").map { .folder(id: $0) } ?? .all)
+        guard let editor = await list.newCase() else {
+            throw CommandFailure("You may not write cases in this project: it needs the produce capability.")
+        }
+        return try await save(editor, arguments)
+    }
+
+    /// Types what the options give into `editor`, then saves: a warning sends nothing.
+    @MainActor
+    static func save(_ editor: CaseEditorModel, _ arguments: Arguments) async throws -> Int32 {
+        let json = arguments.flag("json")
         if let title = arguments.option("title") { editor.setTitle(title) }
         if let preconditions = arguments.option("preconditions") { editor.setPreconditions(preconditions) }
         if let given = arguments.options["step"], !given.isEmpty {

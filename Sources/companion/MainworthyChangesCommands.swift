@@ -1,3 +1,4 @@
+import CompanionApp
 import CompanionCore
 import CompanionHTTP
 import CompanionScreen
@@ -9,21 +10,22 @@ import MainworthyCore
 enum MainworthyChangesCommands {
     /// The commands, added to the `mainworthy` family.
     static let commands: [Command] = [
-        command("changes", "the newest 500 changes, newest report first, with their gate", [], []),
-        command(
+        MainworthyCommands.command(
+            "changes", "the newest 500 changes, newest report first, with their gate", run: changes),
+        MainworthyCommands.command(
             "change", "a change's head, base, gate, failing tests with their cases, and touched cases",
-            [.init(syntax: "<change>", help: "the change's id")], []),
-        command(
-            "watch", "the project's live stream, one line per event", [],
-            [
+            [.init(syntax: "<change>", help: "the change's id")], positionals: 1...1, run: change),
+        MainworthyCommands.command(
+            "watch", "the project's live stream, one line per event",
+            options: [
                 .option("count", "N", "stop after N events"),
                 .option("until", "KIND", "stop after the first event of KIND (change, question, decision, run, case)"),
                 .option("after", "REVISION", "start after this revision (default: the changes list's)"),
                 .option("timeout", "SECONDS", "give up (exit 1) after SECONDS without reaching --count/--until"),
-            ]),
-        command(
-            "report", "post a pipeline report with the pipeline token (read from standard input)", [],
-            [
+            ], run: watch),
+        MainworthyCommands.command(
+            "report", "post a pipeline report with the pipeline token (read from standard input)",
+            options: [
                 .option("commit", "SHA", "the commit tested (required)"),
                 .option("base", "SHA", "the base commit"),
                 .option("branch", "NAME", "the branch"),
@@ -34,46 +36,8 @@ enum MainworthyChangesCommands {
                 .option("fail", "TEST=MESSAGE", "a failing test and its message", repeats: true),
                 .option("case", "C-N", "a case linked to every result", repeats: true),
                 .option("touch", "C-N", "a case the change touches", repeats: true),
-            ]),
+            ], run: report),
     ]
-
-    private static let common: [Command.Option] = [
-        .option("server", "URL", "the Mainworthy server"),
-        .option("project", "KEY", "the project (default: your first)"),
-        .json,
-    ]
-
-    private static let positionals: [String: Int] = ["changes": 0, "change": 1, "watch": 0, "report": 0]
-
-    private static func command(
-        _ name: String, _ summary: String, _ parameters: [Command.Parameter], _ options: [Command.Option]
-    ) -> Command {
-        Command(
-            name: name, summary: summary, parameters: parameters, options: options + common,
-            run: { try await MainworthyChangesCommands.run(name, $0) })
-    }
-
-    @MainActor
-    static func run(_ command: String, _ arguments: Arguments) async throws -> Int32 {
-        let count = positionals[command] ?? 0
-        try arguments.expectAtMost(count)
-        if arguments.positionals.count < count { throw UsageError("\(command) needs the change's id") }
-        let json = arguments.flag("json")
-        let connection = try MainworthyCommands.connect(arguments)
-        if command == "report" { return try await report(connection, arguments, json: json) }
-        guard await connection.isSignedIn else {
-            throw CommandFailure("Not signed in to \(connection.address.serverKey). Run `companion mainworthy login`.")
-        }
-        let workspace = MainworthyWorkspace(connection: connection)
-        await workspace.load(preferred: arguments.option("project"))
-        if workspace.signedOut { throw CommandFailure("The session was ended. Run `companion mainworthy login`.") }
-        guard let project = workspace.current else { throw CommandFailure("You have no project on this server.") }
-        switch command {
-        case "changes": return try await changes(workspace, project.key, json: json)
-        case "change": return try await change(workspace, project.key, try arguments.positional(0, "id"), json: json)
-        default: return try await watch(workspace, project.key, arguments, json: json)
-        }
-    }
 
     // MARK: - changes and a change
 
@@ -86,16 +50,17 @@ enum MainworthyChangesCommands {
     static func line(_ change: ChangeSummary) -> String {
         let ended = change.isEnded ? " (ended: \(change.state))" : ""
         return
-            "\(change.id)  \(change.ref.label)  \(change.title ?? "")  head \(change.head)  gate \(change.gate?.verdict.rawValue ?? "?")\(ended)"
+            "\(change.id)  \(change.label)  \(change.title ?? "")  head \(change.head)  gate \(change.gate?.verdict.rawValue ?? "?")\(ended)"
     }
 
     @MainActor
-    static func changes(_ workspace: MainworthyWorkspace, _ project: String, json: Bool) async throws -> Int32 {
-        let screen = ChangesScreen(workspace: workspace, project: project)
+    static func changes(_ arguments: Arguments) async throws -> Int32 {
+        let (workspace, project) = try await MainworthyCommands.workspace(arguments)
+        let screen = ChangesModel(workspace: workspace, project: project.key)
         await screen.refresh()
-        guard let list = screen.state.value else { throw CommandFailure(screen.state.failureReason ?? "No changes.") }
-        if json {
-            try MainworthyCommands.emit(ListOutput(project: project, revision: screen.revision, items: list))
+        guard let list = screen.state.value else { throw CommandFailure(screen.state.problem ?? "No changes.") }
+        if arguments.flag("json") {
+            try MainworthyCommands.emit(ListOutput(project: project.key, revision: screen.revision, items: list))
         } else {
             if list.isEmpty { Terminal.out("No changes.") }
             for change in list { Terminal.out(line(change)) }
@@ -118,15 +83,15 @@ enum MainworthyChangesCommands {
     }
 
     @MainActor
-    static func change(_ workspace: MainworthyWorkspace, _ project: String, _ id: String, json: Bool) async throws
-        -> Int32
-    {
-        let screen = ChangeScreen(workspace: workspace, project: project, id: id)
+    static func change(_ arguments: Arguments) async throws -> Int32 {
+        let id = try arguments.positional(0, "the change's id")
+        let (workspace, project) = try await MainworthyCommands.workspace(arguments)
+        let screen = ChangeModel(workspace: workspace, project: project.key, id: id)
         await screen.refresh()
         guard let page = screen.state.value else {
-            throw CommandFailure(screen.moved ?? screen.state.failureReason ?? "The change could not be read.")
+            throw CommandFailure(screen.moved ?? screen.state.problem ?? "The change could not be read.")
         }
-        if json {
+        if arguments.flag("json") {
             try MainworthyCommands.emit(
                 PageOutput(
                     change: page.change, gate: page.gate, failingTests: page.failingTests, cases: page.cases,
@@ -135,13 +100,13 @@ enum MainworthyChangesCommands {
         }
         let change = page.change
         Terminal.out(
-            "\(change.id)  \(change.ref.label)  \(change.title ?? "")\(change.isEnded ? "  (ended: \(change.state))" : "")"
+            "\(change.id)  \(change.label)  \(change.title ?? "")\(change.isEnded ? "  (ended: \(change.state))" : "")"
         )
         Terminal.out("  head \(change.head)  base \(change.base ?? "?")")
         Terminal.out("  gate: \(page.gate.verdict.rawValue): \(page.gate.reason)")
         for test in page.failingTests {
             let cases = test.cases.map(\.number).joined(separator: ", ")
-            let question = test.question.map { "  question \($0.id) (\($0.answer ?? $0.state))" } ?? ""
+            let question = test.question.map { "  question \($0.id) (\($0.answer ?? $0.state ?? "open"))" } ?? ""
             Terminal.out(
                 "  failing: \(test.test): \(test.message ?? "")  cases: \(cases.isEmpty ? "none" : cases)\(question)")
         }
@@ -172,9 +137,8 @@ enum MainworthyChangesCommands {
     }
 
     @MainActor
-    static func watch(_ workspace: MainworthyWorkspace, _ project: String, _ arguments: Arguments, json: Bool)
-        async throws -> Int32
-    {
+    static func watch(_ arguments: Arguments) async throws -> Int32 {
+        let json = arguments.flag("json")
         let count = try arguments.option("count").map { text throws(UsageError) -> Int in
             guard let value = Int(text), value > 0 else { throw UsageError("--count is a whole number above 0") }
             return value
@@ -188,6 +152,8 @@ enum MainworthyChangesCommands {
             return value
         }
         let until = arguments.option("until")
+        let (workspace, opened) = try await MainworthyCommands.workspace(arguments)
+        let project = opened.key
         let events = ProjectEvents(workspace: workspace, project: project)
         final class Tally {
             var seen = 0
@@ -212,10 +178,10 @@ enum MainworthyChangesCommands {
         if let after {
             events.start(after: after)
         } else {
-            let list = ChangesScreen(workspace: workspace, project: project)
+            let list = ChangesModel(workspace: workspace, project: project)
             await list.refresh()
             guard let revision = list.revision else {
-                throw CommandFailure(list.state.failureReason ?? "The changes could not be read.")
+                throw CommandFailure(list.state.problem ?? "The changes could not be read.")
             }
             events.start(after: revision)
         }
@@ -247,7 +213,7 @@ enum MainworthyChangesCommands {
     // MARK: - a pipeline report
 
     @MainActor
-    static func report(_ connection: MainworthyConnection, _ arguments: Arguments, json: Bool) async throws -> Int32 {
+    static func report(_ arguments: Arguments) async throws -> Int32 {
         guard let commit = arguments.option("commit"), !commit.isEmpty else {
             throw UsageError("report needs --commit SHA")
         }
@@ -274,20 +240,27 @@ enum MainworthyChangesCommands {
             commit: commit, base: arguments.option("base"), branch: arguments.option("branch"),
             pullRequest: pullRequest, job: arguments.option("job") ?? "e2e", results: results,
             touches: arguments.options["touch"] ?? [], state: arguments.option("state"))
-        // The token goes in this one request, on a client of its own: never with the session cookie.
-        let client = Client(
-            baseURL: connection.address.url,
-            configuration: Client.Configuration(
-                retryPolicy: .never, transportPolicy: arguments.transportPolicy, journal: Terminal.journal))
-        let request = MainworthyAPI.report(project, token: token, body).idempotencyKey(
-            connection.random.uuid().uuidString.lowercased())
+        // The token goes in this one request, on a client of its own (no session cookie), as one write command.
+        let environment = try MainworthyCommands.environment(arguments)
+        let build = try MainworthyCommands.build(arguments)
+        let address: ServerAddress
+        do {
+            address = try MainworthyServer.address(of: build, environment: environment)
+        } catch {
+            throw MainworthyCommands.fail(error)
+        }
+        var profile = MainworthyServer.profile
+        profile.retryPolicy = .never
+        let client = environment.client(for: address.url, profile: profile)
+        let request = WriteCommand(MainworthyAPI.report(project, token: token, body), random: environment.random)
+            .request
         let reply: ReportReply
         do {
             reply = try await client.send(request)
         } catch {
             throw MainworthyCommands.fail(MainworthyError(error))
         }
-        if json {
+        if arguments.flag("json") {
             try MainworthyCommands.emit(reply)
         } else {
             Terminal.out(

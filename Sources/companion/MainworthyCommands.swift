@@ -1,17 +1,21 @@
+import CompanionApp
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
 import CompanionScreen
+import CompanionStore
 import Foundation
 import MainworthyCore
 
 /// `companion mainworthy …`: the Mainworthy app core, headless.
 ///
-/// The server is the build's (`https://mainworthy.com`) unless `--server` or `$MAINWORTHY_URL` names
-/// another; plain http only to a loopback address. The session cookie goes to the secret store in
-/// `<home>/secrets`, where every later command finds it; the password is never stored.
+/// The server is the build's (`https://mainworthy.com`) unless `--server` or `$MAINWORTHY_URL` names another;
+/// plain http only to a loopback address, and never with `--https-only`. The session cookie goes to the secret
+/// store in `<home>/secrets`, where every later command finds it; the password is never stored. Every command is
+/// declared here as data with the function it runs: this file holds sign-in, sessions, the queue and runs;
+/// `MainworthyChangesCommands` and `MainworthyCasesCommands` the rest.
 enum MainworthyCommands {
-    /// `mainworthy login|logout|sessions|projects|queue|question|answer|undo|decided|runs|run|result|plan`.
+    /// `mainworthy login|logout|sessions|projects|queue|question|answer|undo|decided|runs|run|result|plan|…`.
     static let family = CommandFamily(
         title: "Apps",
         commands: [
@@ -19,142 +23,146 @@ enum MainworthyCommands {
                 "mainworthy", summary: "the Mainworthy app, headless",
                 details: """
                     The server is --server, else $MAINWORTHY_URL, else https://mainworthy.com; plain http only to
-                    a loopback address. The session cookie goes to the secret store in $COMPANION_HOME/secrets,
-                    where every later command finds it; the password is never stored.
+                    a loopback address (never with --https-only). The session cookie goes to the secret store in
+                    $COMPANION_HOME/secrets, where every later command finds it; the password is never stored.
                     """,
-                [
-                    command(
-                        "login", "sign in; the session goes to the secret store", [],
-                        [
-                            .option("user", "NAME", "the name (asked for when not given)"),
-                            .flag("password-stdin", "read the password from standard input"),
-                        ]),
-                    command("logout", "end this device's session and forget it", [], []),
-                    command(
-                        "sessions", "your sessions (* marks this device); end one",
-                        [.init(syntax: "[end <id>]", help: "end the session <id>")], []),
-                    command("projects", "your projects and what you may do in each", [], []),
-                    command(
-                        "queue", "open questions, failures first, and the summary line", [],
-                        [.option("kind", "KIND", "only one kind: failure, proposal, review, sign_off, link, overlap")]),
-                    command("question", "a question's evidence, answers and ledger", [questionParameter], []),
-                    command(
-                        "answer", "answer a question (resent by itself if the reply is lost)",
-                        [questionParameter, .init(syntax: "<answer>", help: "the answer's key")],
-                        [
-                            .option("reason", "TEXT", "the reason, where the policy asks for one"),
-                            .option("tracker", "TEXT", "where the defect is tracked"),
-                        ]),
-                    command(
-                        "undo", "withdraw a decision", [.init(syntax: "<decision>", help: "the decision's id")],
-                        [.option("reason", "TEXT", "the reason, where the policy asks for one")]),
-                    command("decided", "the decisions standing, and by whom", [], []),
-                    command("runs", "the project's runs", [], []),
-                    command("run", "a run's verdict and slots", [runParameter], []),
-                    command(
-                        "result", "record a result; prints the next empty slot",
-                        [
-                            runParameter, .init(syntax: "<slot>", help: "the slot's id"),
-                            .init(syntax: "pass|fail|blocked|skip", help: "the outcome"),
-                        ],
-                        [
-                            .option("note", "TEXT", "a note"),
-                            .option("step", "K", "the failed step (with fail)"),
-                        ]),
-                    command(
-                        "plan", "plan a run", [.init(syntax: "<name>", help: "the run's name")],
-                        [
-                            .flag("all", "every case"),
-                            .option("folder", "ID", "the cases of a folder and its subfolders"),
-                            .option("tag", "TAG", "the cases with a tag"),
-                            .option("search", "TEXT", "the cases matching a search"),
-                            .option("commit", "SHA", "also accept pipeline results for this commit"),
-                        ]),
-                ] + MainworthyChangesCommands.commands + MainworthyCasesCommands.commands)
+                commands + MainworthyChangesCommands.commands + MainworthyCasesCommands.commands)
         ])
 
-    private static let questionParameter = Command.Parameter(syntax: "<question>", help: "the question's id")
-    private static let runParameter = Command.Parameter(syntax: "<run>", help: "the run's id")
-    private static let common: [Command.Option] = [
+    /// The options every `mainworthy` command takes.
+    static let common: [Command.Option] = [
         .option("server", "URL", "the Mainworthy server"),
         .option("project", "KEY", "the project (default: your first)"),
+        .httpsOnly,
         .json,
     ]
 
-    private static func command(
-        _ name: String, _ summary: String, _ parameters: [Command.Parameter], _ options: [Command.Option]
+    /// A `mainworthy` command: `positionals` is how many positional arguments it takes; `run` gets the parsed
+    /// arguments once their number is right.
+    static func command(
+        _ name: String, _ summary: String, _ parameters: [Command.Parameter] = [], options: [Command.Option] = [],
+        positionals: ClosedRange<Int> = 0...0, run: @escaping @MainActor (Arguments) async throws -> Int32
     ) -> Command {
         Command(
             name: name, summary: summary, parameters: parameters, options: options + common,
-            run: { try await MainworthyCommands.run(name, $0) })
+            run: { arguments in
+                try arguments.expectAtMost(positionals.upperBound)
+                if arguments.positionals.count < positionals.lowerBound {
+                    let count = positionals.lowerBound
+                    throw UsageError(
+                        "\(name) needs \(count) argument\(count == 1 ? "" : "s"); run `companion mainworthy \(name) --help`"
+                    )
+                }
+                return try await run(arguments)
+            })
     }
 
-    /// The positionals each command needs: (at least, at most).
-    static let positionals: [String: (Int, Int)] = [
-        "login": (0, 0), "logout": (0, 0), "sessions": (0, 2), "projects": (0, 0), "queue": (0, 0),
-        "question": (1, 1), "answer": (2, 2), "undo": (1, 1), "decided": (0, 0), "runs": (0, 0), "run": (1, 1),
-        "result": (3, 3), "plan": (1, 1),
+    private static let questionParameter = Command.Parameter(syntax: "<question>", help: "the question's id")
+    private static let runParameter = Command.Parameter(syntax: "<run>", help: "the run's id")
+
+    private static let commands: [Command] = [
+        command(
+            "login", "sign in; the session goes to the secret store",
+            options: [
+                .option("user", "NAME", "the name (asked for when not given)"),
+                .flag("password-stdin", "read the password from standard input"),
+            ], run: login),
+        command("logout", "end this device's session and forget it", run: logout),
+        command(
+            "sessions", "your sessions (* marks this device); --end ends one",
+            options: [.option("end", "ID", "end the session ID (this device's signs out)")], run: sessions),
+        command("projects", "your projects and what you may do in each", run: projects),
+        command(
+            "queue", "open questions, failures first, and the summary line",
+            options: [.option("kind", "KIND", "only one kind: failure, proposal, review, sign_off, link, overlap")],
+            run: queue),
+        command(
+            "question", "a question's evidence, answers (greyed where the app cannot answer) and ledger",
+            [questionParameter], positionals: 1...1, run: question),
+        command(
+            "answer", "answer a question (resent by itself if the reply is lost)",
+            [questionParameter, .init(syntax: "<answer>", help: "the answer's key")],
+            options: [
+                .option("reason", "TEXT", "the reason, where the policy asks for one"),
+                .option("tracker", "TEXT", "where the defect is tracked"),
+            ], positionals: 2...2, run: answer),
+        command(
+            "undo", "withdraw a decision (resent by itself if the reply is lost)",
+            [.init(syntax: "<decision>", help: "the decision's id")],
+            options: [.option("reason", "TEXT", "the reason, where the policy asks for one")], positionals: 1...1,
+            run: undo),
+        command("decided", "the decisions standing, and by whom", run: decided),
+        command("runs", "the project's runs", run: runs),
+        command("run", "a run's verdict, slots and what Start opens", [runParameter], positionals: 1...1, run: run),
+        command(
+            "result",
+            "record a result (never resent by itself); prints the next empty slot; undo records your earlier one",
+            [
+                runParameter, .init(syntax: "<slot>", help: "the slot's id"),
+                .init(
+                    syntax: "pass|fail|blocked|skip|undo",
+                    help: "the outcome, or undo: your result before your latest one in the slot again, else skip"),
+            ],
+            options: [
+                .option("note", "TEXT", "a note"),
+                .option("step", "K", "the failed step (with fail)"),
+            ], positionals: 3...3, run: result),
+        command(
+            "plan", "plan a run", [.init(syntax: "<name>", help: "the run's name")],
+            options: [
+                .flag("all", "every case"),
+                .option("folder", "ID", "the cases of a folder and its subfolders"),
+                .option("tag", "TAG", "the cases with a tag"),
+                .option("search", "TEXT", "the cases matching a search"),
+                .option("commit", "SHA", "also accept pipeline results for this commit"),
+            ], positionals: 1...1, run: plan),
     ]
 
-    /// Runs `command` with its parsed arguments; a wrong number of arguments is a usage error before
-    /// anything is sent.
-    @MainActor
-    static func run(_ command: String, _ arguments: Arguments) async throws -> Int32 {
-        guard let (least, most) = positionals[command] else {
-            throw UsageError("unknown command \(command); run `companion mainworthy --help`")
-        }
-        try arguments.expectAtMost(most)
-        if arguments.positionals.count < least {
-            throw UsageError(
-                "\(command) needs \(least) argument\(least == 1 ? "" : "s"); run `companion mainworthy --help`")
-        }
-        let json = arguments.flag("json")
-        let connection = try connect(arguments)
-        switch command {
-        case "login": return try await login(connection, arguments, json: json)
-        case "logout": return try await logout(connection, json: json)
-        case "sessions": return try await sessions(connection, arguments, json: json)
-        case "projects": return try await projects(connection, json: json)
-        default: break
-        }
-        guard await connection.isSignedIn else {
-            throw CommandFailure("Not signed in to \(connection.address.serverKey). Run `companion mainworthy login`.")
-        }
-        let workspace = MainworthyWorkspace(connection: connection)
-        await workspace.load(preferred: arguments.option("project"))
-        if workspace.signedOut { throw CommandFailure("The session was ended. Run `companion mainworthy login`.") }
-        guard let project = workspace.current else {
-            throw CommandFailure(workspace.projects.failureReason ?? "You have no project on this server.")
-        }
-        switch command {
-        case "queue": return try await queue(workspace, project, arguments, json: json)
-        case "question": return try await question(workspace, project, arguments, json: json)
-        case "answer": return try await answer(workspace, project, arguments, json: json)
-        case "undo": return try await undo(workspace, project, arguments, json: json)
-        case "decided": return try await decided(workspace, json: json)
-        case "runs": return try await runs(workspace, json: json)
-        case "run": return try await run(workspace, arguments, json: json)
-        case "result": return try await result(workspace, arguments, json: json)
-        case "plan": return try await plan(workspace, arguments, json: json)
-        default: throw UsageError("unknown command \(command); run `companion mainworthy --help`")
-        }
-    }
+    // MARK: - the environment, the server and the workspace
 
-    // MARK: - the connection
-
-    static func connect(_ arguments: Arguments) throws -> MainworthyConnection {
+    /// The build for this command line: `--server`, else `$MAINWORTHY_URL`, else the production server.
+    static func build(_ arguments: Arguments) throws -> MainworthyBuild {
         let text =
             arguments.option("server") ?? ProcessInfo.processInfo.environment["MAINWORTHY_URL"]
             ?? MainworthyBuild.productionServer
         guard let url = URL(string: text) else { throw UsageError("--server \(text) is not a URL") }
-        let secrets = try AuthCommands.store()
+        return MainworthyBuild(server: url, version: "companion")
+    }
+
+    /// The process's parts: the platform's transport under this command line's policy, the secret store in the
+    /// home folder, the terminal's journal.
+    static func environment(_ arguments: Arguments) throws -> AppEnvironment {
+        AppEnvironment(
+            transportPolicy: arguments.transportPolicy, stores: StoreRegistry(location: .memory),
+            secrets: try AuthCommands.store(), journal: Terminal.journal)
+    }
+
+    /// The server with the session stored for it, or a failure telling how to sign in.
+    static func signedIn(_ arguments: Arguments) async throws -> MainworthyServer {
+        let build = try build(arguments)
+        let environment = try environment(arguments)
+        let stored: MainworthyServer?
+        let key: String
         do throws(MainworthyError) {
-            return try MainworthyConnection(
-                build: MainworthyBuild(server: url, version: "companion"), secrets: secrets,
-                transportPolicy: arguments.transportPolicy, journal: Terminal.journal)
+            key = try MainworthyServer.address(of: build, environment: environment).serverKey
+            stored = try await MainworthyServer.stored(build: build, environment: environment)
         } catch {
-            throw CommandFailure(error.description)
+            throw fail(error)
         }
+        guard let stored else { throw CommandFailure("Not signed in to \(key). Run `companion mainworthy login`.") }
+        return stored
+    }
+
+    /// The signed-in workspace with `--project` (or the first) open.
+    @MainActor
+    static func workspace(_ arguments: Arguments) async throws -> (MainworthyWorkspace, Project) {
+        let workspace = MainworthyWorkspace(server: try await signedIn(arguments))
+        await workspace.load(preferred: arguments.option("project"))
+        if workspace.signedOut { throw CommandFailure("The session was ended. Run `companion mainworthy login`.") }
+        guard let project = workspace.current else {
+            throw CommandFailure(workspace.projects.problem ?? "You have no project on this server.")
+        }
+        return (workspace, project)
     }
 
     static func fail(_ error: MainworthyError) -> CommandFailure { CommandFailure(error.description) }
@@ -164,103 +172,107 @@ enum MainworthyCommands {
     // MARK: - sign-in and sessions
 
     @MainActor
-    static func login(_ connection: MainworthyConnection, _ arguments: Arguments, json: Bool) async throws -> Int32 {
-        try arguments.expectAtMost(0)
-        let screen = SignInScreen(connection: connection)
-        screen.name = try arguments.option("user") ?? AuthCommands.prompt("Name: ")
-        screen.password = try AuthCommands.secret("Password: ", fromStdin: arguments.flag("password-stdin"))
-        await screen.submit()
-        switch screen.phase {
-        case .signedIn(let person):
-            if json {
-                try emit(["server": connection.address.serverKey, "user": person.name])
-            } else {
-                Terminal.out("Signed in to \(connection.address.serverKey) as \(person.name).")
-            }
-            return 0
-        case .refused(let sentence), .failed(let sentence):
-            throw CommandFailure(sentence)
-        case .passwordNotSet(let sentence):
-            throw CommandFailure("\(sentence) \(SignInScreen.passkeyNote)")
-        case .idle, .signingIn:
-            throw CommandFailure("Give a name and a password.")
-        }
-    }
-
-    @MainActor
-    static func logout(_ connection: MainworthyConnection, json: Bool) async throws -> Int32 {
-        guard let id = await connection.credentials.credential?.serverID else {
-            throw CommandFailure("Not signed in to \(connection.address.serverKey).")
-        }
-        var note: String?
+    static func login(_ arguments: Arguments) async throws -> Int32 {
+        let build = try build(arguments)
+        let environment = try environment(arguments)
+        let address: ServerAddress
         do {
-            try await connection.read(MainworthyAPI.endSession(id))
+            address = try MainworthyServer.address(of: build, environment: environment)
         } catch {
-            note = "The server did not confirm the end of the session: \(error.description)"
+            throw fail(error)
         }
-        await connection.signOut()
-        if let note { Terminal.err(note) }
-        if json {
-            try emit(["server": connection.address.serverKey, "signed_out": "true"])
+        let name = try arguments.option("user") ?? AuthCommands.prompt("Name: ")
+        let password = try AuthCommands.secret("Password: ", fromStdin: arguments.flag("password-stdin"))
+        let flow = MainworthySignIn(address: address, environment: environment)
+        let model = MainworthySignIn.model(flow, address: address, environment: environment)
+        await model.submitPassword(username: name, password: password)
+        guard case .signedIn = model.state else {
+            let refusal = model.state.problem
+            if case .wrongCredentials(let sentence?) = refusal {
+                let note = await flow.refusedCode == "password_not_set" ? " \(MainworthySignIn.passkeyNote)" : ""
+                throw CommandFailure(sentence + note)
+            }
+            throw CommandFailure(refusal?.description ?? "Give a name and a password.")
+        }
+        if arguments.flag("json") {
+            try emit(["server": address.serverKey, "user": name])
         } else {
-            Terminal.out("Signed out of \(connection.address.serverKey).")
+            Terminal.out("Signed in to \(address.serverKey) as \(name).")
         }
         return 0
     }
 
     @MainActor
-    static func sessions(_ connection: MainworthyConnection, _ arguments: Arguments, json: Bool) async throws -> Int32 {
-        try arguments.expectAtMost(2)
-        let screen = SessionsScreen(workspace: MainworthyWorkspace(connection: connection))
+    static func logout(_ arguments: Arguments) async throws -> Int32 {
+        let server = try await signedIn(arguments)
+        guard let id = await server.credentials.credential?.serverID else {
+            throw CommandFailure("Not signed in to \(server.address.serverKey).")
+        }
+        var note: String?
+        do {
+            try await server.read(MainworthyAPI.endSession(id))
+        } catch {
+            note = "The server did not confirm the end of the session: \(error.description)"
+        }
+        await server.signOut()
+        if let note { Terminal.err(note) }
+        if arguments.flag("json") {
+            try emit(["server": server.address.serverKey, "signed_out": "true"])
+        } else {
+            Terminal.out("Signed out of \(server.address.serverKey).")
+        }
+        return 0
+    }
+
+    @MainActor
+    static func sessions(_ arguments: Arguments) async throws -> Int32 {
+        let screen = SessionsModel(workspace: MainworthyWorkspace(server: try await signedIn(arguments)))
         await screen.refresh()
-        guard let list = screen.state.value else { throw CommandFailure(screen.state.failureReason ?? "No sessions.") }
-        if arguments.positionals.first == "end" {
-            let id = try arguments.positional(1, "the session's id")
+        guard let list = screen.state.value else { throw CommandFailure(screen.state.problem ?? "No sessions.") }
+        let json = arguments.flag("json")
+        if let id = arguments.option("end") {
             guard let session = list.first(where: { $0.id == id }) else {
                 throw CommandFailure("You have no session \(id).")
             }
             screen.requestEnd(session)
             await screen.confirmEnd()
             if let problem = screen.endProblem { throw CommandFailure(problem) }
-            let sentence = session.current ? "Ended this device's session; signed out." : "Ended session \(id)."
             if json {
-                try emit(["ended": id, "signed_out": session.current ? "true" : "false"])
+                try emit(["ended": id, "signed_out": session.isCurrent ? "true" : "false"])
             } else {
-                Terminal.out(sentence)
+                Terminal.out(session.isCurrent ? "Ended this device's session; signed out." : "Ended session \(id).")
             }
             return 0
         }
-        if let word = arguments.positionals.first { throw UsageError("unexpected argument \(word)") }
         if json {
-            try emit(list)
-        } else {
-            for session in list {
-                let mark = session.current ? "*" : " "
-                let opened = session.openedAt.flatMap { try? Timestamp.format($0) } ?? "?"
-                let used = session.lastUsedAt.flatMap { try? Timestamp.format($0) } ?? "?"
-                Terminal.out(
-                    "\(mark) \(session.id)  \(session.client ?? "?")  by \(session.openedBy ?? "?")  opened \(opened) from \(session.openedFrom ?? "?")  last used \(used) from \(session.lastUsedFrom ?? "?")"
-                )
-            }
+            try emit(list.map(SessionRecord.init))
+            return 0
+        }
+        for session in list {
+            let mark = session.isCurrent ? "*" : " "
+            let opened = session.openedAt.flatMap { try? Timestamp.format($0) } ?? "?"
+            let used = session.lastUsedAt.flatMap { try? Timestamp.format($0) } ?? "?"
+            Terminal.out(
+                "\(mark) \(session.id)  \(session.client ?? "?")  by \(session.openedBy ?? "?")  opened \(opened) from \(session.openedFrom ?? "?")  last used \(used) from \(session.lastUsedFrom ?? "?")"
+            )
         }
         return 0
     }
 
     @MainActor
-    static func projects(_ connection: MainworthyConnection, json: Bool) async throws -> Int32 {
-        let list: [Project]
-        do {
-            list = try await connection.read(MainworthyAPI.projects()).items
-        } catch {
-            throw fail(error)
+    static func projects(_ arguments: Arguments) async throws -> Int32 {
+        let workspace = MainworthyWorkspace(server: try await signedIn(arguments))
+        await workspace.load()
+        guard let list = workspace.projects.value else {
+            throw CommandFailure(workspace.projects.problem ?? "The projects could not be read.")
         }
-        if json {
+        if arguments.flag("json") {
             try emit(list)
-        } else {
-            for project in list {
-                let capabilities = Capability.allCases.filter(project.allows).map(\.rawValue).joined(separator: ", ")
-                Terminal.out("\(project.key)  \(project.name)  (\(capabilities))")
-            }
+            return 0
+        }
+        for project in list {
+            let capabilities = Capability.allCases.filter(project.allows).map(\.rawValue).joined(separator: ", ")
+            Terminal.out("\(project.key)  \(project.name)  (\(capabilities))")
         }
         return 0
     }
@@ -282,18 +294,16 @@ enum MainworthyCommands {
     }
 
     @MainActor
-    static func queue(_ workspace: MainworthyWorkspace, _ project: Project, _ arguments: Arguments, json: Bool)
-        async throws -> Int32
-    {
-        try arguments.expectAtMost(0)
-        guard let screen = workspace.queue else { throw CommandFailure("No project is open.") }
+    static func queue(_ arguments: Arguments) async throws -> Int32 {
         let kind = arguments.option("kind").map(QuestionKind.init(rawValue:))
         if let kind, !QuestionKind.chips.contains(kind) {
             throw UsageError("--kind is one of \(QuestionKind.chips.map(\.rawValue).joined(separator: ", "))")
         }
+        let (workspace, project) = try await workspace(arguments)
+        guard let screen = workspace.queue else { throw CommandFailure("No project is open.") }
         await screen.choose(kind)
-        guard let page = screen.state.value else { throw CommandFailure(screen.state.failureReason ?? "No queue.") }
-        if json {
+        guard let page = screen.state.value else { throw CommandFailure(screen.state.problem ?? "No queue.") }
+        if arguments.flag("json") {
             try emit(
                 QueueOutput(
                     project: project.key, summaryLine: page.summaryLine, summary: page.summary, items: page.items,
@@ -305,19 +315,60 @@ enum MainworthyCommands {
         return 0
     }
 
+    /// What `question --json` adds to the question as the server sent it: what the text shows beside it.
+    struct QuestionExtras: Encodable {
+        struct Link: Encodable {
+            var url: URL
+            var sentence: String
+        }
+
+        var answersEnabled: Bool
+        var greyedBecause: String?
+        var webLink: Link?
+        var evidenceText: [String: String]
+        var decisionSummary: String?
+
+        enum CodingKeys: String, CodingKey {
+            case answersEnabled = "answers_enabled"
+            case greyedBecause = "greyed_because"
+            case webLink = "web_link"
+            case evidenceText = "evidence_text"
+            case decisionSummary = "decision_summary"
+        }
+    }
+
+    /// Why the answers are greyed, as the text says it.
+    static func sentence(_ blocker: AnswerAvailability.Blocker) -> String {
+        switch blocker {
+        case .web(let handoff): return handoff.sentence
+        case .missingCapability: return "You may not answer in this project (it needs the decide capability)."
+        case .editsLoading(let loaded, let total): return "\(loaded) of \(total) edits are loaded."
+        case .lastEditNotShown: return "The last edit has not been shown yet."
+        }
+    }
+
     @MainActor
-    static func question(_ workspace: MainworthyWorkspace, _ project: Project, _ arguments: Arguments, json: Bool)
-        async throws -> Int32
-    {
-        try arguments.expectAtMost(1)
+    static func question(_ arguments: Arguments) async throws -> Int32 {
         let id = try arguments.positional(0, "the question's id")
-        let page = QuestionScreen(workspace: workspace, project: project.key, id: id)
+        let (workspace, project) = try await workspace(arguments)
+        let page = QuestionModel(workspace: workspace, project: project.key, id: id)
         await page.refresh()
         guard let question = page.state.value else {
-            throw CommandFailure(page.state.failureReason ?? "The question could not be read.")
+            throw CommandFailure(page.state.problem ?? "The question could not be read.")
         }
-        if json {
-            try emit(question)
+        page.reportLastEditShown()  // the terminal prints every edit before an answer can be given
+        let availability = page.availability
+        let decision: Decision? = {
+            if case .standing(let decision) = page.decisionStatus { return decision }
+            return nil
+        }()
+        if arguments.flag("json") {
+            let extras = QuestionExtras(
+                answersEnabled: availability.isEnabled, greyedBecause: availability.blocker.map(sentence),
+                webLink: availability.webLink.map { QuestionExtras.Link(url: $0.url, sentence: $0.reason.sentence) },
+                evidenceText: Dictionary(uniqueKeysWithValues: question.evidence.parts.map { ($0.kind, $0.text) }),
+                decisionSummary: decision?.summary)
+            try emit(Merged(base: question, extra: extras))
             return 0
         }
         Terminal.out("\(question.id)  \(question.kind.rawValue)  \(question.state)  \(question.title)")
@@ -325,12 +376,11 @@ enum MainworthyCommands {
             Terminal.out("  failed: \(failure.test): \(failure.message ?? "")")
             Terminal.out("  job \(failure.job ?? "?"), commit \(failure.commit ?? "?"), at \(failure.location ?? "?")")
         }
-        if let review = question.evidence.review { Terminal.out("  review found: \(review.finding)") }
         if let proposal = question.evidence.proposal {
             Terminal.out(
                 "  proposal of \(proposal.editCount) edits: \(proposal.edits.map(\.op).joined(separator: ", "))")
         }
-        let availability = page.availability
+        for part in question.evidence.parts { Terminal.out("  \(part.kind): \(part.text)") }
         for answer in question.answers {
             let extra = [
                 answer.reasonRequired ? "needs a reason" : nil, answer.asksTracker ? "asks for a tracker" : nil,
@@ -340,8 +390,9 @@ enum MainworthyCommands {
                 "  [\(availability.isEnabled ? answer.key : "greyed: " + answer.key)] \(answer.label): \(answer.sentence)\(extra.isEmpty ? "" : " (\(extra))")"
             )
         }
+        if let blocker = availability.blocker, availability.webLink == nil { Terminal.out("  \(sentence(blocker))") }
         if let link = availability.webLink { Terminal.out("  \(link.reason.sentence) \(link.url.absoluteString)") }
-        if let decision = question.decision { Terminal.out("  decided: \(decision.summary) (\(decision.id))") }
+        if let decision { Terminal.out("  decided: \(decision.summary) (\(decision.id))") }
         return 0
     }
 
@@ -351,16 +402,14 @@ enum MainworthyCommands {
     }
 
     @MainActor
-    static func answer(_ workspace: MainworthyWorkspace, _ project: Project, _ arguments: Arguments, json: Bool)
-        async throws -> Int32
-    {
-        try arguments.expectAtMost(2)
+    static func answer(_ arguments: Arguments) async throws -> Int32 {
         let id = try arguments.positional(0, "the question's id")
         let key = try arguments.positional(1, "the answer")
-        let page = QuestionScreen(workspace: workspace, project: project.key, id: id)
+        let (workspace, project) = try await workspace(arguments)
+        let page = QuestionModel(workspace: workspace, project: project.key, id: id)
         await page.refresh()
         guard let question = page.state.value else {
-            throw CommandFailure(page.state.failureReason ?? "The question could not be read.")
+            throw CommandFailure(page.state.problem ?? "The question could not be read.")
         }
         guard question.answers.contains(where: { $0.key == key }) else {
             throw UsageError(
@@ -371,7 +420,7 @@ enum MainworthyCommands {
         guard let recorded = page.recorded else {
             throw CommandFailure(page.problem ?? "The answer was not recorded.")
         }
-        if json {
+        if arguments.flag("json") {
             try emit(AnswerOutput(recorded: recorded.recorded, decision: recorded.decision))
         } else {
             Terminal.out(
@@ -382,24 +431,25 @@ enum MainworthyCommands {
     }
 
     @MainActor
-    static func undo(_ workspace: MainworthyWorkspace, _ project: Project, _ arguments: Arguments, json: Bool)
-        async throws -> Int32
-    {
-        try arguments.expectAtMost(1)
+    static func undo(_ arguments: Arguments) async throws -> Int32 {
         let decision = try arguments.positional(0, "the decision's id")
+        let (workspace, project) = try await workspace(arguments)
+        guard workspace.capabilities.contains(.decide) else {
+            throw CommandFailure("You may not withdraw decisions in this project (it needs the decide capability).")
+        }
         let body = WithdrawalBody(reason: arguments.option("reason").flatMap { $0.isEmpty ? nil : $0 })
-        let command = workspace.connection.command(
+        let command = workspace.server.command(
             MainworthyAPI.withdraw(project.key, decision: decision, body), resendsLostReply: true)
         let reply: WithdrawalReply
         do {
-            reply = try await workspace.connection.perform(command)
+            reply = try await workspace.server.perform(command)
         } catch {
             if case .refused(let refusal) = error, let current = refusal.current {
                 throw CommandFailure("\(refusal.message) Now: \(current.summary) (\(current.id)).")
             }
             throw fail(error)
         }
-        if json {
+        if arguments.flag("json") {
             try emit(reply)
         } else {
             Terminal.out(
@@ -410,18 +460,18 @@ enum MainworthyCommands {
     }
 
     @MainActor
-    static func decided(_ workspace: MainworthyWorkspace, json: Bool) async throws -> Int32 {
+    static func decided(_ arguments: Arguments) async throws -> Int32 {
+        let (workspace, _) = try await workspace(arguments)
         guard let screen = workspace.decided else { throw CommandFailure("No project is open.") }
         await screen.refresh()
-        guard let items = screen.state.value else { throw CommandFailure(screen.state.failureReason ?? "No list.") }
-        if json {
+        guard let items = screen.state.value else { throw CommandFailure(screen.state.problem ?? "No list.") }
+        if arguments.flag("json") {
             try emit(items)
-        } else {
-            for item in items {
-                Terminal.out(
-                    "\(item.id)  \(item.answer.label) by \(item.by.name)  on \(item.question.id) \(item.question.title)"
-                )
-            }
+            return 0
+        }
+        for item in items {
+            Terminal.out(
+                "\(item.id)  \(item.answer.label) by \(item.by.name)  on \(item.question.id) \(item.question.title)")
         }
         return 0
     }
@@ -429,29 +479,46 @@ enum MainworthyCommands {
     // MARK: - runs
 
     @MainActor
-    static func runs(_ workspace: MainworthyWorkspace, json: Bool) async throws -> Int32 {
+    static func runs(_ arguments: Arguments) async throws -> Int32 {
+        let (workspace, _) = try await workspace(arguments)
         guard let screen = workspace.runs else { throw CommandFailure("No project is open.") }
         await screen.refresh()
-        guard let runs = screen.state.value else { throw CommandFailure(screen.state.failureReason ?? "No runs.") }
-        if json {
+        guard let runs = screen.state.value else { throw CommandFailure(screen.state.problem ?? "No runs.") }
+        if arguments.flag("json") {
             try emit(runs)
-        } else {
-            for run in runs {
-                Terminal.out("\(run.id)  \(run.state)  \(run.name)  \(run.slotCount) slots  \(run.verdict.sentence)")
-            }
+            return 0
+        }
+        for run in runs {
+            let slots = run.slotCount.map { "  \($0) slots" } ?? ""
+            let verdict = run.verdict.map { "  \($0.sentence)" } ?? ""
+            Terminal.out("\(run.id)  \(run.state ?? "?")  \(run.name ?? run.id)\(slots)\(verdict)")
         }
         return 0
     }
 
+    /// What `run --json` adds to the run as the server sent it: the accepted results as a sentence and the slot
+    /// Start opens (absent when every slot has a result).
+    struct RunExtras: Encodable {
+        var acceptsSentence: String
+        var start: Slot?
+
+        enum CodingKeys: String, CodingKey {
+            case start
+            case acceptsSentence = "accepts_sentence"
+        }
+    }
+
     @MainActor
-    static func run(_ workspace: MainworthyWorkspace, _ arguments: Arguments, json: Bool) async throws -> Int32 {
-        try arguments.expectAtMost(1)
+    static func run(_ arguments: Arguments) async throws -> Int32 {
+        let id = try arguments.positional(0, "the run's id")
+        let (workspace, _) = try await workspace(arguments)
         guard let runs = workspace.runs else { throw CommandFailure("No project is open.") }
-        let screen = runs.run(try arguments.positional(0, "the run's id"))
+        let screen = runs.run(id)
         await screen.refresh()
-        guard let run = screen.state.value else { throw CommandFailure(screen.state.failureReason ?? "No run.") }
-        if json {
-            try emit(run)
+        guard let run = screen.state.value else { throw CommandFailure(screen.state.problem ?? "No run.") }
+        let start = RunNavigation.start(run.slots)
+        if arguments.flag("json") {
+            try emit(Merged(base: run, extra: RunExtras(acceptsSentence: run.accepts.sentence, start: start)))
             return 0
         }
         Terminal.out("\(run.id)  \(run.name)  \(run.state)  \(run.verdict.value): \(run.verdict.sentence)")
@@ -462,30 +529,29 @@ enum MainworthyCommands {
                 "  \(slot.position). \(slot.id)  \(slot.case.number) v\(slot.case.version)  \(slot.case.title)  \(result)"
             )
         }
-        if let start = RunNavigation.start(run.slots) {
-            Terminal.out("  Start opens \(start.id) (\(start.case.number)).")
-        }
+        if let start { Terminal.out("  Start opens \(start.id) (\(start.case.number)).") }
         return 0
     }
 
     struct ResultOutput: Encodable {
         var result: SlotResult
         var nextSlot: Slot?
+        var undone: Bool
 
         enum CodingKeys: String, CodingKey {
-            case result
+            case result, undone
             case nextSlot = "next_slot"
         }
     }
 
     @MainActor
-    static func result(_ workspace: MainworthyWorkspace, _ arguments: Arguments, json: Bool) async throws -> Int32 {
-        try arguments.expectAtMost(3)
+    static func result(_ arguments: Arguments) async throws -> Int32 {
         let runID = try arguments.positional(0, "the run's id")
         let slotID = try arguments.positional(1, "the slot's id")
-        let word = try arguments.positional(2, "the outcome (pass, fail, blocked or skip)")
-        guard let outcome = Outcome(rawValue: word), Outcome.manual.contains(outcome) else {
-            throw UsageError("the outcome is pass, fail, blocked or skip")
+        let word = try arguments.positional(2, "the outcome (pass, fail, blocked, skip or undo)")
+        let outcome = Outcome(rawValue: word)
+        guard word == "undo" || outcome.map(Outcome.manual.contains) == true else {
+            throw UsageError("the outcome is pass, fail, blocked or skip, or undo")
         }
         var step: Int?
         if let text = arguments.option("step") {
@@ -493,10 +559,12 @@ enum MainworthyCommands {
             guard outcome == .fail else { throw UsageError("--step goes only with fail") }
             step = number
         }
+        if word == "undo", arguments.option("note") != nil { throw UsageError("--note does not go with undo") }
+        let (workspace, project) = try await workspace(arguments)
         guard let runs = workspace.runs else { throw CommandFailure("No project is open.") }
         let screen = runs.run(runID)
         await screen.refresh()
-        guard screen.state.value != nil else { throw CommandFailure(screen.state.failureReason ?? "No run.") }
+        guard screen.state.value != nil else { throw CommandFailure(screen.state.problem ?? "No run.") }
         await screen.open(slotID)
         guard screen.openSlot != nil else { throw CommandFailure(screen.problem ?? "No slot \(slotID).") }
         guard screen.canRecord else {
@@ -504,22 +572,40 @@ enum MainworthyCommands {
                 screen.state.value?.isOpen == false
                     ? "This run is closed and accepts no results." : "You may not record results in this project.")
         }
-        if let step { screen.pressStep(step) }
-        screen.setNote(arguments.option("note") ?? "")
-        await screen.record(outcome)
+        if let outcome {
+            if let step { screen.pressStep(step) }
+            screen.setNote(arguments.option("note") ?? "")
+            await screen.record(outcome)
+        } else {
+            let me: Me
+            do {
+                me = try await workspace.server.read(MainworthyAPI.me())
+            } catch {
+                throw fail(error)
+            }
+            guard await screen.undoLatest(slotID, by: me.user) else {
+                throw CommandFailure("You have no result in \(slotID) to undo.")
+            }
+        }
         if let problem = screen.problem { throw CommandFailure(problem) }
         let recorded = screen.state.value?.slots.first { $0.id == slotID }
         guard let result = recorded?.result else { throw CommandFailure("The result was not confirmed.") }
-        let next = screen.openSlot?.slot
-        if json {
-            try emit(ResultOutput(result: result, nextSlot: next))
+        let next = outcome == nil ? nil : screen.openSlot?.slot
+        if arguments.flag("json") {
+            try emit(ResultOutput(result: result, nextSlot: next, undone: outcome == nil))
+            return 0
+        }
+        let number = recorded?.case.number ?? ""
+        if outcome == nil {
+            Terminal.out(
+                "Undone on \(slotID) (\(number)) in \(project.name): recorded \(result.outcome.rawValue) again.")
+            return 0
+        }
+        Terminal.out("Recorded \(result.outcome.rawValue) on \(slotID) (\(number)).")
+        if let next {
+            Terminal.out("Next: \(next.id) (\(next.case.number) \(next.case.title)).")
         } else {
-            Terminal.out("Recorded \(result.outcome.rawValue) on \(slotID) (\(recorded?.case.number ?? "")).")
-            if let next {
-                Terminal.out("Next: \(next.id) (\(next.case.number) \(next.case.title)).")
-            } else {
-                Terminal.out("Every slot has a result.")
-            }
+            Terminal.out("Every slot has a result.")
         }
         return 0
     }
@@ -537,8 +623,7 @@ enum MainworthyCommands {
     }
 
     @MainActor
-    static func plan(_ workspace: MainworthyWorkspace, _ arguments: Arguments, json: Bool) async throws -> Int32 {
-        try arguments.expectAtMost(1)
+    static func plan(_ arguments: Arguments) async throws -> Int32 {
         let name = try arguments.positional(0, "the run's name")
         var selections: [PlanSelection] = []
         if arguments.flag("all") { selections.append(.all) }
@@ -548,13 +633,14 @@ enum MainworthyCommands {
         guard selections.count == 1, let selection = selections.first else {
             throw UsageError("give exactly one of --all, --folder, --tag or --search")
         }
+        let (workspace, _) = try await workspace(arguments)
         guard let runs = workspace.runs else { throw CommandFailure("No project is open.") }
         guard runs.canPlan else { throw CommandFailure("You may not plan runs in this project.") }
         await runs.plan(name: name, selection: selection, commit: arguments.option("commit") ?? "")
         switch runs.planOutcome {
         case .planned(let runID, let count):
             let sentence = runs.planOutcome?.sentence ?? ""
-            if json {
+            if arguments.flag("json") {
                 try emit(PlanOutput(runID: runID, slotCount: count, sentence: sentence))
             } else {
                 Terminal.out("\(sentence) Run \(runID).")
@@ -572,10 +658,16 @@ enum MainworthyCommands {
     }
 }
 
-extension ScreenState {
-    /// Why the screen has nothing to show, if it failed.
-    var failureReason: String? {
-        if case .failed(let reason, _) = self { return reason }
-        return nil
+/// One JSON object of `base`'s members and `extra`'s beside them: a value as the server sent it, with what the
+/// terminal's text shows about it.
+struct Merged<Base: Encodable, Extra: Encodable>: Encodable {
+    /// The value as it came.
+    var base: Base
+    /// The members added.
+    var extra: Extra
+
+    func encode(to encoder: any Encoder) throws {
+        try base.encode(to: encoder)
+        try extra.encode(to: encoder)
     }
 }

@@ -41,7 +41,7 @@ struct StoreTests {
         #expect(ada.fileURL != bo.fileURL)
     }
 
-    @Test func draftsSurviveSignOutAndSignInAsTheSameUser_MDRAFT1_MDRAFT2() async throws {
+    @Test func draftsSurviveSignOutAndSignInAsTheSameUser() async throws {
         let folder = try TemporaryFolder()
         let registry = StoreRegistry(location: .directory(folder.url), clock: clock)
         try await registry.store(for: testScope("ada")).saveDraft("case:C-12", body: Data("steps".utf8))
@@ -51,7 +51,7 @@ struct StoreTests {
         #expect(try await registry.store(for: testScope("bo")).draft("case:C-12") == nil)
     }
 
-    @Test func inMemoryDraftsLiveAsLongAsTheProcess_MDRAFT3() async throws {
+    @Test func inMemoryDraftsLiveAsLongAsTheProcess() async throws {
         let registry = StoreRegistry(location: .memory, clock: clock)
         try await registry.store(for: testScope("ada")).saveDraft("case:C-1", body: Data("x".utf8))
         #expect(try await registry.store(for: testScope("ada")).draft("case:C-1")?.body == Data("x".utf8))
@@ -116,7 +116,7 @@ struct StoreTests {
         #expect(group.members["a"]?.body == Data("1".utf8))
     }
 
-    @Test func pagesAppendInOrderWithoutDuplicateIds_MCASE3_CTXN4() async throws {
+    @Test func pagesAppendInOrderWithoutDuplicateIds_CTXN4() async throws {
         let store = try OfflineStore(scope: testScope(), location: .memory, clock: clock)
         @Sendable func page(_ ids: [String], next: String?) -> ListPage {
             ListPage(items: ids.map { ($0, Data($0.utf8)) }, nextCursor: next, revision: "r1")
@@ -142,7 +142,7 @@ struct StoreTests {
         #expect(try await store.list("cases")?.1.map(\.id) == ["z"])
     }
 
-    @Test func recentListsKeepTheFortyLeftMostRecently_MLIST2() async throws {
+    @Test func recentListsKeepTheListsLeftMostRecently() async throws {
         let store = try OfflineStore(scope: testScope(), location: .memory, clock: clock)
         var evicted: [String] = []
         for index in 0..<41 {

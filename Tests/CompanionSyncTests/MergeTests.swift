@@ -91,7 +91,7 @@ struct MergeTests {
         var verdict: String
     }
 
-    @Test func headMovedOnceIsReadAgain_MCHG6() async throws {
+    @Test func headMovedOnceIsReadAgain() async throws {
         let reads = Counter()
         let outcome = try await ConsistentRead.read(previous: nil as GatePage?, versions: \.heads) {
             let attempt = reads.increment()
@@ -105,7 +105,7 @@ struct MergeTests {
         #expect(page.verdict == "pass" && version == "h2" && attempts == 2)
     }
 
-    @Test func headMovedTwiceKeepsThePreviousPageAndSaysSo_MCHG7() async throws {
+    @Test func headMovedTwiceKeepsThePreviousPageAndSaysSo() async throws {
         let previous = GatePage(heads: ["h0", "h0"], verdict: "fail")
         let reads = Counter()
         let outcome = try await ConsistentRead.read(previous: previous, versions: \.heads) {

@@ -26,7 +26,7 @@ struct SyncFaultTests {
         try OfflineStore(scope: testScope(), location: .memory)
     }
 
-    @Test func aLostReplyIsReplayedWithTheSameKeyAndAppliedOnce_MDRAFT5_MNET3() async throws {
+    @Test func aLostReplyIsReplayedWithTheSameKeyAndAppliedOnce() async throws {
         let store = try memoryStore()
         let sender = OutboxSender(store: store)
         let key = sender.makeKey()
@@ -85,7 +85,7 @@ struct SyncFaultTests {
         #expect(try await store.outbox().first?.idempotencyKey == firstKey)
     }
 
-    @Test func aConflictIsATypedOutcomeWithBothValues_MQUEUE12_MUNDO3() async throws {
+    @Test func aConflictIsATypedOutcomeWithBothValues() async throws {
         let outcome = try await OptimisticWrite.send(
             Request<JSONValue>(method: .post, path: "/status/409?envelope=omnigent", body: Data("{}".utf8)),
             basedOn: "decision-1", through: try client())

@@ -61,8 +61,9 @@ public final class ChromiumLoopbackPage: Sendable {
 }
 
 extension ListeningSocket {
-    /// A socket bound to 127.0.0.1 on a free port and listening, with its port; `nil` when none could be made.
-    static func bindLoopback() -> (Int32, Int)? {
+    /// A socket bound to 127.0.0.1 on a free port and listening with `backlog`, with its port; `nil` when none
+    /// could be made.
+    static func bindLoopback(backlog: Int32 = 16) -> (Int32, Int)? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
         var address = sockaddr_in()
@@ -73,7 +74,7 @@ extension ListeningSocket {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
         }
-        guard bound == 0, listen(fd, 16) == 0 else {
+        guard bound == 0, listen(fd, backlog) == 0 else {
             close(fd)
             return nil
         }

@@ -1,3 +1,4 @@
+import CompanionApp
 import CompanionCore
 import CompanionHTTP
 import Foundation
@@ -5,20 +6,26 @@ import MainworthyCore
 import Testing
 
 extension ReferenceServer {
-    /// The Cases tab of `user`'s workspace in `project`, filing into `memory`.
+    /// The Cases tab of `user`'s workspace in `project` (in `environment`, whose memory stores hold its drafts and
+    /// recent lists).
     @MainActor
-    func cases(_ user: String, memory: CaseMemory = CaseMemory(), project: String = "shop") async throws
-        -> CasesRootScreen
+    func cases(_ user: String, project: String = "shop", environment: AppEnvironment? = nil) async throws
+        -> CasesRootModel
     {
-        let workspace = try await workspace(user, project: project)
-        return try #require(await CasesRootScreen.open(workspace: workspace, memory: memory))
+        let workspace = try await workspace(user, project: project, environment: environment)
+        return try #require(workspace.cases)
     }
 
     /// Sends a proposal outside any editor (another person's edit, or a body the app would not send).
-    func propose(_ connection: MainworthyConnection, _ body: ProposalBody) async throws(MainworthyError)
-        -> ProposalReply
-    {
-        try await connection.perform(connection.command(MainworthyAPI.propose("shop", body)))
+    func propose(_ server: MainworthyServer, _ body: ProposalBody) async throws(MainworthyError) -> ProposalReply {
+        try await server.perform(server.command(MainworthyAPI.propose("shop", body)))
+    }
+
+    /// The id of case `number` (`C-12`), found with the case search as the app finds it: the server's case ids
+    /// need not be its numbers.
+    @MainActor
+    func caseID(_ number: String) async throws -> String {
+        try await cases("ada").caseID(for: number)
     }
 
     /// Posts a pipeline report with the fixture's token.
@@ -30,7 +37,14 @@ extension ReferenceServer {
     }
 }
 
-extension CaseListScreen {
+extension CasesRootModel {
+    /// The page of case `number` (`C-12`), its id found with the case search.
+    func casePage(number: String) async throws -> CaseModel {
+        casePage(try await caseID(for: number))
+    }
+}
+
+extension CaseListModel {
     /// Shows the list and waits for the read it started.
     func appearAndRead() async {
         appear()
@@ -46,7 +60,7 @@ extension CaseListScreen {
     }
 }
 
-extension CaseSearch {
+extension CaseSearchModel {
     /// The hits' numbers.
     var numbers: [String] { cases.map(\.number) }
 }

@@ -60,10 +60,10 @@ extension ReferenceServer {
 extension AgainstReferenceServer {
     @Suite struct Changes {
         @MainActor static func page(_ server: ReferenceServer, _ id: String, user: String = "ada") async throws
-            -> ChangeScreen
+            -> ChangeModel
         {
             let workspace = try await server.workspace(user)
-            return ChangesScreen(workspace: workspace, project: "shop").change(id)
+            return ChangesModel(workspace: workspace, project: "shop").change(id)
         }
 
         @MainActor @Test func aReportWithABranchOrPullRequestMakesAChangeAndOneWithNeitherMakesNone() async throws {
@@ -75,7 +75,7 @@ extension AgainstReferenceServer {
             let neither = try await server.report(PipelineReport(commit: "ccc3333"))
             #expect(made.change == "ch_4" && byPR.change == "ch_5")
             #expect(neither.change == nil)
-            let list = ChangesScreen(workspace: try await server.workspace("ada"), project: "shop")
+            let list = ChangesModel(workspace: try await server.workspace("ada"), project: "shop")
             await list.refresh()
             #expect(list.state.value?.map(\.id) == ["ch_5", "ch_4", "ch_2", "ch_1", "ch_3"])
             #expect(list.state.value?.first?.ref == ChangeRef(pullRequest: 420))
@@ -115,7 +115,7 @@ extension AgainstReferenceServer {
             let server = try ReferenceServer()
             try await server.reset()
             try await server.branches(497)
-            let list = ChangesScreen(workspace: try await server.workspace("ada"), project: "shop")
+            let list = ChangesModel(workspace: try await server.workspace("ada"), project: "shop")
             await list.refresh()
             #expect(list.state.value?.count == 500)
             #expect(list.state.value?.last?.id == "ch_3")  // feat/wallet: the oldest report
@@ -123,7 +123,7 @@ extension AgainstReferenceServer {
             await list.refresh()
             let rows = try #require(list.state.value)
             #expect(rows.count == 500)
-            #expect(rows.first?.ref.branch == "feat/501st")
+            #expect(rows.first?.ref?.branch == "feat/501st")
             #expect(!rows.contains { $0.id == "ch_3" })
             let dates = rows.compactMap(\.updatedAt)
             #expect(dates == dates.sorted(by: >))
@@ -137,13 +137,27 @@ extension AgainstReferenceServer {
                     gate: GateMark(verdict: verdict))
             }
             let full = (0..<500).map { row("ch_\($0)", Double(1000 - $0)) }
-            let inserted = ChangesScreen.inserting(row("ch_new", 2000), into: full)
+            let inserted = ChangesModel.inserting(row("ch_new", 2000), into: full)
             #expect(inserted.count == 500 && inserted.first?.id == "ch_new" && inserted.last?.id == "ch_498")
-            let reported = ChangesScreen.inserting(row("ch_7", 2001), into: full)
+            let reported = ChangesModel.inserting(row("ch_7", 2001), into: full)
             #expect(
                 reported.first?.id == "ch_7" && reported.count == 500 && reported.filter { $0.id == "ch_7" }.count == 1)
-            let verdictOnly = ChangesScreen.inserting(row("ch_7", Double(1000 - 7), verdict: .failing), into: full)
+            let verdictOnly = ChangesModel.inserting(row("ch_7", Double(1000 - 7), verdict: .failing), into: full)
             #expect(verdictOnly[7].id == "ch_7" && verdictOnly[7].gate?.verdict == .failing)
+            // §2's event data: {"id", "state", "head", "gate"}, no ref, title or report time. A new head is a new
+            // report (to the top); the same head is a new verdict (in place); what the row knew stays.
+            var known = full
+            known[7].ref = ChangeRef(branch: "feat/seven")
+            known[7].title = "Seven"
+            let newHead = ChangesModel.inserting(
+                ChangeSummary(id: "ch_7", state: "open", head: "moved", gate: GateMark(verdict: .pending)), into: known)
+            #expect(newHead.first?.id == "ch_7" && newHead.first?.head == "moved" && newHead.count == 500)
+            #expect(newHead.first?.ref?.branch == "feat/seven" && newHead.first?.title == "Seven")
+            let sameHead = ChangesModel.inserting(
+                ChangeSummary(id: "ch_7", state: "open", head: "hch_7", gate: GateMark(verdict: .failing)), into: known)
+            #expect(sameHead[7].id == "ch_7" && sameHead[7].gate?.verdict == .failing && sameHead[7].title == "Seven")
+            let unknown = ChangesModel.inserting(ChangeSummary(id: "ch_new2", state: "open", head: "h"), into: known)
+            #expect(unknown.first?.id == "ch_new2" && unknown.first?.lacksListFields == true && unknown.count == 500)
         }
 
         @MainActor @Test func thePageShowsHeadBaseVerdictReasonFailingTestsCasesAndQuestions() async throws {
@@ -171,7 +185,7 @@ extension AgainstReferenceServer {
             let server = try ReferenceServer()
             try await server.reset()
             let workspace = try await server.workspace("ada")
-            let list = ChangesScreen(workspace: workspace, project: "shop")
+            let list = ChangesModel(workspace: workspace, project: "shop")
             let page = list.change("ch_3")
             await page.refresh()
             try await server.branches(500)
@@ -183,7 +197,7 @@ extension AgainstReferenceServer {
                 Issue.record("the page was not read by id: \(page.state)")
                 return
             }
-            #expect(value.change.title == "Wallet payments")
+            #expect(value.change.ref?.branch == "feat/wallet" && value.change.state == "merged")
         }
 
         @MainActor @Test func aHeadMovingBetweenPartsRepeatsTheWholeReadOnce() async throws {
@@ -224,7 +238,7 @@ extension AgainstReferenceServer {
             let page = try await Self.page(server, "ch_2")
             try await server.moveHead("ch_2", times: 2, after: 3)
             await page.refresh()
-            #expect(page.state == .failed(reason: ChangeScreen.movedSentence, signInRequired: false))
+            #expect(page.state == .failed(reason: ChangeModel.movedSentence, signInRequired: false))
             #expect(page.state.value == nil)
         }
 

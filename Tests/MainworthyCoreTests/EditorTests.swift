@@ -9,13 +9,16 @@ import Testing
 @Suite struct EditorRules {
     // M-EDIT-3: UTF-16 units, not characters or code points.
     @Test func titlesAreCountedInUTF16Units() {
-        #expect("😀".utf16.count == 2 && "é".utf16.count == 1 && "e\u{301}".utf16.count == 2)
+        // Two emoji and 297 letters: 299 characters and 299 code points, but 301 UTF-16 units, so too long.
+        let emoji = repeated("😀", 2) + repeated("a", 297)
+        #expect(EditorWarning.check(CaseDocument(title: emoji), reason: "") == [.titleTooLong(units: 301)])
+        #expect(EditorWarning.check(CaseDocument(title: repeated("a", 300)), reason: "").isEmpty)
         let exactly = repeated("😀", 100) + repeated("é", 50) + repeated("e\u{301}", 25)
         #expect(exactly.utf16.count == 300 && exactly.count == 175)
-        #expect(EditorWarning.check(CaseText(title: exactly), reason: "").isEmpty)
-        #expect(EditorWarning.check(CaseText(title: exactly + "a"), reason: "") == [.titleTooLong(units: 301)])
+        #expect(EditorWarning.check(CaseDocument(title: exactly), reason: "").isEmpty)
+        #expect(EditorWarning.check(CaseDocument(title: exactly + "a"), reason: "") == [.titleTooLong(units: 301)])
         // One emoji too many is 302 units, though only 176 characters.
-        #expect(EditorWarning.check(CaseText(title: exactly + "😀"), reason: "") == [.titleTooLong(units: 302)])
+        #expect(EditorWarning.check(CaseDocument(title: exactly + "😀"), reason: "") == [.titleTooLong(units: 302)])
     }
 
     // M-EDIT-6, O-16: each warning, NBSP counted as whitespace.
@@ -23,7 +26,7 @@ import Testing
         func warnings(_ title: String, _ steps: [CaseStep] = [], pre: String = "", reason: String = "")
             -> [EditorWarning]
         {
-            EditorWarning.check(CaseText(title: title, preconditions: pre, steps: steps), reason: reason)
+            EditorWarning.check(CaseDocument(title: title, preconditions: pre, steps: steps), reason: reason)
         }
         #expect(warnings("") == [.titleEmpty] && warnings(" \u{A0}\t") == [.titleEmpty])
         #expect(warnings(" Pay") == [.titleLeadingWhitespace])
@@ -44,21 +47,22 @@ import Testing
     // M-EDIT-7: the body names the version opened.
     @Test func anEditSendsTheVersionOpenedAsBaseVersion() throws {
         let body = ProposalBody(
-            .editCase(caseID: "c_12", baseVersion: 3), document: CaseText(title: "T", steps: [CaseStep(action: "A")]),
+            .editCase(caseID: "c_12", baseVersion: 3),
+            document: CaseDocument(title: "T", steps: [CaseStep(action: "A")]),
             reason: "")
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let json = String(decoding: try encoder.encode(body), as: UTF8.self)
         #expect(json.contains(#""base_version":3"#) && json.contains(#""op":"edit_case""#))
         #expect(json.contains(#""reason":null"#))
-        let create = ProposalBody(.createCase(folderID: nil), document: CaseText(title: "T"), reason: nil)
+        let create = ProposalBody(.createCase(folderID: nil), document: CaseDocument(title: "T"), reason: nil)
         #expect(String(decoding: try encoder.encode(create), as: UTF8.self).contains(#""folder_id":null"#))
     }
 }
 
 extension AgainstReferenceServer {
     @Suite struct Editor {
-        @MainActor func savedFolder(_ root: CasesRootScreen, _ editor: CaseEditor?) async throws -> String? {
+        @MainActor func savedFolder(_ root: CasesRootModel, _ editor: CaseEditorModel?) async throws -> String? {
             let editor = try #require(editor)
             editor.setTitle("Written in place")
             editor.addStep(action: "Open the page")
@@ -77,12 +81,12 @@ extension AgainstReferenceServer {
             let server = try ReferenceServer()
             try await server.reset()
             let root = try await server.cases("ada")
-            #expect(try await savedFolder(root, root.list(.folder(id: "f_3")).newCase()) == "Payments")
-            #expect(try await savedFolder(root, root.newCase()) == "Unsorted")
-            #expect(try await savedFolder(root, root.list(.tag("smoke")).newCase()) == "Unsorted")
-            #expect(try await savedFolder(root, root.list(.all).newCase()) == "Unsorted")
+            #expect(try await savedFolder(root, await root.list(.folder(id: "f_3")).newCase()) == "Payments")
+            #expect(try await savedFolder(root, await root.newCase()) == "Unsorted")
+            #expect(try await savedFolder(root, await root.list(.tag("smoke")).newCase()) == "Unsorted")
+            #expect(try await savedFolder(root, await root.list(.all).newCase()) == "Unsorted")
             let bo = try await server.cases("bo")
-            #expect(bo.newCase() == nil)  // writing needs produce
+            #expect(await bo.newCase() == nil)  // writing needs produce
         }
 
         // M-EDIT-2
@@ -90,7 +94,7 @@ extension AgainstReferenceServer {
             let server = try ReferenceServer()
             try await server.reset()
             let root = try await server.cases("ada")
-            let editor = try #require(root.newCase())
+            let editor = try #require(await root.newCase())
             editor.setTitle("Reorder steps")
             editor.setPreconditions("A filled cart.")
             editor.addStep(action: "One", expected: "First")
@@ -120,7 +124,7 @@ extension AgainstReferenceServer {
             try await server.reset()
             let root = try await server.cases("ada")
             let exactly = repeated("😀", 100) + repeated("é", 50) + repeated("e\u{301}", 25)
-            let editor = try #require(root.newCase())
+            let editor = try #require(await root.newCase())
             editor.addStep(action: "Open")
             editor.setTitle(exactly + "a")
             #expect(editor.titleUnits == 301 && !editor.canSave)
@@ -138,7 +142,7 @@ extension AgainstReferenceServer {
             do {
                 _ = try await server.propose(
                     connection,
-                    ProposalBody(.createCase(folderID: nil), document: CaseText(title: exactly + "a"), reason: nil))
+                    ProposalBody(.createCase(folderID: nil), document: CaseDocument(title: exactly + "a"), reason: nil))
                 Issue.record("301 units were accepted")
             } catch {
                 #expect(error.code == "invalid")
@@ -153,26 +157,27 @@ extension AgainstReferenceServer {
             let server = try ReferenceServer()
             try await server.reset()
             let root = try await server.cases("ada")
-            let page = root.casePage("C-21")
+            let page = try await root.casePage(number: "C-21")
             await page.refresh()
-            let editor = try #require(page.edit())
+            let editor = try #require(await page.edit())
             editor.setTitle("Checkout scenario 21, reworded")
             editor.setReason(repeated("r", 501))
             #expect(editor.warnings == [.reasonTooLong(units: 501)] && !editor.canSave)
             editor.setReason(repeated("😀", 250))
             #expect(editor.canSave)
             await editor.save()
-            #expect(editor.outcome == .adopted(caseID: "c_21", version: 2))
+            #expect(editor.outcome == .adopted(caseID: try await server.caseID("C-21"), version: 2))
             let connection = try await server.signedIn("ada")
+            let (c22, c23) = (try await server.caseID("C-22"), try await server.caseID("C-23"))
             _ = try await server.propose(
                 connection,
                 ProposalBody(
-                    .editCase(caseID: "c_22", baseVersion: 1), document: CaseText(title: "No reason"), reason: ""))
+                    .editCase(caseID: c22, baseVersion: 1), document: CaseDocument(title: "No reason"), reason: ""))
             do {
                 _ = try await server.propose(
                     connection,
                     ProposalBody(
-                        .editCase(caseID: "c_23", baseVersion: 1), document: CaseText(title: "Long reason"),
+                        .editCase(caseID: c23, baseVersion: 1), document: CaseDocument(title: "Long reason"),
                         reason: repeated("r", 501)))
                 Issue.record("a reason of 501 units was accepted")
             } catch {
@@ -186,7 +191,7 @@ extension AgainstReferenceServer {
             let server = try ReferenceServer()
             try await server.reset()
             let root = try await server.cases("ada")
-            let editor = try #require(root.newCase())
+            let editor = try #require(await root.newCase())
             editor.setTitle("Large case")
             editor.setPreconditions(repeated("p", 100_000))
             editor.addStep(action: repeated("s", 20_000))
@@ -211,22 +216,22 @@ extension AgainstReferenceServer {
             let root = try await server.cases("ada")
             let connection = try await server.signedIn("ada")
             let step = [CaseStep(action: "Open")]
-            let cases: [(CaseText, String, String)] = [
-                (CaseText(title: "", steps: step), "", "title"),
-                (CaseText(title: "\u{A0}\u{A0}", steps: step), "", "title"),
-                (CaseText(title: " Pay by card", steps: step), "", "title"),
-                (CaseText(title: "Pay by card\u{A0}", steps: step), "", "title"),
-                (CaseText(title: "Pay\tby card", steps: step), "", "title"),
-                (CaseText(title: "Pay by\ncard", steps: step), "", "title"),
-                (CaseText(title: "Pay", steps: [CaseStep(action: "\u{A0}")]), "", "steps.0.action"),
-                (CaseText(title: "Pay", steps: [CaseStep(action: "Open", expected: " ")]), "", "steps.0.expected"),
-                (CaseText(title: "Pay", preconditions: "\t", steps: step), "", "preconditions"),
-                (CaseText(title: "Pay", steps: step), "\u{A0}", "reason"),
-                (CaseText(title: "Pay", steps: step), " Because", "reason"),
-                (CaseText(title: "Pay", steps: step), "Because\u{A0}", "reason"),
+            let cases: [(CaseDocument, String, String)] = [
+                (CaseDocument(title: "", steps: step), "", "title"),
+                (CaseDocument(title: "\u{A0}\u{A0}", steps: step), "", "title"),
+                (CaseDocument(title: " Pay by card", steps: step), "", "title"),
+                (CaseDocument(title: "Pay by card\u{A0}", steps: step), "", "title"),
+                (CaseDocument(title: "Pay\tby card", steps: step), "", "title"),
+                (CaseDocument(title: "Pay by\ncard", steps: step), "", "title"),
+                (CaseDocument(title: "Pay", steps: [CaseStep(action: "\u{A0}")]), "", "steps.0.action"),
+                (CaseDocument(title: "Pay", steps: [CaseStep(action: "Open", expected: " ")]), "", "steps.0.expected"),
+                (CaseDocument(title: "Pay", preconditions: "\t", steps: step), "", "preconditions"),
+                (CaseDocument(title: "Pay", steps: step), "\u{A0}", "reason"),
+                (CaseDocument(title: "Pay", steps: step), " Because", "reason"),
+                (CaseDocument(title: "Pay", steps: step), "Because\u{A0}", "reason"),
             ]
             for (text, reason, field) in cases {
-                let editor = try #require(root.newCase())
+                let editor = try #require(await root.newCase())
                 editor.setTitle(text.title)
                 editor.setPreconditions(text.preconditions)
                 for step in text.steps { editor.addStep(action: step.action, expected: step.expected) }
@@ -245,7 +250,8 @@ extension AgainstReferenceServer {
             // NBSP inside a title is no warning, and the server takes it.
             let fine = try await server.propose(
                 connection,
-                ProposalBody(.createCase(folderID: nil), document: CaseText(title: "Pay\u{A0}by card"), reason: nil))
+                ProposalBody(.createCase(folderID: nil), document: CaseDocument(title: "Pay\u{A0}by card"), reason: nil)
+            )
             #expect(fine.proposal.state == "adopted")
         }
 
@@ -253,27 +259,29 @@ extension AgainstReferenceServer {
         @MainActor @Test func anEditUsesTheVersionOpenedEvenIfTheCaseChangedSince() async throws {
             let server = try ReferenceServer()
             try await server.reset()
-            let memory = CaseMemory()
-            let root = try await server.cases("ada", memory: memory)
-            let page = root.casePage("C-20")
+            let root = try await server.cases("ada")
+            let page = try await root.casePage(number: "C-20")
             await page.refresh()
-            let editor = try #require(page.edit())
-            #expect(editor.target == .edit(caseID: "c_20", baseVersion: 1))
+            let editor = try #require(await page.edit())
+            #expect(editor.target == .edit(caseID: try await server.caseID("C-20"), baseVersion: 1))
             // Meanwhile someone else changes the steps (version 2).
             let original = try #require(page.state.value)
             _ = try await server.propose(
                 try await server.signedIn("ada"),
                 ProposalBody(
-                    .editCase(caseID: "c_20", baseVersion: 1),
-                    document: CaseText(
+                    .editCase(caseID: try await server.caseID("C-20"), baseVersion: 1),
+                    document: CaseDocument(
                         title: original.title, preconditions: original.preconditions,
                         steps: original.steps + [CaseStep(action: "Log out")]), reason: "A step was missing"))
             editor.setTitle("Checkout scenario 20, renamed")
             await editor.save()
             // Sent from version 1, the title change lands on top of version 2's steps: saved as version 3,
             // which differs from what was typed, so the draft stays.
-            #expect(editor.outcome == .adoptedButDifferent(caseID: "c_20", version: 3, fields: ["steps"]))
-            #expect(editor.outcome?.keepsDraft == true && memory.drafts(in: root.scope).count == 1)
+            #expect(
+                editor.outcome
+                    == .adoptedButDifferent(caseID: try await server.caseID("C-20"), version: 3, fields: ["steps"]))
+            let drafts = await root.drafts()
+            #expect(editor.outcome?.keepsDraft == true && drafts.count == 1)
             #expect(editor.outcome?.sentence.contains("differs from what you typed") == true)
         }
     }

@@ -11,13 +11,13 @@ extension AgainstReferenceServer {
         @MainActor @Test func aRecentListShowsAtOnceAndIsReadAgainOnlyAfterTheRevisionRose() async throws {
             let server = try ReferenceServer()
             try await server.reset()
-            let memory = CaseMemory()
-            let root = try await server.cases("ada", memory: memory)
-            let first = root.list(.folder(id: "f_3"))
+            let root = try await server.cases("ada")
+            let first = await root.list(.folder(id: "f_3"))
             await first.appearAndRead()
             first.leave()
+            let c13 = try await server.caseID("C-13")
             try await server.clearLog()
-            let again = root.list(.folder(id: "f_3"))
+            let again = await root.list(.folder(id: "f_3"))
             again.appear()
             #expect(again.state.value?.rows == first.rows && !again.state.isLoading)
             #expect(again.reading == nil && !again.isRefreshingInBackground)
@@ -28,10 +28,12 @@ extension AgainstReferenceServer {
             let reply = try await server.propose(
                 other,
                 ProposalBody(
-                    .editCase(caseID: "c_13", baseVersion: 1),
-                    document: CaseText(title: "Pay by SEPA transfer", preconditions: "", steps: []), reason: nil))
-            root.projectRevisionChanged(try #require(reply.revision))
-            let third = root.list(.folder(id: "f_3"))
+                    .editCase(caseID: c13, baseVersion: 1),
+                    document: CaseDocument(title: "Pay by SEPA transfer", preconditions: "", steps: []), reason: nil))
+            #expect(reply.proposal.state == "adopted")
+            // The project's revision now, as any list reply carries it (§2's write replies carry none).
+            root.projectRevisionChanged(try #require(try await other.read(MainworthyAPI.browse("shop")).revision))
+            let third = await root.list(.folder(id: "f_3"))
             third.appear()
             #expect(third.state.value?.rows == first.rows && !third.state.isLoading)
             #expect(third.isRefreshingInBackground)
@@ -50,20 +52,21 @@ extension AgainstReferenceServer {
             let events = ProjectEvents(workspace: try await server.workspace("ada"), project: "shop")
             defer { events.stop() }
             root.follow(events)
-            let first = root.list(.folder(id: "f_3"))
+            let first = await root.list(.folder(id: "f_3"))
             await first.appearAndRead()
             first.leave()
             // From the revision the list was read at: nothing after it can be missed (Last-Event-ID).
-            events.start(after: root.memory.revision(of: root.scope))
+            events.start(after: root.revision)
             let other = try await server.signedIn("ada")
             let reply = try await server.propose(
                 other,
                 ProposalBody(
-                    .editCase(caseID: "c_13", baseVersion: 1),
-                    document: CaseText(title: "Pay by SEPA transfer", preconditions: "", steps: []), reason: nil))
-            let revision = try #require(reply.revision)
+                    .editCase(caseID: try await server.caseID("C-13"), baseVersion: 1),
+                    document: CaseDocument(title: "Pay by SEPA transfer", preconditions: "", steps: []), reason: nil))
+            #expect(reply.proposal.state == "adopted")
+            let revision = try #require(try await other.read(MainworthyAPI.browse("shop")).revision)
             await waitUntilObserved { (events.revision ?? 0) >= revision }
-            let again = root.list(.folder(id: "f_3"))
+            let again = await root.list(.folder(id: "f_3"))
             again.appear()
             #expect(again.state.value?.rows == first.rows && !again.state.isLoading)
             #expect(again.isRefreshingInBackground)
@@ -75,23 +78,22 @@ extension AgainstReferenceServer {
         @MainActor @Test func leavingA41stListForgetsTheOneLeftLongestAgo() async throws {
             let server = try ReferenceServer()
             try await server.reset()
-            let memory = CaseMemory()
-            let root = try await server.cases("ada", memory: memory)
-            let oldest = root.list(.folder(id: "f_3"))
+            let root = try await server.cases("ada")
+            let oldest = await root.list(.folder(id: "f_3"))
             await oldest.appearAndRead()
             oldest.leave()
             for index in 1...40 {
-                let list = root.list(.tag("tag-\(index)"))
+                let list = await root.list(.tag("tag-\(index)"))
                 await list.appearAndRead()
                 list.leave()
             }
-            #expect(memory.recentLists.count == RecentLists.capacity)
-            let reopened = root.list(.folder(id: "f_3"))
+            #expect(await root.recentListCount() == CasesRootModel.recentListCapacity)
+            let reopened = await root.list(.folder(id: "f_3"))
             reopened.appear()
             #expect(reopened.state == .loading && reopened.state.isLoading)
             await reopened.reading?.value
             #expect(reopened.numbers == oldest.numbers)
-            let kept = root.list(.tag("tag-1"))
+            let kept = await root.list(.tag("tag-1"))
             kept.appear()
             #expect(kept.state.value != nil && kept.reading == nil)
         }
@@ -101,10 +103,10 @@ extension AgainstReferenceServer {
             let server = try ReferenceServer()
             try await server.reset()
             let root = try await server.cases("ada")
-            let list = root.list(.tag("cart"))
+            let list = await root.list(.tag("cart"))
             await list.appearAndRead()
             list.leave()
-            let again = root.list(.tag("cart"))
+            let again = await root.list(.tag("cart"))
             again.appear()
             #expect(again.reading == nil)
             try await server.clearLog()

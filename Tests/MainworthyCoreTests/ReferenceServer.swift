@@ -1,6 +1,8 @@
+import CompanionApp
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
+import CompanionStore
 import CompanionTestSupport
 import Foundation
 import MainworthyCore
@@ -35,15 +37,22 @@ struct ReferenceServer {
 
     init() throws {
         url = try TestServers.url("MAINWORTHY_URL")
-        control = Client(
-            baseURL: url,
-            configuration: Client.Configuration(retryPolicy: .never, transportPolicy: .allowingInsecureLoopback))
+        control = TestClients.loopback(url)
     }
 
-    /// Loads the default fixture and forgets faults and the log.
+    /// The shape the server answers in, from `MAINWORTHY_SHAPE`: `rich` (§2 and the fields §2 leaves open, in one
+    /// plausible shape) or `spec` (§2's fields only, and the other plausible shape wherever §2 is silent). The
+    /// tests pass on both.
+    static var shape: String { ProcessInfo.processInfo.environment["MAINWORTHY_SHAPE"] ?? "rich" }
+
+    /// Whether the server answers with §2's fields only.
+    static var specOnly: Bool { shape == "spec" }
+
+    /// Loads the default fixture in the run's shape and forgets faults and the log.
     func reset() async throws {
         _ = try await control.send(
-            Request<JSONValue>.post("/_control/reset", body: ["fixture": "default"] as JSONValue))
+            Request<JSONValue>.post(
+                "/_control/reset", body: ["fixture": "default", "shape": .string(Self.shape)] as JSONValue))
     }
 
     /// The request log since the last reset or `clearLog()`.
@@ -111,35 +120,64 @@ struct ReferenceServer {
         try await control.send(Request<JSONValue>.get("/_control/fixture"))["pipeline_token"]?.stringValue ?? ""
     }
 
-    /// A connection to this server with its own secret store, not signed in.
-    func connection(
+    /// An environment for this server's tests: the platform's transport (`COMPANION_TRANSPORT` picks it), stores
+    /// and secrets in memory unless given, a sleeper that records its waits without waiting.
+    static func environment(
         secrets: any SecretStore = InMemorySecretStore(), sleeper: any Sleeper = RecordingSleeper(),
-        journal: Journal = Journal(), timeout: Duration = .seconds(10), server: URL? = nil
-    ) throws -> MainworthyConnection {
-        try MainworthyConnection(
-            build: MainworthyBuild(server: server ?? url, version: "9.9.0"), secrets: secrets,
-            transportPolicy: .allowingInsecureLoopback, timeout: timeout, sleeper: sleeper,
-            random: SystemRandomSource(), journal: journal)
+        journal: Journal = Journal(), stores: StoreLocation = .memory
+    ) -> AppEnvironment {
+        TestEnvironments.loopback(stores: stores, secrets: secrets, journal: journal, sleeper: sleeper)
     }
 
-    /// A connection signed in as `user`.
+    /// The build pointing at this server (or at `server`).
+    func build(_ server: URL? = nil) -> MainworthyBuild { MainworthyBuild(server: server ?? url, version: "9.9.0") }
+
+    /// Mainworthy's profile with another idle timeout.
+    static func profile(timeout: Duration) -> AppProfile {
+        var profile = MainworthyServer.profile
+        profile.timeout = timeout
+        return profile
+    }
+
+    /// The kit's sign-in model for this server, at its password step.
+    @MainActor
+    func signInModel(_ environment: AppEnvironment) throws -> SignInModel {
+        try MainworthySignIn.model(build: build(), environment: environment)
+    }
+
+    /// Signs `user` in through the kit's sign-in model and opens the server for the account.
+    @MainActor
+    func signIn(_ user: String, environment: AppEnvironment, timeout: Duration = .seconds(10)) async throws
+        -> MainworthyServer
+    {
+        let model = try signInModel(environment)
+        await model.submitPassword(username: user, password: try await password(user))
+        guard case .signedIn(let account) = model.state else {
+            throw MainworthyError.other("\(user) could not sign in: \(model.state)")
+        }
+        return try await MainworthyServer.open(
+            build: build(), account: account, environment: environment, profile: Self.profile(timeout: timeout))
+    }
+
+    /// A server signed in as `user`, in an environment of its own unless one is given.
+    @MainActor
     func signedIn(
         _ user: String, secrets: any SecretStore = InMemorySecretStore(), sleeper: any Sleeper = RecordingSleeper(),
-        journal: Journal = Journal(), timeout: Duration = .seconds(10)
-    ) async throws -> MainworthyConnection {
-        let connection = try connection(secrets: secrets, sleeper: sleeper, journal: journal, timeout: timeout)
-        _ = try await connection.signIn(name: user, password: try await password(user))
-        return connection
+        journal: Journal = Journal(), timeout: Duration = .seconds(10), environment: AppEnvironment? = nil
+    ) async throws -> MainworthyServer {
+        try await signIn(
+            user, environment: environment ?? Self.environment(secrets: secrets, sleeper: sleeper, journal: journal),
+            timeout: timeout)
     }
 
     /// A workspace signed in as `user`, with `project` open.
     @MainActor
     func workspace(
         _ user: String, project: String = "shop", sleeper: any Sleeper = RecordingSleeper(),
-        timeout: Duration = .seconds(10)
+        timeout: Duration = .seconds(10), environment: AppEnvironment? = nil
     ) async throws -> MainworthyWorkspace {
         let workspace = MainworthyWorkspace(
-            connection: try await signedIn(user, sleeper: sleeper, timeout: timeout))
+            server: try await signedIn(user, sleeper: sleeper, timeout: timeout, environment: environment))
         await workspace.load(preferred: project)
         return workspace
     }

@@ -6,7 +6,19 @@ import Testing
 
 extension AgainstReferenceServer {
     @Suite struct Runs {
-        @MainActor static func openRun(_ server: ReferenceServer, user: String = "ada") async throws -> RunScreen {
+        /// ada on s_2 of r_1, with bo (given produce) filling s_4 meanwhile: ada's page still shows it empty.
+        @MainActor static func adaOnS2WhileBoFillsS4(_ server: ReferenceServer) async throws -> RunModel {
+            try await server.reset()
+            try await server.grant("bo", ["read", "produce"])
+            let run = try await openRun(server)
+            await run.open("s_2")
+            let bosRun = try await openRun(server, user: "bo")
+            await bosRun.open("s_4")
+            await bosRun.record(.pass)
+            return run
+        }
+
+        @MainActor static func openRun(_ server: ReferenceServer, user: String = "ada") async throws -> RunModel {
             let run = try #require(try await server.workspace(user).runs?.run("r_1"))
             await run.refresh()
             return run
@@ -24,13 +36,26 @@ extension AgainstReferenceServer {
         }
 
         @MainActor @Test func theRunPageOffersNoSlotAssignmentRequiredJobsOrClosing() async throws {  // M-RUN-12
+            // Everything the page offers, done on a live run: the only write is a result; nothing assigns a slot,
+            // sets required jobs or closes the run (the run stays open, its slots and their testers unchanged).
             let server = try ReferenceServer()
             try await server.reset()
             let run = try await Self.openRun(server)
+            let before = try #require(run.state.value)
+            try await server.clearLog()
+            for action in RunModel.Action.allCases { await run.perform(action) }
             await run.open("s_2")
-            #expect(run.actions == [.start, .openSlot, .markStep, .note, .record, .refresh])
-            let names = RunScreen.Action.allCases.map(\.rawValue)
-            #expect(!names.contains { $0.contains("assign") || $0.contains("job") || $0.contains("close") })
+            await run.perform(.record)
+            await run.perform(.undo)
+            let log = try await server.log()
+            let writes = log.filter { $0.method != "GET" }
+            #expect(!writes.isEmpty)
+            #expect(writes.allSatisfy { $0.method == "POST" && $0.path.hasSuffix("/results") }, "\(writes.map(\.path))")
+            #expect(log.allSatisfy { $0.path.hasPrefix("/api/projects/shop/runs/r_1") || $0.path == "/api/projects" })
+            await run.refresh()
+            let after = try #require(run.state.value)
+            #expect(after.isOpen && after.slots.map(\.id) == before.slots.map(\.id))
+            #expect(after.slots.map(\.case) == before.slots.map(\.case))
         }
 
         @MainActor @Test func startOpensTheFirstSlotWithNoResult() async throws {  // M-RUN-2
@@ -82,14 +107,7 @@ extension AgainstReferenceServer {
 
         @MainActor @Test func afterAResultTheNextEmptySlotOpensSkippingOnesFilledMeanwhile() async throws {  // M-RUN-7
             let server = try ReferenceServer()
-            try await server.reset()
-            try await server.grant("bo", ["read", "produce"])
-            let run = try await Self.openRun(server)
-            await run.open("s_2")
-            // bo fills s_4 while ada is on s_2; s_3 already has a result.
-            let bosRun = try await Self.openRun(server, user: "bo")
-            await bosRun.open("s_4")
-            await bosRun.record(.pass)
+            let run = try await Self.adaOnS2WhileBoFillsS4(server)  // s_3 already has a result
             await run.record(.pass)
             #expect(run.openSlot?.slot.id == "s_5")
             await run.record(.pass)
@@ -136,18 +154,38 @@ extension AgainstReferenceServer {
             #expect(run.draft == SlotDraft(note: "half done", markedStep: 2))
         }
 
-        @MainActor @Test func leavingTheRunDropsWhatWasNotRecorded() async throws {  // M-RUN-10
+        @MainActor @Test func leavingTheRunDropsWhatWasNotRecorded() async throws {  // M-RUN-10, O-11
             let server = try ReferenceServer()
             try await server.reset()
             let workspace = try await server.workspace("ada")
-            let run = try #require(workspace.runs?.run("r_1"))
+            let runs = try #require(workspace.runs)
+            let run = runs.run("r_1")
             await run.refresh()
             await run.open("s_4")
             run.setNote("half done")
-            let reopened = try #require(workspace.runs?.run("r_1"))
+            run.pressStep(2)
+            run.closeSlot()  // moving about the run keeps it
+            await run.open("s_4")
+            #expect(run.draft == SlotDraft(note: "half done", markedStep: 2))
+            run.leave()
+            await run.open("s_4")
+            #expect(run.drafts.isEmpty && run.draft == SlotDraft())
+            // Opened again from the list, the run has nothing of it either, and nothing was recorded.
+            let reopened = runs.run("r_1")
             await reopened.refresh()
             await reopened.open("s_4")
             #expect(reopened.drafts.isEmpty && reopened.draft == SlotDraft())
+            #expect(reopened.openSlot?.results.isEmpty == true)
+        }
+
+        // M-RUN-7: the next slot is chosen from the slots read after the result, never from older ones.
+        @MainActor @Test func whenTheRunCannotBeReadAgainAfterAResultNoSlotIsChosenFromOldData() async throws {
+            let server = try ReferenceServer()
+            let run = try await Self.adaOnS2WhileBoFillsS4(server)
+            try await server.fail("/api/projects/shop/runs/r_1", status: 500, times: 10)
+            await run.record(.pass)
+            #expect(run.openSlot == nil)  // not s_4, which the old slots show as empty
+            #expect(run.problem?.hasPrefix("The result was recorded, but the run could not be read again") == true)
         }
     }
 }

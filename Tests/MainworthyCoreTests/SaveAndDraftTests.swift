@@ -8,29 +8,28 @@ import Testing
 
 extension AgainstReferenceServer {
     @Suite struct SaveAndDrafts {
-        @MainActor func editor(_ root: CasesRootScreen, _ number: String) async throws -> CaseEditor {
-            let page = root.casePage(number)
+        @MainActor func editor(_ root: CasesRootModel, _ number: String) async throws -> CaseEditorModel {
+            let page = try await root.casePage(number: number)
             await page.refresh()
-            return try #require(page.edit())
+            return try #require(await page.edit())
         }
 
         // M-SAVE-1
         @MainActor @Test func anAdoptedProposalOpensTheSavedVersionAndDiscardsTheDraft() async throws {
             let server = try ReferenceServer()
             try await server.reset()
-            let memory = CaseMemory()
-            let root = try await server.cases("ada", memory: memory)
+            let root = try await server.cases("ada")
             let editor = try await editor(root, "C-30")
             editor.setTitle("Checkout scenario 30, clearer")
             editor.setReason("Clearer title")
-            #expect(memory.drafts(in: root.scope).count == 1)
+            #expect((await root.drafts()).count == 1)
             await editor.save()
-            #expect(editor.outcome == .adopted(caseID: "c_30", version: 2))
+            #expect(editor.outcome == .adopted(caseID: try await server.caseID("C-30"), version: 2))
             #expect(editor.outcome?.sentence == "Saved as version 2.")
             #expect(editor.saved?.state.value?.title == "Checkout scenario 30, clearer")
             #expect(editor.saved?.state.value?.version == 2 && editor.isClosed)
-            #expect(memory.drafts(in: root.scope).isEmpty)
-            let page = root.casePage("C-30")
+            #expect((await root.drafts()).isEmpty)
+            let page = try await root.casePage(number: "C-30")
             await page.readHistory()
             #expect(page.history?.value?.first?.reason == "Clearer title")
         }
@@ -39,10 +38,9 @@ extension AgainstReferenceServer {
         @MainActor @Test func aWaitingProposalSaysItWaitsInTheQueueAndDiscardsTheDraft() async throws {
             let server = try ReferenceServer()
             try await server.reset()
-            let memory = CaseMemory()
-            let root = try await server.cases("ada", memory: memory)
-            let legal = root.list(.folder(id: "f_7"))
-            let editor = try #require(legal.newCase())
+            let root = try await server.cases("ada")
+            let legal = await root.list(.folder(id: "f_7"))
+            let editor = try #require(await legal.newCase())
             editor.setTitle("Accept the terms")
             editor.addStep(action: "Open the terms", expected: "They are shown")
             await editor.save()
@@ -51,7 +49,7 @@ extension AgainstReferenceServer {
                 return
             }
             #expect(editor.outcome?.sentence == "Your proposal waits in the Queue for acceptance.")
-            #expect(memory.drafts(in: root.scope).isEmpty && editor.isClosed)
+            #expect((await root.drafts()).isEmpty && editor.isClosed)
             let question = try await server.signedIn("ada").read(
                 MainworthyAPI.question("shop", try #require(questionID)))
             #expect(question.kind == .proposal && question.title == "New case “Accept the terms”")
@@ -61,20 +59,20 @@ extension AgainstReferenceServer {
         @MainActor @Test func anAdoptedSaveThatCannotBeReadBackKeepsTheDraftAndSaysSo() async throws {
             let server = try ReferenceServer()
             try await server.reset()
-            let memory = CaseMemory()
-            let root = try await server.cases("ada", memory: memory)
+            let root = try await server.cases("ada")
             let editor = try await editor(root, "C-31")
             editor.setTitle("Checkout scenario 31, clearer")
-            try await server.fail("/api/projects/shop/cases/c_31", status: 500, times: 10)
+            try await server.fail("/api/projects/shop/cases/\(try await server.caseID("C-31"))", status: 500, times: 10)
             await editor.save()
             guard case .adoptedButUnread(let caseID, let version, let problem) = editor.outcome else {
                 Issue.record("not unread: \(String(describing: editor.outcome))")
                 return
             }
-            #expect(caseID == "c_31" && version == 2)
-            #expect(problem == "This failure was injected for /api/projects/shop/cases/c_31.")
+            #expect(caseID == (try await server.caseID("C-31")) && version == 2)
+            #expect(
+                problem == "This failure was injected for /api/projects/shop/cases/\(try await server.caseID("C-31")).")
             #expect(editor.outcome?.sentence.contains("could not be read back") == true)
-            #expect(memory.drafts(in: root.scope).first?.document.title == "Checkout scenario 31, clearer")
+            #expect((await root.drafts()).first?.document.title == "Checkout scenario 31, clearer")
             #expect(!editor.isClosed)
         }
 
@@ -84,15 +82,14 @@ extension AgainstReferenceServer {
             try await server.reset()
             try await server.grant("bo", ["read", "produce"])
             let ada = try await server.cases("ada")
-            let boMemory = CaseMemory()
-            let bo = try await server.cases("bo", memory: boMemory)
+            let bo = try await server.cases("bo")
             let adaEditor = try await editor(ada, "C-25")
             let boEditor = try await editor(bo, "C-25")
             adaEditor.setTitle("Checkout scenario 25 by ada")
             boEditor.setTitle("Checkout scenario 25 by bo")
             boEditor.addStep(action: "Check the receipt")
             await adaEditor.save()
-            #expect(adaEditor.outcome == .adopted(caseID: "c_25", version: 2))
+            #expect(adaEditor.outcome == .adopted(caseID: try await server.caseID("C-25"), version: 2))
             await boEditor.save()
             guard case .overlap(let fields, let other, let questionID) = boEditor.outcome else {
                 Issue.record("no overlap: \(String(describing: boEditor.outcome))")
@@ -103,8 +100,8 @@ extension AgainstReferenceServer {
                 boEditor.outcome?.sentence
                     == "Another edit (proposal \(other ?? "")) also changes the title. Resolve the proposal in the web app. Your draft is kept."
             )
-            #expect(boMemory.drafts(in: bo.scope).first?.document.title == "Checkout scenario 25 by bo")
-            let page = ada.casePage("C-25")
+            #expect((await bo.drafts()).first?.document.title == "Checkout scenario 25 by bo")
+            let page = try await ada.casePage(number: "C-25")
             await page.refresh()
             #expect(page.state.value?.version == 2 && page.state.value?.title == "Checkout scenario 25 by ada")
         }
@@ -113,15 +110,14 @@ extension AgainstReferenceServer {
         @MainActor @Test func aRefusalShowsTheServersSentenceWithItsFieldsAndKeepsTheDraft() async throws {
             let server = try ReferenceServer()
             try await server.reset()
-            let memory = CaseMemory()
-            let root = try await server.cases("ada", memory: memory)
+            let root = try await server.cases("ada")
             // A folder deleted in the web app while the list was open.
-            let lost = try #require(root.list(.folder(id: "f_99")).newCase())
+            let lost = try #require(await root.list(.folder(id: "f_99")).newCase())
             lost.setTitle("Lost folder")
             await lost.save()
             #expect(lost.outcome == .refused(message: "There is no such folder.", fields: ["folder_id": "unknown"]))
             #expect(lost.outcome?.sentence == "There is no such folder. (folder_id: unknown)")
-            #expect(memory.drafts(in: root.scope).count == 1)
+            #expect((await root.drafts()).count == 1)
             try await server.fail("/api/projects/shop/proposals", status: 409)
             let other = try await editor(root, "C-32")
             other.setTitle("Checkout scenario 32, again")
@@ -129,15 +125,14 @@ extension AgainstReferenceServer {
             #expect(
                 other.outcome
                     == .refused(message: "This failure was injected for /api/projects/shop/proposals.", fields: [:]))
-            #expect(memory.drafts(in: root.scope).count == 2)
+            #expect((await root.drafts()).count == 2)
         }
 
         // M-DRAFT-1: the draft outlives the editor (the app in the background, the view rebuilt).
         @MainActor @Test func aDraftSurvivesTheEditorGoingAway() async throws {
             let server = try ReferenceServer()
             try await server.reset()
-            let memory = CaseMemory()
-            let root = try await server.cases("ada", memory: memory)
+            let root = try await server.cases("ada")
             do {
                 let editor = try await editor(root, "C-33")
                 editor.setTitle("Typed before the background")
@@ -152,44 +147,72 @@ extension AgainstReferenceServer {
         @MainActor @Test func theSameUserSigningInAgainFindsTheDraftAndNoOneElseSeesIt() async throws {
             let server = try ReferenceServer()
             try await server.reset()
-            let memory = CaseMemory()
-            let secrets = InMemorySecretStore()
-            let first = MainworthyWorkspace(connection: try await server.signedIn("ada", secrets: secrets))
+            let environment = ReferenceServer.environment()  // one process
+            let first = MainworthyWorkspace(server: try await server.signIn("ada", environment: environment))
             await first.load(preferred: "shop")
-            let root = try #require(await CasesRootScreen.open(workspace: first, memory: memory))
+            let root = try #require(first.cases)
             let editor = try await editor(root, "C-34")
             editor.setTitle("Kept across sign-in")
             await first.signOut()
-            #expect(first.signedOut)
-            let second = MainworthyWorkspace(connection: try await server.signedIn("ada", secrets: secrets))
+            let stillSignedIn = await first.server.isSignedIn
+            #expect(first.signedOut && !stillSignedIn)
+            // The same user on the same server: the draft is back.
+            let second = MainworthyWorkspace(server: try await server.signIn("ada", environment: environment))
             await second.load(preferred: "shop")
-            let back = try #require(await CasesRootScreen.open(workspace: second, memory: memory))
-            #expect(back.scope == root.scope)
+            let back = try #require(second.cases)
             #expect(try await self.editor(back, "C-34").document.title == "Kept across sign-in")
-            let bo = try await server.cases("bo", memory: memory)
-            #expect(bo.scope.user != root.scope.user && memory.drafts(in: bo.scope).isEmpty)
-            let otherServer = CaseScope(server: "http://127.0.0.1:1", user: root.scope.user, project: "shop")
-            #expect(memory.drafts(in: otherServer).isEmpty)
-            #expect(memory.draft(.edit(caseID: "c_34", baseVersion: 1), in: otherServer) == nil)
+            // Another user on the same server does not see it.
+            let bo = try await server.cases("bo", environment: environment)
+            #expect(await bo.drafts().isEmpty)
+            let elsewhereInProcess = try await self.editor(try await server.cases("ada"), "C-34")
+            #expect(elsewhereInProcess.document.title != "Kept across sign-in")
+            // The same user on another server (the same stand-in under another name: another origin) does not.
+            let elsewhere = try #require(
+                URL(string: server.url.absoluteString.replacingOccurrences(of: "127.0.0.1", with: "localhost")))
+            let model = try MainworthySignIn.model(build: server.build(elsewhere), environment: environment)
+            await model.submitPassword(username: "ada", password: try await server.password("ada"))
+            guard case .signedIn(let account) = model.state else {
+                Issue.record("no sign-in at \(elsewhere): \(model.state)")
+                return
+            }
+            #expect(account.serverKey != first.server.account.serverKey && account.userID == "u_1")
+            let other = MainworthyWorkspace(
+                server: try await MainworthyServer.open(
+                    build: server.build(elsewhere), account: account, environment: environment))
+            await other.load(preferred: "shop")
+            let otherRoot = try #require(other.cases)
+            #expect(await otherRoot.drafts().isEmpty)
+            let page = try await otherRoot.casePage(number: "C-34")
+            await page.refresh()
+            #expect(try #require(await page.edit()).document.title != "Kept across sign-in")
         }
 
-        // M-DRAFT-3
+        // M-DRAFT-3: drafts live in memory only. The environment keeps its stores on disk here, so a draft written
+        // there would show in the folder and in a new process over it.
         @MainActor @Test func draftsLiveInMemoryOnlyAndANewProcessHasNone() async throws {
             let server = try ReferenceServer()
             try await server.reset()
+            let folder = try TemporaryFolder()
             let secrets = InMemorySecretStore()
-            let workspace = MainworthyWorkspace(connection: try await server.signedIn("ada", secrets: secrets))
-            await workspace.load(preferred: "shop")
-            let root = try #require(await CasesRootScreen.open(workspace: workspace, memory: CaseMemory()))
+            let environment = ReferenceServer.environment(secrets: secrets, stores: .directory(folder.url))
+            let root = try await server.cases("ada", environment: environment)
             let editor = try await editor(root, "C-35")
             editor.setTitle("Only in memory")
-            // Nothing of the draft reaches the secret store (the only storage the connection has).
+            #expect(await root.drafts().map(\.document.title) == ["Only in memory"])
+            // Nothing reached the disk: no store file, nothing of the draft in the secret store.
+            let files = try FileManager.default.subpathsOfDirectory(atPath: folder.url.path)
+            #expect(files.isEmpty, "\(files)")
             for account in secrets.accounts() {
-                let stored = secrets.load(account)
-                #expect(!String(describing: stored).contains("Only in memory"))
+                #expect(!String(describing: secrets.load(account)).contains("Only in memory"))
             }
-            // A new process starts with a new, empty memory.
-            #expect(CaseMemory().drafts(in: root.scope).isEmpty)
+            // A new process over the same folder and secrets, signed in from the stored session: no draft.
+            let relaunched = ReferenceServer.environment(secrets: secrets, stores: .directory(folder.url))
+            let again = try #require(try await MainworthyServer.stored(build: server.build(), environment: relaunched))
+            let workspace = MainworthyWorkspace(server: again)
+            await workspace.load(preferred: "shop")
+            let newRoot = try #require(workspace.cases)
+            #expect(await newRoot.drafts().isEmpty)
+            #expect(try await self.editor(newRoot, "C-35").document.title == "Checkout scenario 35")
         }
 
         // M-DRAFT-4
@@ -216,8 +239,7 @@ extension AgainstReferenceServer {
         @MainActor @Test func retryAfterALostReplySendsTheOriginalCommandEvenAfterTheDraftWasEdited() async throws {
             let server = try ReferenceServer()
             try await server.reset()
-            let memory = CaseMemory()
-            let root = try await server.cases("ada", memory: memory)
+            let root = try await server.cases("ada")
             let editor = try await editor(root, "C-37")
             editor.setTitle("Sent first")
             try await server.dropReply("/api/projects/shop/proposals")
@@ -230,19 +252,19 @@ extension AgainstReferenceServer {
             }
             editor.setTitle("Typed after the lost reply")
             await editor.retry()
-            #expect(editor.outcome == .adopted(caseID: "c_37", version: 2))
+            #expect(editor.outcome == .adopted(caseID: try await server.caseID("C-37"), version: 2))
             let posts = try await server.log().posts(endingWith: "/proposals")
             #expect(posts.count == 2 && posts[0].idempotencyKey == posts[1].idempotencyKey && posts[1].replayed)
-            let page = root.casePage("C-37")
+            let page = try await root.casePage(number: "C-37")
             await page.readHistory()
             #expect(page.history?.value?.map(\.version) == [2, 1])  // one proposal held
             await page.refresh()
             #expect(page.state.value?.title == "Sent first")
             // The later edit stays in the draft, now on top of the saved version, for a fresh Save.
             #expect(editor.document.title == "Typed after the lost reply" && !editor.isClosed)
-            #expect(editor.target == .edit(caseID: "c_37", baseVersion: 2))
+            #expect(editor.target == .edit(caseID: try await server.caseID("C-37"), baseVersion: 2))
             await editor.save()
-            #expect(editor.outcome == .adopted(caseID: "c_37", version: 3))
+            #expect(editor.outcome == .adopted(caseID: try await server.caseID("C-37"), version: 3))
         }
     }
 }

@@ -12,7 +12,7 @@ extension AgainstReferenceServer {
             let server = try ReferenceServer()
             try await server.reset()
             let root = try await server.cases("ada")
-            let checkout = root.list(.folder(id: "f_2"))
+            let checkout = await root.list(.folder(id: "f_2"))
             await checkout.appearAndRead()
             let search = checkout.openSearch()
             #expect(search.scope == .folder(id: "f_2"))
@@ -22,7 +22,7 @@ extension AgainstReferenceServer {
             search.text = "scenario 41"  // C-41 is in Unsorted
             await search.submit()
             #expect(search.hits?.value != nil && search.numbers.isEmpty)
-            let payments = root.list(.folder(id: "f_3")).openSearch()
+            let payments = await root.list(.folder(id: "f_3")).openSearch()
             payments.text = "SCENARIO"
             await payments.submit()
             #expect(payments.numbers == (10...19).map { "C-\($0)" })
@@ -59,13 +59,13 @@ extension AgainstReferenceServer {
             let server = try ReferenceServer()
             try await server.reset()
             let root = try await server.cases("ada")
-            let inPayments = root.list(.folder(id: "f_3")).openSearch()
+            let inPayments = await root.list(.folder(id: "f_3")).openSearch()
             for text in ["C-12", "c-12"] {
                 inPayments.text = text
                 await inPayments.submit()
                 #expect(inPayments.numbers == ["C-12"])
             }
-            let inMobile = root.list(.tag("mobile")).openSearch()
+            let inMobile = await root.list(.tag("mobile")).openSearch()
             inMobile.text = "C-12"
             await inMobile.submit()
             #expect(inMobile.hits?.value != nil && inMobile.numbers.isEmpty)
@@ -81,9 +81,8 @@ extension AgainstReferenceServer {
         @MainActor @Test func aSearchIsSentOnSubmitAndClosingClearsItAndKeepsNothing() async throws {
             let server = try ReferenceServer()
             try await server.reset()
-            let memory = CaseMemory()
-            let root = try await server.cases("ada", memory: memory)
-            let list = root.list(.folder(id: "f_3"))
+            let root = try await server.cases("ada")
+            let list = await root.list(.folder(id: "f_3"))
             await list.appearAndRead()
             let before = list.rows
             try await server.clearLog()
@@ -99,11 +98,15 @@ extension AgainstReferenceServer {
             #expect(list.search == nil && search.text.isEmpty && search.hits == nil)
             #expect(list.rows == before)
             list.leave()
-            #expect(memory.recentLists.count == 1)
-            var lists = RecentLists()
-            let key = RecentLists.Key(scope: root.scope, listing: .search("Pay", scope: .project))
-            lists.leave(key, content: try #require(list.state.value))
-            #expect(lists.count == 0 && lists.content(for: key) == nil)
+            #expect(await root.recentListCount() == 1)
+            // A search shown as a list and left is not kept among the recent lists either.
+            let searched = await root.list(.search("Pay", scope: .project))
+            await searched.appearAndRead()
+            #expect(searched.numbers.contains("C-12"))
+            searched.leave()
+            #expect(await root.recentListCount() == 1)
+            let again = await root.list(.search("Pay", scope: .project))
+            #expect(again.state == .loading)
         }
     }
 }

@@ -1,33 +1,42 @@
+import CompanionApp
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
+import CompanionTestSupport
 import Foundation
 import MainworthyCore
 import Testing
 
 /// Every test against the reference server runs in this one serialized suite: they share the server
 /// and reset its fixture.
-@Suite(.serialized) struct AgainstReferenceServer {}
+@Suite(.serialized, .exclusive("mainworthy")) struct AgainstReferenceServer {}
 
 extension AgainstReferenceServer {
     @Suite struct SignIn {
-        @Test func signingInStoresTheCookieSessionAndNeverThePassword() async throws {  // M-AUTH-2
+        @MainActor @Test func signingInStoresTheCookieSessionAndNeverThePassword() async throws {  // M-AUTH-2
             let server = try ReferenceServer()
             try await server.reset()
             let secrets = InMemorySecretStore()
             let journal = Journal()
             let password = try await server.password("ada")
-            let connection = try server.connection(secrets: secrets, journal: journal)
-            let opened = try await connection.signIn(name: "ada", password: password)
-            #expect(opened.user.name == "ada")
-            let stored = try #require(secrets.accounts().first.flatMap { secrets.load($0) })
+            let environment = ReferenceServer.environment(secrets: secrets, journal: journal)
+            let signIn = try server.signInModel(environment)
+            await signIn.submitPassword(username: "ada", password: password)
+            guard case .signedIn(let account) = signIn.state else {
+                Issue.record("not signed in: \(signIn.state)")
+                return
+            }
+            let stored = try #require(secrets.load(account))
             guard case .sessionCookie(let name, let value) = stored.credential else {
                 Issue.record("expected a session cookie, got \(stored.credential)")
                 return
             }
             #expect(name == "mw_session" && !value.isEmpty)
-            #expect(stored.serverID == opened.session.id)
-            let encoded = String(decoding: try JSONEncoder().encode(stored), as: UTF8.self)
+            let opened = try await MainworthyServer.open(
+                build: server.build(), account: account, environment: environment)
+            let sessions = try await opened.read(MainworthyAPI.sessions()).items
+            #expect(stored.serverID == sessions.first { $0.current }?.id)
+            let encoded = String(decoding: try Client.encodeJSON(stored), as: UTF8.self)
             #expect(!encoded.contains(password))
             let logged = journal.events.map { "\($0.message) \($0.fields)" }.joined(separator: "\n")
             #expect(!logged.contains(password) && !logged.contains(value))
@@ -35,24 +44,23 @@ extension AgainstReferenceServer {
             #expect(posted.count == 1 && posted[0].status == 201 && posted[0].idempotencyKey != nil)
         }
 
-        @Test func theNewSessionIsListedAsMainworthyForIPhoneOpenedByPassword() async throws {  // M-AUTH-3
+        @MainActor @Test func theNewSessionIsListedAsMainworthyForIPhoneOpenedByPassword() async throws {  // M-AUTH-3
             let server = try ReferenceServer()
             try await server.reset()
             let connection = try await server.signedIn("ada")
             let sessions = try await connection.read(MainworthyAPI.sessions()).items
             let own = try #require(sessions.first { $0.current })
-            #expect(own.client == "Mainworthy for iPhone" && own.openedBy == "password")
+            #expect(own.info.client == "Mainworthy for iPhone" && own.info.openedBy == "password")
         }
 
         @MainActor @Test func aPipelineTokenAsThePasswordIsRefusedLikeAnyWrongPassword() async throws {  // M-AUTH-4
             let server = try ReferenceServer()
             try await server.reset()
             let secrets = InMemorySecretStore()
-            let screen = SignInScreen(connection: try server.connection(secrets: secrets))
-            screen.name = "ada"
-            screen.password = try await server.pipelineToken()
-            await screen.submit()
-            #expect(screen.phase == .refused("Wrong name or password."))
+            let signIn = try server.signInModel(ReferenceServer.environment(secrets: secrets))
+            await signIn.submitPassword(username: "ada", password: try await server.pipelineToken())
+            // The server's own sentence (the client's fallback would be another one).
+            #expect(signIn.state.problem == .wrongCredentials(serverSentence: "Wrong name or password."))
             #expect(secrets.accounts().isEmpty)
         }
 
@@ -60,12 +68,14 @@ extension AgainstReferenceServer {
             let server = try ReferenceServer()
             try await server.reset()
             let secrets = InMemorySecretStore()
-            let screen = SignInScreen(connection: try server.connection(secrets: secrets))
-            screen.name = "ada"
-            screen.password = "not-the-password"
-            await screen.submit()
-            #expect(screen.phase == .refused("Wrong name or password."))
-            #expect(screen.password.isEmpty)
+            let signIn = try server.signInModel(ReferenceServer.environment(secrets: secrets))
+            await signIn.submitPassword(username: "ada", password: "not-the-password")
+            #expect(signIn.state.problem == .wrongCredentials(serverSentence: "Wrong name or password."))
+            #expect(signIn.state.problem?.description != AuthError.wrongCredentials(serverSentence: nil).description)
+            guard case .enteringPassword = signIn.state else {
+                Issue.record("expected the password step again, got \(signIn.state)")
+                return
+            }
             #expect(secrets.accounts().isEmpty)
         }
 
@@ -73,26 +83,26 @@ extension AgainstReferenceServer {
             let server = try ReferenceServer()
             try await server.reset()
             let secrets = InMemorySecretStore()
-            let screen = SignInScreen(connection: try server.connection(secrets: secrets))
-            screen.name = "cy"
-            screen.password = "anything"
-            await screen.submit()
-            #expect(screen.phase == .passwordNotSet("Set a password in the web app under Settings, Your sign-in."))
-            #expect(SignInScreen.passkeyNote.contains("passkey does not work"))
+            let signIn = try server.signInModel(ReferenceServer.environment(secrets: secrets))
+            await signIn.submitPassword(username: "cy", password: "anything")
+            #expect(
+                signIn.state.problem
+                    == .wrongCredentials(serverSentence: "Set a password in the web app under Settings, Your sign-in."))
+            #expect(MainworthySignIn.passkeyNote.contains("passkey does not work"))
             #expect(secrets.accounts().isEmpty)
         }
 
-        @Test func signingInAsAnotherUserReplacesTheStoredSessionForThatServer() async throws {  // M-AUTH-7
+        @MainActor @Test func signingInAsAnotherUserReplacesTheStoredSessionForThatServer() async throws {  // M-AUTH-7
             let server = try ReferenceServer()
             try await server.reset()
             let secrets = InMemorySecretStore()
-            _ = try await server.signedIn("ada", secrets: secrets)
-            _ = try await server.signedIn("bo", secrets: secrets)
+            let environment = ReferenceServer.environment(secrets: secrets)
+            _ = try await server.signIn("ada", environment: environment)
+            _ = try await server.signIn("bo", environment: environment)
             #expect(secrets.accounts().map(\.userID) == ["u_2"])
-            let relaunched = try server.connection(secrets: secrets)
-            #expect(
-                try await relaunched.read(MainworthyAPI.sessions()).items.allSatisfy { $0.client != "Firefox on macOS" }
-            )
+            let relaunched = try #require(
+                try await MainworthyServer.stored(build: server.build(), environment: environment))
+            #expect(relaunched.account.userID == "u_2")
         }
 
         @MainActor @Test func aStoredSessionIsUsedAtTheNextLaunchWithoutSigningIn() async throws {  // M-AUTH-7
@@ -101,9 +111,12 @@ extension AgainstReferenceServer {
             let secrets = InMemorySecretStore()
             _ = try await server.signedIn("ada", secrets: secrets)
             try await server.clearLog()
-            let relaunched = try server.connection(secrets: secrets)
+            // The next launch: a new environment over the same secret store.
+            let relaunched = try #require(
+                try await MainworthyServer.stored(
+                    build: server.build(), environment: ReferenceServer.environment(secrets: secrets)))
             #expect(await relaunched.isSignedIn)
-            let workspace = MainworthyWorkspace(connection: relaunched)
+            let workspace = MainworthyWorkspace(server: relaunched)
             await workspace.load()
             #expect(workspace.current?.key == "shop")
             #expect(try await server.log().posts(endingWith: "/api/sessions").isEmpty)
@@ -117,7 +130,7 @@ extension AgainstReferenceServer {
             let phoneSession = try #require(await phone.credentials.credential?.serverID)
             let web = try await server.signedIn("ada")
             try await web.read(MainworthyAPI.endSession(phoneSession))
-            let workspace = MainworthyWorkspace(connection: phone)
+            let workspace = MainworthyWorkspace(server: phone)
             await workspace.load()
             #expect(workspace.signedOut)
             guard case .failed(let reason, let signInRequired) = workspace.projects else {
@@ -127,6 +140,44 @@ extension AgainstReferenceServer {
             #expect(signInRequired && reason == "This session was ended. Sign in again.")
             #expect(secrets.accounts().isEmpty)
             #expect(await phone.credentials.lastAccount != nil)
+        }
+
+        @MainActor @Test func aForbiddenReplyKeepsTheSessionAndAnEndedOneDoesNot() async throws {  // M-AUTH-8, M-NET-4
+            // The revocation rule as the profile registers it: a 401 ends the sign-in, a 403 never does.
+            let server = try ReferenceServer()
+            try await server.reset()
+            let bo = try await server.signedIn("bo")
+            let forced = bo.command(
+                MainworthyAPI.plan("shop", PlanBody(name: "Nope", selection: .all, acceptsCommit: nil)))
+            await #expect(throws: MainworthyError.self) { try await bo.perform(forced) }
+            #expect(await bo.isSignedIn)
+            let session = try #require(await bo.credentials.credential?.serverID)
+            try await bo.read(MainworthyAPI.endSession(session))
+            await #expect(throws: MainworthyError.self) { try await bo.read(MainworthyAPI.projects()) }
+            #expect(!(await bo.isSignedIn))
+        }
+
+        @Test func aSignInReplyIsReplayedOnlyToTheClientThatSentIt() async throws {  // M-AUTH-2, M-NET-3
+            // The same key and body from another client is a sign-in of its own (its own session), never the
+            // replay of someone else's reply with its cookie; from the same client it is the replay.
+            let server = try ReferenceServer()
+            try await server.reset()
+            let password = try await server.password("ada")
+            let body: JSONValue = ["name": "ada", "password": .string(password), "client": "Mainworthy for iPhone"]
+            func signIn(as agent: String) async throws -> Reply<JSONValue> {
+                var request = Request<JSONValue>.post("/api/sessions", body: body).idempotencyKey("the-same-key")
+                request.headers["User-Agent"] = agent
+                return try await server.control.reply(request)
+            }
+            let first = try await signIn(as: "client A")
+            let again = try await signIn(as: "client A")
+            let other = try await signIn(as: "client B")
+            #expect(first.status == 201 && again.status == 201 && other.status == 201)
+            #expect(again.response.headers["Idempotent-Replayed"] == "true")
+            #expect(again.response.headers["Set-Cookie"] == first.response.headers["Set-Cookie"])
+            #expect(other.response.headers["Idempotent-Replayed"] == nil)
+            #expect(other.response.headers["Set-Cookie"] != first.response.headers["Set-Cookie"])
+            #expect(try other.value()["session"]?["id"] != first.value()["session"]?["id"])
         }
 
         @Test func appleAppSiteAssociationListsExactlyTheConfiguredApps() async throws {  // M-AUTH-9
@@ -152,7 +203,7 @@ extension AgainstReferenceServer {
             let server = try ReferenceServer()
             try await server.reset()
             let workspace = try await server.workspace("ada")
-            let screen = SessionsScreen(workspace: workspace)
+            let screen = SessionsModel(workspace: workspace)
             await screen.refresh()
             let sessions = try #require(screen.state.value)
             #expect(Set(sessions.map(\.client)) == ["Mainworthy for iPhone", "Firefox on macOS"])
@@ -170,24 +221,25 @@ extension AgainstReferenceServer {
             let server = try ReferenceServer()
             try await server.reset()
             let workspace = try await server.workspace("ada")
-            let screen = SessionsScreen(workspace: workspace)
+            let screen = SessionsModel(workspace: workspace)
             await screen.refresh()
             let sessions = try #require(screen.state.value)
-            #expect(sessions.filter(\.current).count == 1)
+            #expect(sessions.filter(\.isCurrent).count == 1)
             #expect(
-                sessions.first { $0.current }?.id == (await workspace.connection.credentials.credential?.serverID))
+                sessions.first { $0.isCurrent }?.id == (await workspace.server.credentials.credential?.serverID))
         }
 
         @MainActor @Test func endSessionSendsNothingUntilConfirmed() async throws {  // M-SESS-3
             let server = try ReferenceServer()
             try await server.reset()
             let workspace = try await server.workspace("ada")
-            let screen = SessionsScreen(workspace: workspace)
+            let screen = SessionsModel(workspace: workspace)
             await screen.refresh()
-            let other = try #require(screen.state.value?.first { !$0.current })
+            let other = try #require(screen.state.value?.first { !$0.isCurrent })
             try await server.clearLog()
             screen.requestEnd(other)
             screen.cancelEnd()
+            await screen.confirmEnd()  // declined: nothing to confirm
             screen.requestEnd(other)
             #expect(try await server.log().filter { $0.method == "DELETE" }.isEmpty)
             await screen.confirmEnd()
@@ -198,15 +250,16 @@ extension AgainstReferenceServer {
             let server = try ReferenceServer()
             try await server.reset()
             let secrets = InMemorySecretStore()
-            let workspace = MainworthyWorkspace(connection: try await server.signedIn("ada", secrets: secrets))
-            let screen = SessionsScreen(workspace: workspace)
+            let workspace = MainworthyWorkspace(server: try await server.signedIn("ada", secrets: secrets))
+            let screen = SessionsModel(workspace: workspace)
             await screen.refresh()
-            let own = try #require(screen.state.value?.first { $0.current })
+            let own = try #require(screen.state.value?.first { $0.isCurrent })
             screen.requestEnd(own)
             await screen.confirmEnd()
             #expect(workspace.signedOut)
             #expect(secrets.accounts().isEmpty)
-            #expect(!(await workspace.connection.isSignedIn))
+            #expect(!(await workspace.server.isSignedIn))
+            #expect(try await server.log().contains { $0.method == "DELETE" && $0.path == "/api/sessions/\(own.id)" })
         }
 
         @MainActor @Test func endingAnotherSessionKeepsThisDeviceSignedIn() async throws {  // M-SESS-5
@@ -214,13 +267,14 @@ extension AgainstReferenceServer {
             try await server.reset()
             let laptop = try await server.signedIn("ada")
             let workspace = try await server.workspace("ada")
-            let screen = SessionsScreen(workspace: workspace)
+            let screen = SessionsModel(workspace: workspace)
             await screen.refresh()
             let laptopID = try #require(await laptop.credentials.credential?.serverID)
             let laptopSession = try #require(screen.state.value?.first { $0.id == laptopID })
             screen.requestEnd(laptopSession)
             await screen.confirmEnd()
-            #expect(!workspace.signedOut)
+            let signedIn = await workspace.server.isSignedIn
+            #expect(!workspace.signedOut && signedIn)
             #expect(screen.state.value?.contains { $0.id == laptopID } == false)
             await #expect(throws: MainworthyError.signedOut(serverSentence: "This session was ended. Sign in again.")) {
                 try await laptop.read(MainworthyAPI.projects())
@@ -230,12 +284,16 @@ extension AgainstReferenceServer {
         @MainActor @Test func aboutShowsBothVersionsTheLicenceAndTheLicencesLink() async throws {  // M-ABOUT-1
             let server = try ReferenceServer()
             try await server.reset()
-            let screen = AboutScreen(connection: try server.connection())
+            let screen = AboutModel(workspace: try await server.workspace("ada"))
             await screen.refresh()
             #expect(screen.about.appVersion == "9.9.0" && screen.about.serverVersion == "1.31.0")
             #expect(screen.about.licencesURL == server.url.appendingPathComponent("licence"))
-            let page = try await server.control.send(Request<Data>(path: "/licence") { data, _, _ in data })
-            #expect(String(decoding: page, as: UTF8.self).contains(About.licence))
+            #expect(About.licence == "Apache License 2.0" && About.copyright == "Copyright 2026 the Mainworthy authors")
+            // The link leads to the instance's own licence page, which names the same licence and copyright.
+            let page = try await server.control.send(
+                Request<Data>(path: screen.about.licencesURL.path) { data, _, _ in data })
+            let text = String(decoding: page, as: UTF8.self)
+            #expect(text.contains(About.licence) && text.contains(About.copyright))
         }
     }
 }
@@ -245,8 +303,9 @@ extension AgainstReferenceServer {
         @Test func theKitsSignInFlowGetsTheSameCookieSession() async throws {  // M-AUTH-2, M-AUTH-6
             let server = try ReferenceServer()
             try await server.reset()
-            let connection = try server.connection()
-            let flow = MainworthySignIn(connection: connection)
+            let environment = ReferenceServer.environment()
+            let address = try MainworthyServer.address(of: server.build(), environment: environment)
+            let flow = MainworthySignIn(address: address, environment: environment)
             try await flow.probe()
             let refused = try await flow.signIn(username: "cy", password: "x")
             #expect(
@@ -254,6 +313,7 @@ extension AgainstReferenceServer {
                     == .refused(
                         .wrongCredentials(serverSentence: "Set a password in the web app under Settings, Your sign-in.")
                     ))
+            #expect(await flow.refusedCode == "password_not_set")
             #expect(
                 try await flow.signIn(username: "ada", password: try await server.password("ada")) == .authenticated)
             let stored = try await flow.issueCredential()

@@ -159,11 +159,11 @@ extension AgainstReferenceServer {
             let run = try #require(workspace.runs?.run("r_2"))
             await run.refresh()
             #expect(!run.canRecord)
-            let forced = workspace.connection.command(
+            let forced = workspace.server.command(
                 MainworthyAPI.record(
                     "shop", run: "r_2", slot: "s_6", ResultBody(outcome: .pass, note: nil, failedStep: nil)))
             do {
-                _ = try await workspace.connection.perform(forced)
+                _ = try await workspace.server.perform(forced)
                 Issue.record("a closed run accepted a result")
             } catch {
                 #expect(error.code == "run_closed")

@@ -1,4 +1,5 @@
 import CompanionCore
+import CompanionHTTP
 import Foundation
 import MainworthyCore
 import Testing
@@ -197,20 +198,31 @@ import Testing
     }
 
     @Test func undoSendsYourEarlierResultOrSkip() {  // M-RUN-8
-        let earlier = PreviousResult(outcome: .fail, note: "500 on submit", failedStep: 2)
+        let earlier = ResultBody(outcome: .fail, note: "500 on submit", failedStep: 2)
         #expect(ResultBody.undo(to: earlier) == ResultBody(outcome: .fail, note: "500 on submit", failedStep: 2))
         #expect(ResultBody.undo(to: nil) == ResultBody(outcome: .skip, note: nil, failedStep: nil))
     }
 
-    @Test func theRunPageKeepsSlotsInOrderAndSaysWhatItAccepts() {  // M-RUN-1
-        let run = Run(
-            id: "r_1", name: "Release 4.2", state: "open",
-            verdict: RunVerdict(value: "failing", sentence: "1 failure."),
-            accepts: RunAccepts(manual: true, commit: "a1b2c3d"),
-            slots: [Self.slot("s_2", 2, nil), Self.slot("s_1", 1, nil)])
-        #expect(run.slots.map(\.id) == ["s_1", "s_2"])
+    @Test func theRunPageKeepsSlotsInOrderAndSaysWhatItAccepts() throws {  // M-RUN-1
+        // A run as the server sends it, its slots listed out of order: decoded, they are in run order.
+        let json = #"""
+            {"id":"r_7","name":"Release 4.2","state":"open",
+             "verdict":{"value":"failing","sentence":"1 failure; 3 slots without a result."},
+             "accepts":{"manual":true,"commit":"a1b2c3d"},
+             "slots":[{"id":"s_3","position":3,"case":{"id":"c_3","number":"C-3","title":"c","version":1},"result":null},
+                      {"id":"s_1","position":1,"case":{"id":"c_1","number":"C-1","title":"a","version":1},
+                       "result":{"id":"res_5","outcome":"fail","note":"500 on submit","failed_step":2,"by":{"name":"ada"}}},
+                      {"id":"s_2","position":2,"case":{"id":"c_2","number":"C-2","title":"b","version":1},"result":null}]}
+            """#
+        let run = try Client.makeDecoder().decode(Run.self, from: Data(json.utf8))
+        #expect(run.slots.map(\.id) == ["s_1", "s_2", "s_3"])
+        #expect(run.verdict == RunVerdict(value: "failing", sentence: "1 failure; 3 slots without a result."))
         #expect(run.accepts.sentence == "Manual results, and pipeline results for a1b2c3d")
         #expect(RunAccepts(manual: true, commit: nil).sentence == "Manual results")
+        let made = Run(
+            id: "r_1", name: "n", state: "open", verdict: RunVerdict(value: "pending", sentence: "s"),
+            accepts: RunAccepts(manual: true, commit: nil), slots: [Self.slot("s_2", 2, nil), Self.slot("s_1", 1, nil)])
+        #expect(made.slots.map(\.id) == ["s_1", "s_2"])
     }
 }
 
@@ -245,16 +257,81 @@ import Testing
         #expect(MainworthyBuild(version: "1.0").worksUntil(timeZone: utc) == nil)
     }
 
-    @Test func aboutNamesTheLicenceAndLinksToTheInstancesLicencePage() {  // M-ABOUT-1
-        let about = About(build: MainworthyBuild(version: "2.0"), serverVersion: "1.31.0")
-        #expect(About.licence == "Apache License 2.0")
-        #expect(about.licencesURL.absoluteString == "https://mainworthy.com/licence")
+    @Test func aboutLinksToTheLicencePageOfTheInstanceItTalksTo() throws {  // M-ABOUT-1
+        // The Licences link is the instance's own /licence: it follows the build's server, mount path included.
+        let instance = try #require(URL(string: "https://tests.example.org/mainworthy"))
+        let about = About(build: MainworthyBuild(server: instance, version: "2.0"), serverVersion: "1.31.0")
+        #expect(about.licencesURL.absoluteString == "https://tests.example.org/mainworthy/licence")
         #expect(about.appVersion == "2.0" && about.serverVersion == "1.31.0")
-        #expect(About.copyright.hasPrefix("Copyright"))
+        #expect(
+            About(build: MainworthyBuild(version: "2.0"), serverVersion: nil).licencesURL.absoluteString
+                == "https://mainworthy.com/licence")
     }
 
-    @Test func noCapabilityCoversAdminWork() {  // M-CAP-5
+    // M-CAP-5, M-RUN-12: every request the core can make is one of §2's calls for the app's own work. A model
+    // that invited people, managed tokens, changed the policy or notifications, assigned slots, set required
+    // jobs or closed a run would need a request that is not among them.
+    @Test func theCoreRequestsNothingButTheAppsOwnCalls() throws {
+        let source = try String(contentsOf: Self.apiSource, encoding: .utf8)
+        let paths = Self.requestPaths(in: source)
+        #expect(paths.count >= 28, "\(paths)")
+        let allowed: Set<String> = [
+            "/api/version", "/api/sessions", "/api/sessions/{}", "/api/me", "/api/projects", "/api/projects/{}",
+            "P/queue", "P/questions/{}",
+            "P/questions/{}/decisions", "P/decisions/{}/withdrawal", "P/decisions", "P/runs", "P/runs/{}",
+            "P/runs/{}/slots/{}", "P/runs/{}/slots/{}/results", "P/changes", "P/changes/{}", "P/changes/{}/gate",
+            "P/changes/{}/failing-tests", "P/changes/{}/cases", "P/events", "P/reports", "P/browse", "P/tags",
+            "P/folders/{}", "P/cases", "P/cases/{}", "P/cases/{}/versions", "P/cases/{}/versions/{}", "P/proposals",
+        ]
+        let unknown = paths.subtracting(allowed)
+        #expect(unknown.isEmpty, "requests outside the app's own calls: \(unknown.sorted())")
+        let admin = ["invit", "member", "token", "polic", "notif", "assign", "required", "close", "job"]
+        #expect(!paths.contains { path in admin.contains { path.lowercased().contains($0) } })
         #expect(Capability.allCases.map(\.rawValue) == ["read", "decide", "produce", "plan"])
+        #expect(
+            RunModel.Action.allCases.map(\.rawValue).allSatisfy { !admin.contains(where: $0.lowercased().contains) })
+    }
+
+    /// `Sources/Apps/Mainworthy/MainworthyAPI.swift`, where every request of the core is made.
+    static var apiSource: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/Apps/Mainworthy/MainworthyAPI.swift")
+    }
+
+    /// Every path literal of `source` with its interpolations as `{}` and the project's base as `P`.
+    static func requestPaths(in source: String) -> Set<String> {
+        var paths = Set<String>()
+        let characters = Array(source)
+        var index = 0
+        while index < characters.count {
+            guard characters[index] == "\"" else {
+                index += 1
+                continue
+            }
+            // A string literal: interpolations `\( … )` may hold parentheses and strings of their own.
+            var literal = ""
+            var cursor = index + 1
+            while cursor < characters.count, characters[cursor] != "\"", characters[cursor] != "\n" {
+                if characters[cursor] == "\\", cursor + 1 < characters.count, characters[cursor + 1] == "(" {
+                    var depth = 1
+                    var inner = ""
+                    cursor += 2
+                    while cursor < characters.count, depth > 0 {
+                        if characters[cursor] == "(" { depth += 1 }
+                        if characters[cursor] == ")" { depth -= 1 }
+                        if depth > 0 { inner.append(characters[cursor]) }
+                        cursor += 1
+                    }
+                    literal += inner == "base(project)" ? "P" : "{}"
+                } else {
+                    literal.append(characters[cursor])
+                    cursor += 1
+                }
+            }
+            if literal.hasPrefix("/api") || literal.hasPrefix("P/") { paths.insert(literal) }
+            index = cursor + 1
+        }
+        return paths
     }
 }
 

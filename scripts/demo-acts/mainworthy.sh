@@ -24,12 +24,15 @@ stop() { if [ -n "$started" ]; then scripts/servers stop mainworthy >/dev/null 2
 trap stop EXIT INT TERM
 
 url=$MAINWORTHY_URL
-curl -sf -X POST "$url/_control/reset" -H 'Content-Type: application/json' -d '{"fixture":"default"}' >/dev/null
+# MAINWORTHY_SHAPE=spec runs the act against the stand-in answering with §2's members only (Servers/mainworthy/shapes.py).
+shape=${MAINWORTHY_SHAPE:-rich}
+curl -sf -X POST "$url/_control/reset" -H 'Content-Type: application/json' \
+    -d "{\"fixture\":\"default\",\"shape\":\"$shape\"}" >/dev/null
 password=$(curl -sf "$url/_control/fixture" | python3 -c 'import json,sys; print(json.load(sys.stdin)["passwords"]["ada"])')
 
 mw() { echo; echo "\$ companion mainworthy $*"; "$COMPANION" mainworthy "$@" --server "$url"; }
 
-echo "== Mainworthy (reference server at $url)"
+echo "== Mainworthy (reference server at $url, $shape shape)"
 echo; echo "\$ companion mainworthy login --user ada --password-stdin"
 printf '%s\n' "$password" | "$COMPANION" mainworthy login --user ada --password-stdin --server "$url"
 mw queue

@@ -19,6 +19,9 @@ public enum MainworthyAPI {
     /// `DELETE /api/sessions/{id}`.
     public static func endSession(_ id: String) -> Request<Void> { .empty(.delete, "/api/sessions/\(escape(id))") }
 
+    /// `GET /api/me`: who the session belongs to.
+    public static func me() -> Request<Me> { .get("/api/me") }
+
     /// `GET /api/projects` with capabilities.
     public static func projects() -> Request<ListReply<Project>> { .get("/api/projects") }
 
@@ -77,6 +80,93 @@ public enum MainworthyAPI {
     /// `POST P/runs`.
     public static func plan(_ project: String, _ body: PlanBody) -> Request<PlanReply> {
         .post("\(base(project))/runs", body: body)
+    }
+
+    // MARK: Changes and the live stream
+
+    /// `GET P/changes`: the newest 500 changes.
+    public static func changes(_ project: String) -> Request<ChangeListReply> { .get("\(base(project))/changes") }
+
+    /// `GET P/changes/{id}`: head, base, ref and state.
+    public static func change(_ project: String, _ id: String) -> Request<ChangeSummary> {
+        .get("\(base(project))/changes/\(escape(id))")
+    }
+
+    /// `GET P/changes/{id}/gate`.
+    public static func gate(_ project: String, change id: String) -> Request<Gate> {
+        .get("\(base(project))/changes/\(escape(id))/gate")
+    }
+
+    /// `GET P/changes/{id}/failing-tests`.
+    public static func failingTests(_ project: String, change id: String) -> Request<HeadedList<FailingTest>> {
+        .get("\(base(project))/changes/\(escape(id))/failing-tests")
+    }
+
+    /// `GET P/changes/{id}/cases`.
+    public static func changeCases(_ project: String, change id: String) -> Request<HeadedList<CaseLink>> {
+        .get("\(base(project))/changes/\(escape(id))/cases")
+    }
+
+    /// `GET P/events`: the project's live stream (Server-Sent Events).
+    public static func events(_ project: String) -> Request<Void> { .empty(.get, "\(base(project))/events") }
+
+    /// `POST P/reports` with the pipeline token as `Authorization: Bearer mwt_…` (never a session). Used by
+    /// the terminal client's demo and the benchmark; the app itself never reports.
+    public static func report(_ project: String, token: String, _ body: PipelineReport) -> Request<ReportReply> {
+        var request: Request<ReportReply> = .post("\(base(project))/reports", body: body)
+        request.headers["Authorization"] = "Bearer \(token)"
+        return request
+    }
+
+    // MARK: Cases and the editor
+
+    /// `GET P/browse`.
+    public static func browse(_ project: String) -> Request<BrowseReply> { .get("\(base(project))/browse") }
+
+    /// `GET P/tags`, most used first.
+    public static func tags(_ project: String, cursor: String? = nil) -> Request<ListReply<TagUse>> {
+        .get("\(base(project))/tags", query: ["cursor": cursor])
+    }
+
+    /// `GET P/folders/{id}`.
+    public static func folder(_ project: String, _ id: String) -> Request<FolderPage> {
+        .get("\(base(project))/folders/\(escape(id))")
+    }
+
+    /// `GET P/cases` for `listing`, from `cursor`.
+    public static func cases(_ project: String, _ listing: CaseListing, cursor: String? = nil, limit: Int? = nil)
+        -> Request<ListReply<CaseRow>>
+    {
+        var query = listing.query
+        query["cursor"] = cursor
+        query["limit"] = limit.map(String.init)
+        return .get("\(base(project))/cases", query: query)
+    }
+
+    /// `GET P/cases?q=C-12&scope=project`: the search that finds a case by its number (§2's `{id}` is the
+    /// case's id, never its number).
+    public static func caseByNumber(_ project: String, _ number: String) -> Request<ListReply<CaseRow>> {
+        cases(project, .search(number, scope: .project))
+    }
+
+    /// `GET P/cases/{id}`: the current version.
+    public static func caseDocument(_ project: String, _ id: String) -> Request<CasePage> {
+        .get("\(base(project))/cases/\(escape(id))")
+    }
+
+    /// `GET P/cases/{id}/versions`, newest first.
+    public static func caseVersions(_ project: String, _ id: String) -> Request<ListReply<CaseVersionEntry>> {
+        .get("\(base(project))/cases/\(escape(id))/versions")
+    }
+
+    /// `GET P/cases/{id}/versions/{v}`.
+    public static func caseVersion(_ project: String, _ id: String, version: Int) -> Request<CasePage> {
+        .get("\(base(project))/cases/\(escape(id))/versions/\(version)")
+    }
+
+    /// `POST P/proposals`.
+    public static func propose(_ project: String, _ body: ProposalBody) -> Request<ProposalReply> {
+        .post("\(base(project))/proposals", body: body)
     }
 
     static func base(_ project: String) -> String { "/api/projects/\(escape(project))" }

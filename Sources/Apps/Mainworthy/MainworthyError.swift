@@ -68,38 +68,10 @@ public enum MainworthyError: Error, Sendable, Hashable, CustomStringConvertible,
     public var errorDescription: String? { description }
 }
 
-/// A refusal by the server: status, code, its own sentence, and what else it said.
-public struct ServerRefusal: Sendable, Hashable {
-    /// The status.
-    public var status: Int
-    /// The code, such as `decision_changed`.
-    public var code: String?
-    /// The server's sentence, word for word; a generic one when it sent none.
-    public var message: String
-    /// For 409 `decision_changed`: the decision standing now (`nil` when the question is open again).
-    public var current: Decision?
-    /// For 403 `capability_missing`: the capability.
-    public var capability: String?
-    /// For 422 `invalid`: field → problem.
-    public var fields: [String: String]
-
-    /// Reads a status failure's envelope.
-    public init(_ failure: HTTPError.StatusFailure) {
-        status = failure.status
-        code = failure.envelope?.code
-        message = failure.envelope?.message ?? HTTPError.status(failure).description
-        capability = failure.envelope?.details?["capability"]?.stringValue
-        var fields: [String: String] = [:]
-        for problem in failure.envelope?.fieldProblems ?? [] { fields[problem.field] = problem.message }
-        self.fields = fields
-        if let current = failure.envelope?.details?["current"], !current.isNull,
-            let data = current.jsonString().data(using: .utf8)
-        {
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .custom(Client.defaultDateDecoding)
-            self.current = try? decoder.decode(Decision.self, from: data)
-        } else {
-            self.current = nil
-        }
+extension MainworthyError {
+    /// Whether the request left and no reply came.
+    public var isUnconfirmed: Bool {
+        if case .unconfirmed = self { return true }
+        return false
     }
 }

@@ -1,0 +1,115 @@
+import CompanionScreen
+import Foundation
+import Observation
+
+/// Changes: the newest 500, by latest report, newest first, following the project's stream.
+///
+/// Rules: the list holds at most 500 changes (M-CHG-2, O-20). A `change` event updates the row it names, or
+/// inserts it, and trims the list to 500 (M-CHG-4): a row with a new report (a later report time, or a new head
+/// when the event gives no time) goes to the top, one without (a verdict after an answer) is updated where it is.
+/// §2's event data is `{"id", "state", "head", "gate"}`: a row that lacks what the list shows (its ref, its report
+/// time) is read again by id (`GET P/changes/{id}`), and moved to the top if that read shows a new report. A
+/// `reset` event reads the list again (M-CHG-11). Reading the list starts the project's stream after the list's
+/// revision, so no event between the read and the stream is lost. A change's page is its own (`change(_:)`), read
+/// by id.
+@Observable @MainActor
+public final class ChangesModel {
+    /// The most changes the list holds.
+    public static let cap = 500
+
+    /// The list.
+    public private(set) var state: ScreenState<[ChangeSummary]> = .loading
+    /// How many times the list was read (diagnostics and tests).
+    public private(set) var listReads = 0
+    /// How many rows were read again by id after an event that lacked their fields (diagnostics and tests).
+    public private(set) var rowReads = 0
+    /// The project's revision the last list reply carried.
+    public private(set) var revision: Int?
+
+    /// The project.
+    public let project: String
+    /// The project's stream the list follows, if any.
+    public let events: ProjectEvents?
+    private let workspace: MainworthyWorkspace
+
+    /// Creates the list; with `events`, it follows the project's stream.
+    public init(workspace: MainworthyWorkspace, project: String, events: ProjectEvents? = nil) {
+        self.workspace = workspace
+        self.project = project
+        self.events = events
+        events?.subscribe(self) { [weak self] event in self?.follow(event) }
+    }
+
+    /// Reads the list, then makes sure the stream runs from the list's revision.
+    public func refresh() async {
+        listReads += 1
+        let shown = state.map { ChangeListReply(revision: revision, items: $0) }
+        let read = await workspace.read(
+            MainworthyAPI.changes(project), showing: shown, map: { $0 },
+            show: { self.state = $0.map { Array($0.items.prefix(Self.cap)) } })
+        guard read.isFresh else { return }
+        revision = read.state.value?.revision
+        events?.start(after: revision)
+    }
+
+    /// The page of change `id` (readable whether or not the change is still listed, M-CHG-5).
+    public func change(_ id: String) -> ChangeModel {
+        ChangeModel(workspace: workspace, project: project, id: id, events: events)
+    }
+
+    /// Handles one event of the project's stream.
+    public func follow(_ event: ProjectEvent) {
+        if event.isReset {
+            Task { await self.refresh() }
+            return
+        }
+        guard let change = event.change, let list = state.value else { return }
+        let merged = Self.inserting(change, into: list)
+        state = .content(merged, fetchedAt: workspace.now())
+        if let row = merged.first(where: { $0.id == change.id }), row.lacksListFields || change.updatedAt == nil {
+            Task { await self.readRow(change.id) }
+        }
+    }
+
+    /// Reads row `id` by id and puts what it says into the list: at the top when it shows a later report.
+    func readRow(_ id: String) async {
+        rowReads += 1
+        do throws(MainworthyError) {
+            let fresh = try await workspace.server.read(MainworthyAPI.change(project, id))
+            guard let list = state.value, let index = list.firstIndex(where: { $0.id == id }) else { return }
+            let known = list[index]
+            var rows = list
+            rows[index] = known.merging(fresh)
+            if let before = known.updatedAt, let after = fresh.updatedAt, after > before, index > 0 {
+                let row = rows.remove(at: index)
+                rows.insert(row, at: 0)
+            }
+            state = .content(rows, fetchedAt: workspace.now())
+        } catch {
+            workspace.report(error)
+        }
+    }
+
+    /// `list` with `change`: a row with a new report goes to the top, a row with the same report (a new verdict
+    /// after an answer) is updated in place, keeping what the event does not say; the list is trimmed to 500
+    /// (M-CHG-4, O-20). Without a report time in the event, a new head is a new report.
+    public static func inserting(_ change: ChangeSummary, into list: [ChangeSummary]) -> [ChangeSummary] {
+        guard let index = list.firstIndex(where: { $0.id == change.id }) else {
+            return Array(([change] + list).prefix(cap))
+        }
+        let known = list[index]
+        let merged = known.merging(change)
+        let newReport: Bool
+        if let time = change.updatedAt {
+            newReport = time != known.updatedAt
+        } else {
+            newReport = change.head != known.head
+        }
+        guard newReport else {
+            var updated = list
+            updated[index] = merged
+            return updated
+        }
+        return Array(([merged] + list.filter { $0.id != change.id }).prefix(cap))
+    }
+}

@@ -1,0 +1,190 @@
+import CompanionCore
+import CompanionHTTP
+import CompanionTestSupport
+import Foundation
+import Testing
+
+/// `companion mainworthy …` against the Mainworthy stand-in (`MAINWORTHY_URL`), the built binary run with a
+/// temporary home, over each transport (`COMPANION_TRANSPORT`): a lost reply to a result or a save is never
+/// resent by itself (issue 23), a case number is found with the case search whatever the server's case ids are,
+/// a slot's Undo, and `--json` carrying what the text shows.
+/// Holds the stand-in to itself (`.exclusive`): the core's suite resets the same fixture.
+@Suite(.serialized, .exclusive("mainworthy"))
+struct MainworthyCLITests {
+    /// The transports the terminal client can run on.
+    static let transports = ["curl", "urlsession"]
+
+    let program: URL
+    let home: TemporaryFolder
+    let server: URL
+    let control: Client
+
+    init() throws {
+        program = try ProgramRun.executable("companion")
+        home = try TemporaryFolder()
+        server = try TestServers.url("MAINWORTHY_URL")
+        control = TestClients.loopback(server)
+    }
+
+    func run(_ arguments: [String], transport: String = "curl", input: String = "") async throws -> ProgramRun.Result {
+        var environment = [
+            "HOME": home.url.path, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+        ]
+        environment["LANG"] = "C.UTF-8"
+        environment["MAINWORTHY_URL"] = server.absoluteString
+        environment["COMPANION_TRANSPORT"] = transport
+        return try await ProgramRun.run(program, ["mainworthy"] + arguments, environment: environment, input: input)
+    }
+
+    @discardableResult
+    func succeeds(_ arguments: String..., transport: String = "curl", input: String = "") async throws
+        -> ProgramRun.Result
+    {
+        let result = try await run(arguments, transport: transport, input: input)
+        #expect(
+            result.status == 0,
+            "companion mainworthy \(arguments.joined(separator: " ")) exited \(result.status): \(result.errors)")
+        return result
+    }
+
+    /// The fixture in `shape` (`rich`, or `spec`: §2's members only and case ids that are not their numbers),
+    /// and ada signed in.
+    func start(shape: String = ProcessInfo.processInfo.environment["MAINWORTHY_SHAPE"] ?? "rich") async throws {
+        _ = try await control.send(
+            Request<JSONValue>.post(
+                "/_control/reset", body: ["fixture": "default", "shape": .string(shape)] as JSONValue))
+        let fixture = try await control.send(Request<JSONValue>.get("/_control/fixture"))
+        let password = fixture["passwords"]?["ada"]?.stringValue ?? ""
+        try await succeeds("login", "--user", "ada", "--password-stdin", input: password + "\n")
+    }
+
+    /// The server's request log: the requests it took (`status` is what it committed to answer).
+    func log() async throws -> [JSONValue] {
+        try await control.send(Request<JSONValue>.get("/_control/requests"))["items"]?.arrayValue ?? []
+    }
+
+    func clearLog() async throws { try await control.send(Request<Void>.empty(.delete, "/_control/requests")) }
+
+    func dropReply(_ path: String) async throws {
+        _ = try await control.send(
+            Request<JSONValue>.post("/_control/drop-reply", body: ["path": .string(path), "times": 1] as JSONValue))
+    }
+
+    /// The POSTs the server took whose path ends in `suffix`.
+    func posts(endingWith suffix: String) async throws -> [JSONValue] {
+        try await log().filter {
+            $0["method"]?.stringValue == "POST" && $0["path"]?.stringValue?.hasSuffix(suffix) == true
+        }
+    }
+
+    func json(_ result: ProgramRun.Result) throws -> JSONValue {
+        try #require(JSONValue(data: Data(result.output.utf8)), "not JSON: \(result.output)")
+    }
+
+    // Issue 23's lost reply, through the terminal: the server commits the write and closes the connection without
+    // a byte. The command says it may or may not be recorded and exits 1; the write was sent exactly once.
+    @Test(
+        "a lost reply to a result or a case save is never resent by itself (M-NET-2, M-DRAFT-5)", arguments: transports)
+    func aLostReplyToAResultOrASaveIsSentOnce(_ transport: String) async throws {
+        try await start()
+        try await dropReply("/api/projects/shop/runs/r_1/slots/s_2/results")
+        try await clearLog()
+        let result = try await run(["result", "r_1", "s_2", "pass"], transport: transport)
+        #expect(result.status == 1 && result.errors.contains("may or may not have been recorded"), "\(result.errors)")
+        let results = try await posts(endingWith: "/results")
+        #expect(results.count == 1, "\(results)")
+        #expect(results.first?["dropped"] == true && results.first?["status"]?.intValue == 201)
+        // The run shows the one committed result.
+        let runPage = try json(try await succeeds("run", "r_1", "--json", transport: transport))
+        let slot = runPage["slots"]?.arrayValue?.first { $0["id"] == "s_2" }
+        #expect(slot?["result"]?["outcome"] == "pass")
+
+        let caseID = try json(try await succeeds("case", "C-30", "--json", transport: transport))["id"]?.stringValue
+        let id = try #require(caseID)
+        try await dropReply("/api/projects/shop/proposals")
+        try await clearLog()
+        let edit = try await run(["edit", "C-30", "--title", "Checkout scenario 30, once"], transport: transport)
+        #expect(edit.status == 1 && edit.output.contains("may or may not"), "\(edit.output) \(edit.errors)")
+        let proposals = try await posts(endingWith: "/proposals")
+        #expect(proposals.count == 1 && proposals.first?["status"]?.intValue == 201, "\(proposals)")
+        let history = try json(try await succeeds("history", id, "--json", transport: transport))
+        #expect(history["items"]?.arrayValue?.map { $0["version"]?.intValue } == [2, 1])
+    }
+
+    @Test("case, history and edit take a case number on a server whose case ids are not its numbers")
+    func aCaseNumberIsFoundWithTheCaseSearch() async throws {
+        try await start(shape: "spec")
+        let page = try json(try await succeeds("case", "C-12", "--json"))
+        let id = try #require(page["id"]?.stringValue)
+        #expect(id != "C-12" && id != "c_12" && page["number"] == "C-12" && page["title"] == "Pay by card")
+        let text = try await succeeds("case", "c-12")
+        #expect(text.output.contains("C-12  Pay by card") && text.output.contains("Version 3"))
+        let old = try json(try await succeeds("case", "C-12", "--version", "1", "--json"))
+        #expect(old["read_only"] == true && old["current_version"] == 3 && old["version"] == 1)
+        let history = try json(try await succeeds("history", "C-12", "--json"))
+        #expect(history["items"]?.arrayValue?.count == 3)
+        let saved = try json(try await succeeds("edit", "C-12", "--title", "Pay by card, by number", "--json"))
+        #expect(saved["state"] == "adopted" && saved["case_id"]?.stringValue == id && saved["version"] == 4)
+        let missing = try await run(["case", "C-999"])
+        #expect(missing.status == 1 && missing.errors.contains("There is no case C-999"), "\(missing.errors)")
+    }
+
+    @Test("a slot's Undo records your earlier result again, or skip (M-RUN-8)")
+    func aSlotsUndo() async throws {
+        try await start()
+        try await succeeds("result", "r_1", "s_2", "fail", "--step", "2", "--note", "500 on submit")
+        try await succeeds("result", "r_1", "s_2", "pass")
+        let undone = try json(try await succeeds("result", "r_1", "s_2", "undo", "--json"))
+        #expect(undone["undone"] == true && undone["result"]?["outcome"] == "fail")
+        #expect(undone["result"]?["failed_step"] == 2 && undone["result"]?["note"] == "500 on submit")
+        // On a slot with one result of yours, Undo records skip.
+        try await succeeds("result", "r_1", "s_4", "blocked")
+        let skipped = try json(try await succeeds("result", "r_1", "s_4", "undo", "--json"))
+        #expect(skipped["result"]?["outcome"] == "skip" && skipped["result"]?["note"] == nil)
+        // Nothing of yours: nothing to undo, nothing sent.
+        try await clearLog()
+        let nothing = try await run(["result", "r_1", "s_5", "undo"])
+        #expect(nothing.status == 1 && nothing.errors.contains("no result in s_5"))
+        #expect(try await posts(endingWith: "/results").isEmpty)
+    }
+
+    @Test("--json carries what the text shows: greyed answers, row marks, what Start opens")
+    func jsonCarriesWhatTheTextShows() async throws {
+        try await start()
+        let link = try await succeeds("question", "q_5")
+        #expect(link.output.contains("[greyed: link]") && link.output.contains("web app"))
+        let linkJSON = try json(try await succeeds("question", "q_5", "--json"))
+        #expect(linkJSON["answers_enabled"] == false && linkJSON["web_link"]?["url"]?.stringValue != nil)
+        #expect(linkJSON["greyed_because"]?.stringValue == "Linking a test to a case is done in the web app.")
+        let failure = try json(try await succeeds("question", "q_2", "--json"))
+        #expect(failure["answers_enabled"] == true && failure["greyed_because"] == nil)
+        let review = try await succeeds("question", "q_1")
+        #expect(review.output.contains("Step 3 has no expected result."))
+        let reviewJSON = try json(try await succeeds("question", "q_1", "--json"))
+        #expect(reviewJSON["evidence_text"]?["review"]?.stringValue?.contains("Step 3 has no expected result.") == true)
+
+        let runText = try await succeeds("run", "r_1")
+        #expect(runText.output.contains("Start opens s_2 (C-1)."))
+        let runJSON = try json(try await succeeds("run", "r_1", "--json"))
+        #expect(runJSON["start"]?["id"] == "s_2" && runJSON["accepts_sentence"] != nil)
+
+        let cases = try await succeeds("cases", "--folder", "f_3")
+        #expect(cases.output.contains("C-12"))
+        let casesJSON = try json(try await succeeds("cases", "--folder", "f_3", "--json"))
+        let twelve = casesJSON["items"]?.arrayValue?.first { $0["number"] == "C-12" }
+        #expect(twelve?["mark"] == "none")  // its failure was on an older version
+        #expect(casesJSON["items"]?.arrayValue?.allSatisfy { $0["mark"]?.stringValue != nil } == true)
+    }
+
+    @Test("sessions --end ends another session and keeps this one (M-SESS-5)")
+    func sessionsEnd() async throws {
+        try await start()
+        let sessions = try json(try await succeeds("sessions", "--json"))
+        let other = try #require(sessions.arrayValue?.first { $0["current"] == false }?["id"]?.stringValue)
+        let ended = try json(try await succeeds("sessions", "--end", other, "--json"))
+        #expect(ended["ended"]?.stringValue == other && ended["signed_out"] == "false")
+        try await succeeds("projects")
+        let usage = try await run(["sessions", "end", other])
+        #expect(usage.status == 2)
+    }
+}
