@@ -47,7 +47,7 @@ srv_load() {
     SRV_STATE=$SRV_STATE_ROOT/$name
     VENV=${VENV:-$name}
     READY_TIMEOUT=${READY_TIMEOUT:-60}
-    case "$KIND" in python|omnigent|sgit|fault) ;; *) srv_say "$name: KIND must be python, omnigent, sgit or fault, not '$KIND'"; return 1 ;; esac
+    case "$KIND" in python|omnigent|sgit|fault|nginx) ;; *) srv_say "$name: KIND must be python, omnigent, sgit, fault or nginx, not '$KIND'"; return 1 ;; esac
     [[ "$ENV_VAR" =~ ^[A-Z_][A-Z0-9_]*$ ]] || { srv_say "$name: ENV_VAR '$ENV_VAR' is not a variable name"; return 1; }
     [ -n "$MARKER" ] || { srv_say "$name: MARKER is empty"; return 1; }
     local word
@@ -373,6 +373,41 @@ srv_sgit_env() {
     echo "export SGIT_SERVER_PIDFILE=$(srv_q "$SRV_STATE/pid")"
     echo "export SGIT_CLI=$(srv_q "$(cat "$SRV_STATE/cli")")"
     echo "export SGIT_VAULTS_MANIFEST=$(srv_q "$SRV_STATE/vaults/manifest.json")"
+}
+
+# nginx: /usr/sbin/nginx (Debian's package) in front of the fault server and of Omnigent in header and accounts
+# mode, which it waits for (bounded by READY_TIMEOUT). A fresh private PKI (Servers/nginx/make-pki.sh) in
+# <state>/pki at every start; Servers/nginx/run.sh picks the TLS ports and renders the configuration. ENV_VAR is
+# the plain-http health port; srv_nginx_env exports one https URL per TLS server and the test material.
+srv_nginx_start() {
+    local py name waited upstream
+    py=$(srv_find_python) || { srv_say "$SRV_NAME: no Python >= 3.12 found"; return 1; }
+    [ -x /usr/sbin/nginx ] || { srv_say "$SRV_NAME: /usr/sbin/nginx is missing (scripts/bootstrap installs it)"; return 1; }
+    for name in fault omnigent omnigent-accounts; do
+        waited=0
+        until [ -s "$SRV_STATE_ROOT/$name/env" ] && [ -s "$SRV_STATE_ROOT/$name/url" ]; do
+            [ "$waited" -ge "$READY_TIMEOUT" ] && { srv_say "$SRV_NAME: the $name server is not running: start it too"; return 1; }
+            sleep 1; waited=$((waited + 1))
+        done
+    done
+    upstream() { sed -e 's|^http://||' -e 's|/$||' "$SRV_STATE_ROOT/$1/url"; }
+    rm -rf "$SRV_STATE/pki"
+    "$SRV_DIR/make-pki.sh" "$SRV_STATE/pki" || { srv_say "$SRV_NAME: making the test PKI failed"; return 1; }
+    srv_boot "$py" env $EXTRA_ENV NGINX_FAULT_UPSTREAM="$(upstream fault)" NGINX_OMNIGENT_UPSTREAM="$(upstream omnigent)" \
+        NGINX_ACCOUNTS_UPSTREAM="$(upstream omnigent-accounts)" "$SRV_DIR/run.sh" "$py" "{PORT}" "$SRV_STATE"
+}
+srv_nginx_env() {
+    local line name port pki=$SRV_STATE/pki
+    while IFS== read -r name port; do
+        echo "export NGINX_${name}_URL=https://127.0.0.1:$port"
+    done < "$SRV_STATE/ports"
+    echo "export NGINX_STATE=$(srv_q "$SRV_STATE")"
+    for line in ROOT_PEM=root.pem ROOT_DER=root.der CLIENT_P12=client.p12 CLIENT_LEGACY_P12=client-legacy.p12 \
+        CLIENT_LEAF_P12=client-leaf.p12 STRANGER_P12=stranger.p12 P12_PASSPHRASE_FILE=p12-passphrase \
+        BASIC_PASSWORD_FILE=basic-password SSO_COOKIE_FILE=sso-cookie; do
+        echo "export NGINX_${line%%=*}=$(srv_q "$pki/${line#*=}")"
+    done
+    echo "export NGINX_BASIC_USER=$(srv_q "$(cat "$pki/basic-user")")"
 }
 
 # ---- start ----------------------------------------------------------------------------------------
