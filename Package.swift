@@ -48,7 +48,9 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "CompanionHTTP",
-            dependencies: ["CompanionCore", .target(name: "CCurl", condition: .when(platforms: [.linux]))],
+            dependencies: [
+                "CompanionCore", "CompanionCrypto", .target(name: "CCurl", condition: .when(platforms: [.linux])),
+            ],
             swiftSettings: strict),
         .target(
             name: "CompanionAuth", dependencies: ["CompanionCore", "CompanionCrypto", "CompanionHTTP"],
