@@ -15,7 +15,7 @@ for name in NGINX_FAULT_UPSTREAM NGINX_OMNIGENT_UPSTREAM NGINX_ACCOUNTS_UPSTREAM
     [ -n "${!name:-}" ] || { echo "$0: $name is not set" >&2; exit 2; }
 done
 [ -s "$state/pki/server-chain.pem" ] || { echo "$0: $state/pki has no certificates (make-pki.sh)" >&2; exit 2; }
-names=(FAULT OMNIGENT ACCOUNTS OPTIONAL SELFSIGNED ROTATING LOGIN)
+names=(FAULT OMNIGENT ACCOUNTS BASIC OPTIONAL SELFSIGNED ROTATING LOGIN)
 # The kernel picks each port (bound together, then released); a port lost meanwhile makes nginx fail with
 # "Address already in use", and the lifecycle starts again with new ones.
 mapfile -t ports < <("$py" -c 'import socket, sys

@@ -29,12 +29,14 @@
     public struct CurlTransport: Transport {
         private let redirectPolicy: RedirectPolicy
         private let security: CurlSecurity?
+        private let scope: ConnectionSecurity
 
         /// Creates a transport; every instance shares one libcurl engine and its connection cache. `security` is
         /// one server's trust and client certificate (the system's by default).
         public init(redirectPolicy: RedirectPolicy = RedirectPolicy(), security: ConnectionSecurity = .system) {
             self.redirectPolicy = redirectPolicy
             self.security = security.isSystem ? nil : CurlSecurity(security)
+            self.scope = security
         }
 
         /// Sends `request`, following redirects the policy allows, and returns as soon as the
@@ -43,7 +45,8 @@
             var current = request
             var hops = 0
             while true {
-                let (response, body) = try await CurlEngine.shared.exchange(current, security: security)
+                let hopSecurity = scope.applies(to: current.url) ? security : nil
+                let (response, body) = try await CurlEngine.shared.exchange(current, security: hopSecurity)
                 guard let target = Self.redirectTarget(of: response, from: current.url) else {
                     return (response, body)
                 }

@@ -148,12 +148,22 @@ public enum HTTPError: Error, Sendable, Hashable, CustomStringConvertible, Local
     public struct ProxySignIn: Sendable, Hashable {
         /// Which sign-in the proxy wants.
         public enum Kind: Sendable, Hashable {
-            /// HTTP Basic (`401` with `WWW-Authenticate: Basic`), in `realm`; `credentialsSent` when the
-            /// configured user and password were sent and refused.
-            case basic(realm: String?, credentialsSent: Bool)
+            /// HTTP Basic (`401` with `WWW-Authenticate: Basic`), in `realm`; `attempt` says what was sent.
+            case basic(realm: String?, attempt: BasicAttempt)
             /// A forward-auth sign-in page (a redirect to another origin, or an HTML sign-in page where JSON was
             /// asked for), to be opened in a browser or the app's web view.
             case page
+        }
+
+        /// What a request refused by the proxy's Basic challenge carried.
+        public enum BasicAttempt: Sendable, Hashable {
+            /// No proxy credentials are set for this server.
+            case notConfigured
+            /// The configured user name and password were sent and refused.
+            case refused
+            /// Credentials are set, but the request carried the app's own `Authorization` (a bearer token), and a
+            /// request has one such header: the proxy and the app cannot both be answered on it.
+            case displacedByAppCredential
         }
 
         /// Which sign-in.
@@ -221,14 +231,20 @@ public enum HTTPError: Error, Sendable, Hashable, CustomStringConvertible, Local
                 + "Import your certificate (a PKCS#12 file) and assign it to this server."
         case .proxySignInRequired(let signIn):
             switch signIn.kind {
-            case .basic(let realm, let sent):
+            case .basic(let realm, let attempt):
                 let place = realm.map { " (\"\($0)\")" } ?? ""
-                if sent {
+                switch attempt {
+                case .notConfigured:
+                    return "The proxy in front of \(signIn.address) asks for a user name and password\(place) before "
+                        + "the app's own sign-in. Add the proxy's user name and password for this server."
+                case .refused:
                     return "The proxy in front of \(signIn.address) refused the user name and password\(place). "
                         + "Enter the proxy's user name and password for this server again."
+                case .displacedByAppCredential:
+                    return "The proxy in front of \(signIn.address) asks for its user name and password\(place), but "
+                        + "the app's own sign-in uses the same Authorization header, and a request carries only one. "
+                        + "Let the proxy accept the app's sign-in (or a client certificate) for this server instead."
                 }
-                return "The proxy in front of \(signIn.address) asks for a user name and password\(place) before the "
-                    + "app's own sign-in. Add the proxy's user name and password for this server."
             case .page:
                 return
                     "Sign in to the proxy first: \(signIn.address) answered with a sign-in page instead of the app's "

@@ -7,10 +7,10 @@ import Foundation
 /// Rules and reasons:
 /// - **HTTP Basic at the proxy.** With a `ProxyCredential`, every request to one of `addresses` (the server's
 ///   configured addresses, never another origin) carries `Authorization: Basic`, unless the request already
-///   carries an `Authorization` of its own (a bearer token of the app: a request has one such header). A `401`
-///   with `WWW-Authenticate: Basic` is the proxy's, not the app's: it becomes
-///   `HTTPError.proxySignInRequired(.basic)`, thrown below the authentication middleware, so it never signs the
-///   app out.
+///   carries an `Authorization` of its own (a bearer token of the app: a request has one such header, so the
+///   proxy's refusal then says the two collide). A `401` with `WWW-Authenticate: Basic` is the proxy's, not the
+///   app's: it becomes `HTTPError.proxySignInRequired(.basic)`, thrown below the authentication middleware, so
+///   it never signs the app out.
 /// - **Forward-auth sign-in pages.** A success whose body is `text/html` where JSON was asked for (`Accept`) is a
 ///   proxy's sign-in page when the request was redirected to another origin (a 302 to the sign-in service) or
 ///   when the page asks for a password or names a sign-in: `proxySignInRequired(.page)` with the page's address,
@@ -43,19 +43,21 @@ public struct ProxyGate: Transport {
     /// Sends `request` with the proxy's credential where it belongs, and turns the proxy's own answers into errors.
     public func send(_ request: HTTPRequest) async throws(HTTPError) -> (HTTPResponse, HTTPBody) {
         var request = request
-        var sentCredential = false
-        if let credential, request.headers["Authorization"] == nil,
-            addresses.contains(where: { Self.origin(of: $0) == Self.origin(of: request.url) })
-        {
-            request.headers["Authorization"] = credential.authorization
-            sentCredential = true
+        var attempt = HTTPError.ProxySignIn.BasicAttempt.notConfigured
+        if let credential, addresses.contains(where: { Self.origin(of: $0) == Self.origin(of: request.url) }) {
+            if request.headers["Authorization"] == nil {
+                request.headers["Authorization"] = credential.authorization
+                attempt = .refused
+            } else {
+                attempt = .displacedByAppCredential
+            }
         }
         let (response, body) = try await inner.send(request)
         if response.status == 401, let challenge = response.headers["WWW-Authenticate"], Self.isBasic(challenge) {
             _ = try? await body.collect(upTo: Self.pageLimit)
             throw .proxySignInRequired(
                 .init(
-                    kind: .basic(realm: Self.realm(of: challenge), credentialsSent: sentCredential),
+                    kind: .basic(realm: Self.realm(of: challenge), attempt: attempt),
                     address: Self.origin(of: request.url)))
         }
         guard response.mediaType == "text/html", response.status == 400 || response.isSuccess else {

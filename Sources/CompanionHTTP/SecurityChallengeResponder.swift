@@ -38,8 +38,11 @@
         private let intermediates: [SecCertificate]
         /// Why the identity could not be opened; the transport then refuses to send without it.
         let identityProblem: PKCS12Error?
+        /// Which origins the server's settings apply to (others get the system's handling).
+        private let security: ConnectionSecurity
 
         init(security: ConnectionSecurity) {
+            self.security = security
             pins = security.trust.pins
             anchors = security.trust.anchors.compactMap { SecCertificateCreateWithData(nil, $0 as CFData) }
             var identity: SecIdentity?
@@ -69,12 +72,17 @@
 
         func answer(_ challenge: URLAuthenticationChallenge) -> ChallengeAnswer {
             let space = challenge.protectionSpace
+            let scheme = space.protocol ?? "https"
+            let inScope = URL(string: "\(scheme)://\(space.host):\(space.port)").map(security.applies(to:)) ?? false
             switch space.authenticationMethod {
             case NSURLAuthenticationMethodServerTrust:
                 guard let trust = space.serverTrust else { return .init(disposition: .performDefaultHandling) }
-                return evaluate(trust, host: "\(space.host):\(space.port)")
+                // Another origin (a redirect's target) is checked with the system's trust alone.
+                return evaluate(
+                    trust, host: "\(space.host):\(space.port)", pins: inScope ? pins : [],
+                    anchors: inScope ? anchors : [])
             case NSURLAuthenticationMethodClientCertificate:
-                guard let identity else { return .init(disposition: .performDefaultHandling) }
+                guard inScope, let identity else { return .init(disposition: .performDefaultHandling) }
                 let credential = URLCredential(
                     identity: identity, certificates: intermediates, persistence: .forSession)
                 return .init(disposition: .useCredential, credential: credential)
@@ -83,7 +91,9 @@
             }
         }
 
-        private func evaluate(_ trust: SecTrust, host: String) -> ChallengeAnswer {
+        private func evaluate(_ trust: SecTrust, host: String, pins: [PinnedKey], anchors: [SecCertificate])
+            -> ChallengeAnswer
+        {
             let chain = (SecTrustCopyCertificateChain(trust) as? [SecCertificate]) ?? []
             guard let leaf = chain.first,
                 let presented = try? ServerCertificate(der: SecCertificateCopyData(leaf) as Data)

@@ -54,7 +54,7 @@ public struct ServerNetwork: Sendable, Hashable, Codable {
         connectTimeout: Duration = .milliseconds(1500), recheckAfter: Duration = .seconds(60),
         platform: (any Transport)? = nil
     ) -> any Transport {
-        let security = ConnectionSecurity(trust: trust, identity: identity)
+        let security = ConnectionSecurity(trust: trust, identity: identity, scope: addresses.map(\.url))
         var transport = platform ?? DefaultTransport.platform(redirectPolicy: redirectPolicy, security: security)
         if let internalAddress {
             transport = FailoverTransport(

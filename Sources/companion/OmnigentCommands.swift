@@ -129,7 +129,8 @@ enum OmnigentCommands {
             baseURL: address.url,
             configuration: Client.Configuration(
                 middlewares: middlewares, transportPolicy: httpsOnly ? .httpsOnly : .allowingInsecureLoopback,
-                journal: Terminal.journal))
+                journal: Terminal.journal),
+            transport: ServerNetworks.transport(for: address))
     }
 
     private static func sessions(_ client: Client, _ arguments: Arguments) async throws -> Int32 {

@@ -11,6 +11,8 @@ public enum NginxServer {
         case omnigent = "NGINX_OMNIGENT_URL"
         /// In front of Omnigent (accounts mode); a client certificate is required.
         case accounts = "NGINX_ACCOUNTS_URL"
+        /// In front of Omnigent (accounts mode) with HTTP Basic at the proxy.
+        case basic = "NGINX_BASIC_URL"
         /// In front of the fault server; a client certificate is asked for but optional.
         case optional = "NGINX_OPTIONAL_URL"
         /// In front of the fault server, a self-signed certificate.
