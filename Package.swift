@@ -147,7 +147,8 @@ let package = Package(
         .testTarget(
             name: "CompanionCryptoTests", dependencies: ["CompanionCrypto", "CompanionCore"], swiftSettings: strict),
         .testTarget(
-            name: "CompanionHTTPTests", dependencies: ["CompanionHTTP", "CompanionCore", "CompanionTestSupport"],
+            name: "CompanionHTTPTests",
+            dependencies: ["CompanionHTTP", "CompanionCore", "CompanionCrypto", "CompanionTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "CompanionAuthTests",

@@ -3,10 +3,12 @@ import Foundation
 /// What a transport needs to make one server's TLS connections: whom to trust and which client certificate to
 /// offer. `.system` is the device's trust and no client certificate.
 ///
-/// Rule: it belongs to one server (a transport is made per server from its `ServerNetwork`), so a pin or an
-/// identity never applies to another server's connections: only to the origins in `scope`. A redirect to
-/// another origin (a forward-auth sign-in service, a CDN) is checked with the system's trust and offered no
-/// client certificate.
+/// Rule: it belongs to one server (a transport is made per server from its `ServerNetwork`), so nothing of it
+/// applies to another server's client. Within that client, pinned keys and the client certificate apply only
+/// to the origins in `scope` (the server's own addresses): a redirect to another origin (a forward-auth sign-in
+/// service, a CDN) is not held to the server's key and gets no client certificate. The server's CAs do apply
+/// there: a home network's CA that signs the server usually signs its sign-in service too, and it still vouches
+/// only for the names it signed.
 public struct ConnectionSecurity: Sendable, Hashable {
     /// The server's trust beyond the system's.
     public var trust: ServerTrust
@@ -23,8 +25,11 @@ public struct ConnectionSecurity: Sendable, Hashable {
         self.scope = Set(scope.map(RedirectPolicy.origin(of:)))
     }
 
-    /// Whether it applies to a request for `url`.
+    /// Whether its pins and identity apply to a request for `url`.
     public func applies(to url: URL) -> Bool { scope.isEmpty || scope.contains(RedirectPolicy.origin(of: url)) }
+
+    /// What applies to an origin outside `scope`: the server's CAs alone.
+    public var outsideScope: ConnectionSecurity { ConnectionSecurity(trust: ServerTrust(anchors: trust.anchors)) }
 
     /// The device's trust and no client certificate.
     public static let system = ConnectionSecurity()

@@ -29,6 +29,8 @@
     public struct CurlTransport: Transport {
         private let redirectPolicy: RedirectPolicy
         private let security: CurlSecurity?
+        /// What a hop to an origin outside the server's own gets (its CAs alone).
+        private let outsideScope: CurlSecurity?
         private let scope: ConnectionSecurity
 
         /// Creates a transport; every instance shares one libcurl engine and its connection cache. `security` is
@@ -36,6 +38,7 @@
         public init(redirectPolicy: RedirectPolicy = RedirectPolicy(), security: ConnectionSecurity = .system) {
             self.redirectPolicy = redirectPolicy
             self.security = security.isSystem ? nil : CurlSecurity(security)
+            self.outsideScope = security.outsideScope.isSystem ? nil : CurlSecurity(security.outsideScope)
             self.scope = security
         }
 
@@ -45,7 +48,7 @@
             var current = request
             var hops = 0
             while true {
-                let hopSecurity = scope.applies(to: current.url) ? security : nil
+                let hopSecurity = scope.applies(to: current.url) ? security : outsideScope
                 let (response, body) = try await CurlEngine.shared.exchange(current, security: hopSecurity)
                 guard let target = Self.redirectTarget(of: response, from: current.url) else {
                     return (response, body)

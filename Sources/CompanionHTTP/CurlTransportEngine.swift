@@ -180,11 +180,12 @@
             case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
                 transfer.noteCertificateFailure(.pinMismatch)
                 return .tls(host: host, detail: sentence)
-            case CURLE_SSL_CONNECT_ERROR, CURLE_RECV_ERROR,
-                CURLE_SEND_ERROR
-            where ClientCertificateAlert.matches(detail):
+            case CURLE_SSL_CONNECT_ERROR where ClientCertificateAlert.matches(detail),
+                CURLE_RECV_ERROR where ClientCertificateAlert.matches(detail),
+                CURLE_SEND_ERROR where ClientCertificateAlert.matches(detail):
                 // A server that checks client certificates during the handshake (TLS 1.3 `certificate_required`,
-                // or `bad_certificate` / `unknown_ca` for one it refused) ends it with an alert.
+                // or `bad_certificate` / `unknown_ca` for one it refused) ends it with an alert. (A `where` clause
+                // binds to the last pattern only, so each of the three carries it.)
                 return .clientCertificateRequired(
                     .init(
                         host: "\(host):\(url.port ?? 443)", offered: transfer.security?.offersIdentity ?? false,

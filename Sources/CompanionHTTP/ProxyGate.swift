@@ -81,14 +81,14 @@ public struct ProxyGate: Transport {
     }
 
     /// Whether a `WWW-Authenticate` value offers the Basic scheme (RFC 7617; the scheme name is case-insensitive).
-    static func isBasic(_ challenge: String) -> Bool {
+    public static func isBasic(_ challenge: String) -> Bool {
         challenge.split(separator: ",").contains { part in
             part.trimmingCharacters(in: .whitespaces).lowercased().split(separator: " ").first == "basic"
         }
     }
 
     /// The `realm` of a Basic challenge, unquoted.
-    static func realm(of challenge: String) -> String? {
+    public static func realm(of challenge: String) -> String? {
         guard let range = challenge.range(of: "realm=", options: .caseInsensitive) else { return nil }
         var rest = challenge[range.upperBound...]
         if rest.hasPrefix("\"") {
@@ -105,13 +105,13 @@ public struct ProxyGate: Transport {
     }
 
     /// What nginx says on the 400 page it answers a missing or refused client certificate with, word for word.
-    static func clientCertificateSentence(_ page: String) -> String? {
+    public static func clientCertificateSentence(_ page: String) -> String? {
         ["No required SSL certificate was sent", "The SSL certificate error", "SSL certificate error"]
             .first { page.contains($0) }
     }
 
     /// Whether an HTML page is a sign-in form: a password field, or a title or heading that names signing in.
-    static func looksLikeSignIn(_ page: String) -> Bool {
+    public static func looksLikeSignIn(_ page: String) -> Bool {
         let lower = page.lowercased()
         if lower.contains("type=\"password\"") || lower.contains("type='password'") || lower.contains("type=password") {
             return true

@@ -77,10 +77,8 @@
             switch space.authenticationMethod {
             case NSURLAuthenticationMethodServerTrust:
                 guard let trust = space.serverTrust else { return .init(disposition: .performDefaultHandling) }
-                // Another origin (a redirect's target) is checked with the system's trust alone.
-                return evaluate(
-                    trust, host: "\(space.host):\(space.port)", pins: inScope ? pins : [],
-                    anchors: inScope ? anchors : [])
+                // Another origin (a redirect's target) is held to the server's CAs, not to its pinned keys.
+                return evaluate(trust, host: "\(space.host):\(space.port)", pins: inScope ? pins : [], anchors: anchors)
             case NSURLAuthenticationMethodClientCertificate:
                 guard inScope, let identity else { return .init(disposition: .performDefaultHandling) }
                 let credential = URLCredential(

@@ -142,9 +142,11 @@ struct FaultMatrixTests {
         }
     }
 
-    private func check(_ error: HTTPError, against expectation: Expectation) {
+    func check(_ error: HTTPError, against expectation: Expectation) {
         switch (expectation, error) {
+        // An untrusted certificate is the TLS failure with what the server presented (NET-TRUST-1).
         case (.unreachable, .unreachable), (.connectionLost, .connectionLost), (.timedOut, .timedOut), (.tls, .tls),
+            (.tls, .untrustedCertificate),
             (.tooManyRedirects, .tooManyRedirects), (.bodyTooLarge, .bodyTooLarge),
             (.unexpectedContentType, .unexpectedContentType):
             return

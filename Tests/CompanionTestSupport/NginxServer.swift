@@ -31,6 +31,12 @@ public enum NginxServer {
         try Data(contentsOf: URL(fileURLWithPath: try TestServers.value(variable)))
     }
 
+    /// A file of the private PKI folder (`<state>/pki/<name>`, made by Servers/nginx/make-pki.sh).
+    public static func pkiFile(_ name: String) throws -> Data {
+        let state = URL(fileURLWithPath: try TestServers.value("NGINX_STATE"), isDirectory: true)
+        return try Data(contentsOf: state.appendingPathComponent("pki").appendingPathComponent(name))
+    }
+
     /// The private root CA, PEM.
     public static func rootPEM() throws -> Data { try file("NGINX_ROOT_PEM") }
     /// The private root CA, DER.
