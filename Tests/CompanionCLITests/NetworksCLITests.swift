@@ -69,7 +69,7 @@ struct NetworksCLITests {
     }
 
     @Test(
-        "login and omnigent sessions behind nginx requiring a client certificate signed by an intermediate, the identity assigned to two servers"
+        "NET-CLI-1: login and omnigent sessions behind nginx requiring a client certificate signed by an intermediate, the identity assigned to two servers"
     )
     func loginBehindAClientCertificate() async throws {
         defer { try? FileManager.default.removeItem(at: home) }
@@ -109,7 +109,8 @@ struct NetworksCLITests {
     }
 
     @Test(
-        "a self-signed server is refused until trust pins it; after a key change it is refused with both fingerprints")
+        "NET-CLI-2: a self-signed server is refused until trust pins it; after a key change it is refused with both fingerprints"
+    )
     func selfSignedThenKeyChange() async throws {
         defer { try? FileManager.default.removeItem(at: home) }
         let rotating = try NginxServer.url(.rotating).absoluteString
@@ -138,7 +139,7 @@ struct NetworksCLITests {
         _ = try await succeeds("get", rotating, "/ok")
     }
 
-    @Test("a forward-auth sign-in page gives \"sign in to the proxy first\", never a decode error")
+    @Test("NET-CLI-3: a forward-auth sign-in page gives \"sign in to the proxy first\", never a decode error")
     func forwardAuthPage() async throws {
         defer { try? FileManager.default.removeItem(at: home) }
         let fault = try NginxServer.url(.fault).absoluteString
@@ -154,7 +155,8 @@ struct NetworksCLITests {
     }
 
     @Test(
-        "login --proxy-user: the proxy's password first, kept beside the credential and sent before the app's sign-in")
+        "NET-CLI-4: login --proxy-user: the proxy's password first, kept beside the credential and sent before the app's sign-in"
+    )
     func loginThroughBasic() async throws {
         defer { try? FileManager.default.removeItem(at: home) }
         let basic = try NginxServer.url(.basic).absoluteString
@@ -180,7 +182,8 @@ struct NetworksCLITests {
     }
 
     @Test(
-        "login --internal: one sign-in for both addresses; requests go to the internal one while it answers, journaled")
+        "NET-CLI-5: login --internal: one sign-in for both addresses; requests go to the internal one while it answers, journaled"
+    )
     func loginWithAnInternalAddress() async throws {
         defer { try? FileManager.default.removeItem(at: home) }
         let accounts = try NginxServer.url(.accounts)
@@ -205,7 +208,7 @@ struct NetworksCLITests {
             "\(journal.output.suffix(2000))")
     }
 
-    @Test("trust and identity have --help and usage errors exit 2")
+    @Test("NET-CLI-6: trust and identity have --help and usage errors exit 2")
     func helpAndUsage() async throws {
         defer { try? FileManager.default.removeItem(at: home) }
         #expect(try await succeeds("trust", "--help").output.contains("--ca FILE"))
