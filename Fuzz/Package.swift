@@ -5,7 +5,7 @@ import PackageDescription
 /// `scripts/fuzz`, with `-sanitize=fuzzer` (see that script for the flags that work on Linux).
 let targets = [
     "FuzzLinkParser", "FuzzServerAddress", "FuzzManagedConfiguration", "FuzzBridgeEnvelope", "FuzzSSEParser",
-    "FuzzVaultObject", "FuzzVaultEnvelope", "FuzzTimestamp", "FuzzScheduleCodec", "FuzzCertainValues",
+    "FuzzVaultObject", "FuzzVaultEnvelope", "FuzzTimestamp", "FuzzScheduleCodec", "FuzzCertainValues", "FuzzCertificate",
 ]
 /// Dependencies only one target needs (an app's module, so the kit's targets do not build every app).
 let extra: [String: [Target.Dependency]] = [
