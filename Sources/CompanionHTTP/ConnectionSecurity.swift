@@ -14,7 +14,7 @@ public struct ConnectionSecurity: Sendable, Hashable {
     public var trust: ServerTrust
     /// The client certificate to offer when the server asks, or `nil`.
     public var identity: ClientIdentity?
-    /// The origins (`scheme://host:port`, as `RedirectPolicy.origin(of:)` writes them) it applies to; empty: every
+    /// The origins (`scheme://host:port`, default ports filled in) it applies to; empty: every
     /// request of the transport.
     public var scope: Set<String>
 

@@ -60,7 +60,9 @@ public enum NginxServer {
         String(decoding: try file("NGINX_BASIC_PASSWORD_FILE"), as: UTF8.self)
     }
     /// The cookie value the forward-auth check lets through (`sso=<value>`).
-    public static func ssoCookie() throws -> String { String(decoding: try file("NGINX_SSO_COOKIE_FILE"), as: UTF8.self) }
+    public static func ssoCookie() throws -> String {
+        String(decoding: try file("NGINX_SSO_COOKIE_FILE"), as: UTF8.self)
+    }
 
     /// Changes the rotating server's key (Servers/nginx/rotate-key.sh: swap, SIGHUP, a bounded wait until it is
     /// served) and returns the SHA-256 fingerprint of the certificate it now serves.
