@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "CompanionBridge", targets: ["CompanionBridge"]),
         .library(name: "CompanionVault", targets: ["CompanionVault"]),
         .library(name: "CompanionScreen", targets: ["CompanionScreen"]),
+        .library(name: "CompanionApp", targets: ["CompanionApp"]),
         .library(name: "AllauthAdapter", targets: ["AllauthAdapter"]),
         .library(name: "OmnigentCore", targets: ["OmnigentCore"]),
         .library(name: "CertainCore", targets: ["CertainCore"]),
@@ -63,7 +64,7 @@ let package = Package(
             name: "CompanionSync", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionStore"],
             swiftSettings: strict),
         .target(name: "CompanionLinks", dependencies: ["CompanionCore"], swiftSettings: strict),
-        .target(name: "CompanionBridge", dependencies: ["CompanionCore", "CompanionLinks"], swiftSettings: strict),
+        .target(name: "CompanionBridge", dependencies: ["CompanionCore"], swiftSettings: strict),
         .target(
             name: "CompanionVault",
             dependencies: [
@@ -73,7 +74,14 @@ let package = Package(
             swiftSettings: strict),
 
         .target(
-            name: "CompanionScreen", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionSync"],
+            name: "CompanionScreen", dependencies: ["CompanionHTTP", "CompanionSync"],
+            swiftSettings: strict),
+
+        .target(
+            name: "CompanionApp",
+            dependencies: [
+                "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync", "CompanionScreen",
+            ],
             swiftSettings: strict),
 
         // Adapters for server products that are not one of the apps (django-allauth headless).
@@ -85,28 +93,29 @@ let package = Package(
         .target(
             name: "OmnigentCore",
             dependencies: [
-                "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync", "CompanionScreen",
+                "CompanionApp", "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
+                "CompanionScreen",
                 "CompanionLinks", "CompanionBridge",
             ],
             path: "Sources/Apps/Omnigent", swiftSettings: strict),
         .target(
             name: "CertainCore",
             dependencies: [
-                "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
+                "CompanionApp", "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
                 "CompanionScreen",
             ],
             path: "Sources/Apps/Certain", swiftSettings: strict),
         .target(
             name: "MainworthyCore",
             dependencies: [
-                "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
+                "CompanionApp", "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
                 "CompanionScreen", "CompanionLinks",
             ],
             path: "Sources/Apps/Mainworthy", swiftSettings: strict),
         .target(
             name: "PrompTugalCore",
             dependencies: [
-                "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
+                "CompanionApp", "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
                 "CompanionScreen", "CompanionLinks", "CompanionBridge", "CompanionVault",
             ],
             path: "Sources/Apps/PrompTugal", swiftSettings: strict),
@@ -115,8 +124,8 @@ let package = Package(
         .executableTarget(
             name: "companion",
             dependencies: [
-                "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
-                "CompanionLinks", "CompanionBridge", "CompanionVault", "CompanionScreen", "OmnigentCore", "CertainCore",
+                "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
+                "CompanionLinks", "CompanionVault", "CompanionScreen", "OmnigentCore", "CertainCore",
                 "AllauthAdapter", "MainworthyCore", "PrompTugalCore",
             ],
             swiftSettings: strict),
@@ -138,7 +147,8 @@ let package = Package(
 
         // Tests. `CompanionTestSupport` finds the servers `scripts/test` started; a missing one fails loudly.
         .target(
-            name: "CompanionTestSupport", dependencies: ["CompanionCore", "CompanionHTTP", "CompanionStore"],
+            name: "CompanionTestSupport",
+            dependencies: ["CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionAuth", "CompanionApp"],
             path: "Tests/CompanionTestSupport", swiftSettings: strict),
         .testTarget(
             name: "CompanionCLITests", dependencies: ["CompanionTestSupport"], swiftSettings: strict),
@@ -153,7 +163,7 @@ let package = Package(
         .testTarget(
             name: "CompanionAuthTests",
             dependencies: [
-                "CompanionAuth", "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionTestSupport",
+                "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
@@ -163,7 +173,13 @@ let package = Package(
             name: "CompanionSyncTests",
             dependencies: [
                 "CompanionSync", "CompanionStore", "CompanionHTTP", "CompanionCore", "CompanionTestSupport",
-                "CompanionScreen",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "CompanionAppTests",
+            dependencies: [
+                "CompanionApp", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionScreen", "CompanionStore",
+                "CompanionSync", "CompanionTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
@@ -183,7 +199,10 @@ let package = Package(
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "CertainCoreTests",
-            dependencies: ["CertainCore", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionTestSupport"],
+            dependencies: [
+                "CertainCore", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionScreen",
+                "CompanionTestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "MainworthyCoreTests",

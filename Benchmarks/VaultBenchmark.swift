@@ -27,7 +27,9 @@ enum VaultBenchmark {
         /// Pulls into the cold `cache` and reads every file; returns the file count and the plaintext bytes.
         func pullAndRead(server: URL, key: VaultKey, cache: URL) async throws -> (files: Int, bytes: Int) {
             let source =
-                self == .perObject ? HTTPVaultSource(server: server, batchSize: 1) : HTTPVaultSource(server: server)
+                self == .perObject
+                ? HTTPVaultSource(server: server, batchSize: 1, policy: .allowingInsecureLoopback)
+                : HTTPVaultSource(server: server, policy: .allowingInsecureLoopback)
             let vault = try SGitVault(key: key, source: source, cache: cache, log: VaultTrafficLog())
             if self == .pullThenRead {
                 try await vault.pull()
@@ -139,7 +141,8 @@ enum VaultBenchmark {
 
         // The floor: the same objects' stored bytes fetched by curl, 8 transfers at once, nothing decrypted.
         let cached = try SGitVault(
-            key: key, source: HTTPVaultSource(server: server), cache: lastCache, log: VaultTrafficLog())
+            key: key, source: HTTPVaultSource(server: server, policy: .allowingInsecureLoopback), cache: lastCache,
+            log: VaultTrafficLog())
         let names = cached.cachedObjectIDs().sorted()
         var floorTimes: [Double] = []
         let config = scratch.appendingPathComponent("curl-floor.txt")
@@ -276,7 +279,8 @@ enum VaultBenchmark {
         let key = try VaultKey(importing: keyString)
         let cache = work.appendingPathComponent("cache")
         let vault = try SGitVault(
-            key: key, source: HTTPVaultSource(server: server), cache: cache, log: VaultTrafficLog())
+            key: key, source: HTTPVaultSource(server: server, policy: .allowingInsecureLoopback), cache: cache,
+            log: VaultTrafficLog())
         let full = try await time { _ = try await vault.pull() }
         let before = vault.cachedObjectIDs()
 
@@ -305,7 +309,7 @@ enum VaultBenchmark {
 
     /// A curl config fetching `names` through the batch route in CompanionKit's batches, answers discarded.
     static func batchFloorConfig(names: [String], server: URL, key: VaultKey, scratch: URL) throws -> URL {
-        let batchSize = HTTPVaultSource(server: server).batchSize
+        let batchSize = HTTPVaultSource(server: server, policy: .allowingInsecureLoopback).batchSize
         let batchConfig = scratch.appendingPathComponent("curl-batch-floor.txt")
         var entries: [String] = []
         var start = 0
@@ -353,7 +357,7 @@ enum VaultBenchmark {
             let cpu1 = ProcessCPU.current()
             let server1 = serverGroup.map(ProcessCPU.group) ?? 0
             let vault = try SGitVault(
-                key: key, source: HTTPVaultSource(server: server),
+                key: key, source: HTTPVaultSource(server: server, policy: .allowingInsecureLoopback),
                 cache: scratch.appendingPathComponent("cache-\(round)"), log: VaultTrafficLog())
             try await vault.pull()
             let pulled = ContinuousClock.now

@@ -5,26 +5,42 @@ import Foundation
 /// Which refusals of a stored credential mean it is gone (revoked, ended, expired).
 ///
 /// Rule: by default only 401 signs out, because that is what every server means by "this credential no
-/// longer works". A server that also answers 403 or 410 for a gone credential says so in its own rule, and
-/// lists the error codes of a 403 that mean the credential is fine but may not do this one thing (signing
-/// out there would lose a working sign-in). Each app core or adapter ships the rule for its server.
+/// longer works". A server that also answers 403 or 410 for a gone credential says so in its own rule, in one
+/// of two ways: it lists the error codes of a 403 that mean the credential is fine but may not do this one
+/// thing (`permissionCodes`: signing out there would lose a working sign-in), or it names the only codes of a
+/// status that end the sign-in (`endingCodes`: then a refusal without the server's own JSON envelope, such as
+/// a reverse proxy's HTML 403 page, never signs out). Each app core or adapter ships the rule for its server.
 public struct RevocationRule: Sendable, Hashable {
     /// Statuses that end the sign-in.
     public var statuses: Set<Int>
     /// Error codes of a 403 that do not end it.
     public var permissionCodes: Set<String>
+    /// For a status listed here, only an error envelope with one of these codes ends the sign-in.
+    public var endingCodes: [Int: Set<String>]
 
-    /// Creates a rule: `statuses` end the sign-in, except a 403 carrying one of `permissionCodes`.
-    public init(statuses: Set<Int> = [401], permissionCodes: Set<String> = []) {
+    /// Creates a rule: `statuses` end the sign-in, except a 403 carrying one of `permissionCodes`, and except a
+    /// status of `endingCodes` whose envelope carries none of its codes.
+    public init(statuses: Set<Int> = [401], permissionCodes: Set<String> = [], endingCodes: [Int: Set<String>] = [:]) {
         self.statuses = statuses
         self.permissionCodes = permissionCodes
+        self.endingCodes = endingCodes
     }
 
     /// Whether `status` with `envelope` ends the sign-in.
     public func ends(status: Int, envelope: ServerErrorEnvelope?) -> Bool {
         guard statuses.contains(status) else { return false }
+        if let codes = endingCodes[status] {
+            guard let code = envelope?.code else { return false }
+            return codes.contains(code)
+        }
         if status == 403, let code = envelope?.code, permissionCodes.contains(code) { return false }
         return true
+    }
+
+    /// Whether `error` is a refusal that ends the sign-in.
+    public func ends(_ error: HTTPError) -> Bool {
+        guard let status = error.statusCode else { return false }
+        return ends(status: status, envelope: error.envelope)
     }
 }
 

@@ -73,31 +73,50 @@ public enum Timestamp {
     /// parts are cut off (as JavaScript's `Date` holds none). Throws for an instant outside the years
     /// 0000–9999 or not finite, which no written form can carry.
     public static func format(_ date: Date) throws(TimestampError) -> String {
+        try format(date, precision: .milliseconds)
+    }
+
+    /// How many digits of a second a written stamp carries.
+    public enum Precision: Sendable, Hashable {
+        /// Three (`.123`): what JavaScript's `Date` holds; the kit's request bodies.
+        case milliseconds
+        /// Six (`.123456`): what a server's own stamps carry at most (Python's `isoformat`), kept whole.
+        case microseconds
+    }
+
+    /// `date` as ISO 8601 in UTC with exactly as many fraction digits as `precision` says, such as
+    /// `2026-11-08T02:45:00.123456Z`. Throws for an instant outside the years 0000–9999 or not finite.
+    public static func format(_ date: Date, precision: Precision) throws(TimestampError) -> String {
         let reference = date.timeIntervalSinceReferenceDate
         let earliest = Double(earliestSecond - referenceOffset)
         let latest = Double(latestSecond + 1 - referenceOffset)
         guard reference.isFinite, reference >= earliest, reference < latest else {
             throw .outOfRange(String(describing: reference))
         }
-        // Round to the microsecond first so a stored `…122.9999` from `.123` still writes `.123`. Far from 2001 a
-        // `Double` holds less than a microsecond (about 30 µs in the year 7000), so a value within one ulp of a
-        // whole millisecond is that millisecond: `7026-10-20T14:18:15.785` must not write back as `.784`.
-        let nearestMillisecond = (reference * 1_000).rounded()
-        var millis: Int64
-        if abs(reference - nearestMillisecond / 1_000) <= reference.ulp {
-            millis = Int64(nearestMillisecond) + referenceOffset * 1_000
+        let perSecond: Int64 = precision == .milliseconds ? 1_000 : 1_000_000
+        var units: Int64
+        if precision == .milliseconds {
+            // Round to the microsecond first so a stored `…122.9999` from `.123` still writes `.123`. Far from 2001 a
+            // `Double` holds less than a microsecond (about 30 µs in the year 7000), so a value within one ulp of a
+            // whole millisecond is that millisecond: `7026-10-20T14:18:15.785` must not write back as `.784`.
+            let nearestMillisecond = (reference * 1_000).rounded()
+            if abs(reference - nearestMillisecond / 1_000) <= reference.ulp {
+                units = Int64(nearestMillisecond) + referenceOffset * 1_000
+            } else {
+                units = floorDivide(Int64((reference * 1e6).rounded()) + referenceOffset * 1_000_000, 1_000)
+            }
         } else {
-            millis = floorDivide(Int64((reference * 1e6).rounded()) + referenceOffset * 1_000_000, 1_000)
+            units = Int64((reference * 1e6).rounded()) + referenceOffset * 1_000_000
         }
         // Rounding up must not carry the last instant of 9999 into a five-digit year.
-        millis = min(millis, (latestSecond + 1) * 1_000 - 1)
-        let seconds = floorDivide(millis, 1_000)
-        let millisecond = millis - seconds * 1_000
+        units = min(units, (latestSecond + 1) * perSecond - 1)
+        let seconds = floorDivide(units, perSecond)
+        let fraction = units - seconds * perSecond
         let days = floorDivide(seconds, 86_400)
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civil(fromDays: days)
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(24)
+        bytes.reserveCapacity(27)
         append(year, digits: 4, to: &bytes)
         bytes.append(UInt8(ascii: "-"))
         append(month, digits: 2, to: &bytes)
@@ -110,7 +129,7 @@ public enum Timestamp {
         bytes.append(UInt8(ascii: ":"))
         append(secondOfDay % 60, digits: 2, to: &bytes)
         bytes.append(UInt8(ascii: "."))
-        append(millisecond, digits: 3, to: &bytes)
+        append(fraction, digits: precision == .milliseconds ? 3 : 6, to: &bytes)
         bytes.append(UInt8(ascii: "Z"))
         return String(decoding: bytes, as: UTF8.self)
     }

@@ -101,9 +101,16 @@ public actor Client {
             + (configuration.recordsExchanges ? [JournalMiddleware(journal: configuration.journal)] : [])
         self.chain = transport.chained(with: outer + [retry] + inner)
         self.streamChain = transport.chained(with: inner)
+        self.decoder = Self.makeDecoder(dateDecoding: configuration.dateDecoding)
+    }
+
+    /// A JSON decoder with the kit's date rules (or `dateDecoding`): the one way the kit decodes JSON.
+    public static func makeDecoder(
+        dateDecoding: @escaping @Sendable (any Decoder) throws -> Date = Client.defaultDateDecoding
+    ) -> JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom(configuration.dateDecoding)
-        self.decoder = decoder
+        decoder.dateDecodingStrategy = .custom(dateDecoding)
+        return decoder
     }
 
     /// The absolute URL for a path below the base URL, keeping the base's mount path.
@@ -211,6 +218,12 @@ public actor Client {
         try request.decode(body, response, decoder)
     }
 
+    /// Decodes `data` as `type` with this client's decoder (a value that arrived another way than as a reply,
+    /// such as an event's payload), with the same date rules as every reply.
+    public nonisolated func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(HTTPError) -> T {
+        try JSONDecoding.decode(type, from: data, response: HTTPResponse(status: 200), decoder: decoder)
+    }
+
     /// Sends `request` and returns the reply whatever its status, for flows that read a refusal's
     /// body as an answer (sign-in steps). Only transport failures throw.
     public func reply<Response>(_ request: Request<Response>) async throws(HTTPError) -> Reply<Response> {
@@ -224,7 +237,8 @@ public actor Client {
         let failure = response.isSuccess ? nil : failure(http, response, data)
         let decode = request.decode
         let decoder = decoder
-        return Reply(response: response, body: data, failure: failure) { () throws(HTTPError) -> Response in
+        return Reply(response: response, body: data, failure: failure, decoder: decoder) {
+            () throws(HTTPError) -> Response in
             try decode(data, response, decoder)
         }
     }

@@ -307,9 +307,9 @@
             _ = ck_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me)
 
             // libcurl silently resends a request whose reused connection died before any reply byte. That is
-            // harmless for an idempotent method, but a write would be sent twice behind the kit's retry policy:
-            // a write always goes on a fresh connection, so the exchange happens exactly once.
-            if !request.method.isIdempotent { _ = ck_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1) }
+            // harmless for a read, but a write (PUT and DELETE included) would be sent twice behind the kit's and
+            // the app's resend rules: a write always goes on a fresh connection, so it is sent exactly once.
+            if !request.method.isSafe { _ = ck_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1) }
 
             switch request.method {
             case .get where request.body == nil:

@@ -27,6 +27,12 @@ public struct HTTPMethod: RawRepresentable, Sendable, Hashable, Codable, CustomS
         ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"].contains(rawValue)
     }
 
+    /// Whether the request only reads (RFC 9110 §9.2.1): GET, HEAD, OPTIONS, TRACE. Every other method is a
+    /// write, and a transport never sends a write twice by itself.
+    public var isSafe: Bool {
+        ["GET", "HEAD", "OPTIONS", "TRACE"].contains(rawValue)
+    }
+
     /// The method token.
     public var description: String { rawValue }
 }

@@ -13,15 +13,17 @@ public struct Reply<Response: Sendable>: Sendable {
     /// The typed status failure for a non-2xx reply, with the server's error envelope; `nil` for 2xx.
     public let failure: HTTPError?
     private let decodeValue: @Sendable () throws(HTTPError) -> Response
+    private let decoder: JSONDecoder
 
-    /// Creates a reply.
+    /// Creates a reply whose bodies decode with `decoder` (the client's, with the kit's date rules).
     public init(
-        response: HTTPResponse, body: Data, failure: HTTPError?,
+        response: HTTPResponse, body: Data, failure: HTTPError?, decoder: JSONDecoder = Client.makeDecoder(),
         decode: @escaping @Sendable () throws(HTTPError) -> Response
     ) {
         self.response = response
         self.body = body
         self.failure = failure
+        self.decoder = decoder
         self.decodeValue = decode
     }
 
@@ -34,8 +36,9 @@ public struct Reply<Response: Sendable>: Sendable {
         return try decodeValue()
     }
 
-    /// The body decoded as `T` whatever the status (a refusal's JSON body, for instance).
-    public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws(HTTPError) -> T {
+    /// The body decoded as `T` whatever the status (a refusal's JSON body, for instance), with the client's
+    /// decoder, so its dates follow the same rules as every reply.
+    public func decode<T: Decodable>(_ type: T.Type) throws(HTTPError) -> T {
         try JSONDecoding.decode(type, from: body, response: response, decoder: decoder)
     }
 }

@@ -17,6 +17,13 @@ import Synchronization
 /// a shared jar would be sent to every port of a host, which breaks the rule that a credential goes
 /// only to the origin that issued it.
 ///
+/// A write (any method but GET, HEAD, OPTIONS and TRACE) never goes on a reused connection on Linux.
+/// FoundationNetworking's libcurl resends a request by itself when a reused connection closes before any reply
+/// byte, and it resends it without its body, then waits out the timeout: a write could reach the server twice,
+/// the second time empty. So on Linux each write gets a session of its own (a fresh connection, closed with the
+/// session), and only the app's own resend rule, with the same idempotency key, ever sends it again
+/// (docs/reliability.md, "A write is sent once").
+///
 /// One server's TLS settings (`ConnectionSecurity`) are applied in the session's authentication challenge on
 /// Apple platforms (`SecTrust` with the server's anchors or pinned keys, a `SecIdentity` with its chain: see
 /// `SecurityChallengeResponder`). FoundationNetworking on Linux offers no way to apply them: its libcurl handle
@@ -28,6 +35,9 @@ import Synchronization
 public final class URLSessionTransport: Transport {
     private let session: URLSession
     private let delegate: SessionDelegate
+    private let configuration: URLSessionConfiguration
+    private let redirectPolicy: RedirectPolicy
+    private let security: ConnectionSecurity
     private let unsupported: String?
 
     /// Creates a transport with its own session; `security` is one server's trust and client certificate.
@@ -35,23 +45,36 @@ public final class URLSessionTransport: Transport {
         configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
         redirectPolicy: RedirectPolicy = RedirectPolicy(), security: ConnectionSecurity = .system
     ) {
+        (self.session, self.delegate) = Self.makeSession(configuration, redirectPolicy, security)
+        self.configuration = configuration
+        self.redirectPolicy = redirectPolicy
+        self.security = security
         #if canImport(Security)
-            let responder = SecurityChallengeResponder(security: security)
-            let delegate = SessionDelegate(redirectPolicy: redirectPolicy, responder: responder)
-            unsupported = responder.identityProblem.map { "the client certificate could not be opened: \($0)" }
+            unsupported = SecurityChallengeResponder(security: security).identityProblem.map {
+                "the client certificate could not be opened: \($0)"
+            }
         #else
-            let delegate = SessionDelegate(redirectPolicy: redirectPolicy)
             unsupported =
                 security.isSystem
                 ? nil
                 : "URLSession on Linux (FoundationNetworking) cannot use this server's own trust or client "
                     + "certificate; the libcurl transport (COMPANION_TRANSPORT=curl, the default) can"
         #endif
+    }
+
+    private static func makeSession(
+        _ configuration: URLSessionConfiguration, _ redirectPolicy: RedirectPolicy, _ security: ConnectionSecurity
+    ) -> (URLSession, SessionDelegate) {
+        #if canImport(Security)
+            let delegate = SessionDelegate(
+                redirectPolicy: redirectPolicy, responder: SecurityChallengeResponder(security: security))
+        #else
+            let delegate = SessionDelegate(redirectPolicy: redirectPolicy)
+        #endif
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "CompanionHTTP.URLSessionTransport"
-        self.delegate = delegate
-        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+        return (URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue), delegate)
     }
 
     deinit { session.finishTasksAndInvalidate() }
@@ -80,6 +103,15 @@ public final class URLSessionTransport: Transport {
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         urlRequest.httpBody = request.body
 
+        // On Linux a write gets a session (and so a connection) of its own, invalidated once its task ends.
+        #if canImport(FoundationNetworking)
+            let oneShot = !request.method.isSafe
+        #else
+            let oneShot = false
+        #endif
+        let (session, delegate) =
+            oneShot ? Self.makeSession(configuration, redirectPolicy, security) : (session, delegate)
+        defer { if oneShot { session.finishTasksAndInvalidate() } }
         let task = session.dataTask(with: urlRequest)
         let (stream, bodyContinuation) = AsyncThrowingStream<Data, any Error>.makeStream()
         let exchange = Exchange(url: request.url, headers: request.headers, body: bodyContinuation)

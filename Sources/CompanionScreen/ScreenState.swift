@@ -3,14 +3,21 @@ import Foundation
 
 /// What a screen shows, as one value a SwiftUI view can `switch` on.
 ///
-/// Rule: a screen never goes blank once it had something to show. A refresh that fails keeps the
-/// last value and says why (`offline` when the server cannot be reached, `stale` with an error
-/// otherwise); only a screen with nothing to show is `failed`.
+/// Rules:
+/// - A screen never goes blank once it had something to show. A refresh that fails keeps the last value and
+///   says why (`offline` when the server cannot be reached, `stale` with the error otherwise, a refused
+///   credential included); only a screen with nothing to show is `failed`. Whether a refusal ends the sign-in
+///   (and whether the app then deletes what it kept) is the app's revocation rule, applied where the server's
+///   parts are joined (`ServerBundle` in CompanionApp), not here.
+/// - `empty` is an answer with nothing in it (an empty month, a search without hits), told apart from
+///   content so a view can show its empty placeholder; it is never a failure.
 public enum ScreenState<Value: Sendable & Equatable>: Sendable, Equatable {
     /// Nothing to show yet; a load is under way.
     case loading
     /// A value the server just confirmed.
     case content(Value, fetchedAt: Date)
+    /// The server answered, and the answer has nothing to show.
+    case empty(fetchedAt: Date)
     /// A cached value, `age` seconds old, shown while the server is asked again or after the
     /// server answered with an error (`problem` says what it said).
     case stale(Value, age: TimeInterval, problem: String?)
@@ -23,8 +30,57 @@ public enum ScreenState<Value: Sendable & Equatable>: Sendable, Equatable {
     public var value: Value? {
         switch self {
         case .content(let value, _), .stale(let value, _, _), .offline(let value, _, _): return value
+        case .loading, .empty, .failed: return nil
+        }
+    }
+
+    /// The value on screen, if any (the same as `value`).
+    public var content: Value? { value }
+
+    /// Which of the six states this is, without its values (for a view's switch or a JSON `state` field).
+    public var kind: ScreenKind {
+        switch self {
+        case .loading: return .loading
+        case .content: return .content
+        case .empty: return .empty
+        case .stale: return .stale
+        case .offline: return .offline
+        case .failed: return .failed
+        }
+    }
+
+    /// How old what is shown is, in seconds: 0 for an answer the server just gave, the stored copy's age for a
+    /// stale or offline one, `nil` when nothing is shown.
+    public var age: TimeInterval? {
+        switch self {
+        case .content, .empty: return 0
+        case .stale(_, let age, _), .offline(_, let age, _): return age
         case .loading, .failed: return nil
         }
+    }
+
+    /// When what is shown was fetched, where the state carries the time (content and empty).
+    public var fetchedAt: Date? {
+        switch self {
+        case .content(_, let date), .empty(let date): return date
+        default: return nil
+        }
+    }
+
+    /// The sentence saying what went wrong: a stale value's problem, the offline reason, or why the screen
+    /// failed; `nil` when nothing did.
+    public var problem: String? {
+        switch self {
+        case .stale(_, _, let problem): return problem
+        case .offline(_, _, let reason), .failed(let reason, _): return reason
+        case .loading, .content, .empty: return nil
+        }
+    }
+
+    /// Whether the screen failed because the server refused the credential.
+    public var signInRequired: Bool {
+        if case .failed(_, let signIn) = self { return signIn }
+        return false
     }
 
     /// Whether a load is still expected to replace what is shown.
@@ -36,13 +92,43 @@ public enum ScreenState<Value: Sendable & Equatable>: Sendable, Equatable {
         }
     }
 
-    /// The state after a load failed with `error`: the last value kept (offline or stale), or failed.
+    /// The age of what is shown at `now`: a value fetched at a known time ages with the clock.
+    public func age(at now: Date) -> TimeInterval? {
+        if let fetchedAt { return max(0, now.timeIntervalSince(fetchedAt)) }
+        return age
+    }
+
+    /// The state after a load failed with `error` at `now`, keeping what is on screen.
+    ///
+    /// - Parameters:
+    ///   - error: What the load failed with.
+    ///   - now: The time the failure is seen, to age a value shown as fresh until now.
+    ///   - endsSignIn: Whether the app's revocation rule says the refusal ended the sign-in; with nothing on
+    ///     screen the state is then `failed` with sign-in required.
+    ///   - keepsContent: `false` when the app deleted its data with the sign-in (what was shown is gone too).
+    ///   - sentence: The sentence shown for `error` (the error's own description by default).
+    public func failing(
+        with error: HTTPError, at now: Date, endsSignIn: Bool? = nil, keepsContent: Bool = true,
+        sentence: String? = nil
+    ) -> ScreenState {
+        let reason = sentence ?? error.description
+        let signIn = endsSignIn ?? (error.statusCode == 401)
+        guard keepsContent, let value else { return .failed(reason: reason, signInRequired: signIn) }
+        let shownAge = age(at: now) ?? 0
+        if error.isConnectivity { return .offline(value, age: shownAge, reason: reason) }
+        return .stale(value, age: shownAge, problem: reason)
+    }
+
+    /// The state after a load failed with `error`: the last value kept (offline or stale), or failed. A value
+    /// shown as fresh keeps age 0; use `failing(with:at:)` where a clock is at hand.
     public func failing(with error: HTTPError, age: TimeInterval) -> ScreenState {
-        let signIn = error.statusCode == 401
-        guard let value else { return .failed(reason: error.description, signInRequired: signIn) }
-        if error.isConnectivity { return .offline(value, age: age, reason: error.description) }
-        if signIn { return .failed(reason: error.description, signInRequired: true) }
-        return .stale(value, age: age, problem: error.description)
+        switch self {
+        case .stale(let value, _, _), .offline(let value, _, _), .content(let value, _):
+            if error.isConnectivity { return .offline(value, age: age, reason: error.description) }
+            return .stale(value, age: age, problem: error.description)
+        case .loading, .empty, .failed:
+            return .failed(reason: error.description, signInRequired: error.statusCode == 401)
+        }
     }
 
     /// The same state with its value transformed.
@@ -50,9 +136,26 @@ public enum ScreenState<Value: Sendable & Equatable>: Sendable, Equatable {
         switch self {
         case .loading: return .loading
         case .content(let value, let fetchedAt): return .content(transform(value), fetchedAt: fetchedAt)
+        case .empty(let fetchedAt): return .empty(fetchedAt: fetchedAt)
         case .stale(let value, let age, let problem): return .stale(transform(value), age: age, problem: problem)
         case .offline(let value, let age, let reason): return .offline(transform(value), age: age, reason: reason)
         case .failed(let reason, let signIn): return .failed(reason: reason, signInRequired: signIn)
         }
     }
+}
+
+/// The six states of a screen, without their values.
+public enum ScreenKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Nothing yet; a load is under way.
+    case loading
+    /// A value the server just confirmed.
+    case content
+    /// An answer with nothing in it.
+    case empty
+    /// A stored value shown while asking again, or after the server answered with an error.
+    case stale
+    /// A stored value shown because the server cannot be reached.
+    case offline
+    /// Nothing to show.
+    case failed
 }

@@ -30,9 +30,16 @@ public actor StoreRegistry {
         return store
     }
 
-    /// Forgets (and for a file store deletes) the data of `scope`: the wipe-on-revocation policy (C-OFF-5).
-    public func wipe(_ scope: AccountKey) throws(StoreError) {
-        stores[scope] = nil
+    /// Deletes the data of `scope`: the wipe-on-revocation policy an app may choose (C-OFF-5).
+    ///
+    /// A store still held elsewhere (a screen's server parts) is emptied first, drafts and outbox included, so
+    /// it shows nothing that was deleted; then the registry forgets it and a file store's files are removed.
+    /// The next `store(for:)` opens a new, empty one.
+    public func wipe(_ scope: AccountKey) async throws(StoreError) {
+        if let open = stores.removeValue(forKey: scope) { try await open.clearCache(everything: true) }
         if case .directory(let folder) = location { try OfflineStore.deleteFiles(scope: scope, in: folder) }
     }
+
+    /// Where this registry's stores live.
+    public var storeLocation: StoreLocation { location }
 }

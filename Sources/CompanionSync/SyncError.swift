@@ -33,6 +33,16 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The HTTP failure `error` is or carries (a network failure, or one with no cached copy to fall back on).
+    public static func httpFailure(in error: any Error) -> HTTPError? {
+        switch error {
+        case let error as HTTPError: return error
+        case SyncError.http(let error): return error
+        case SyncError.offlineWithoutCache(_, let cause): return cause
+        default: return nil
+        }
+    }
+
     /// Wraps any error from the network, the store or a decoder.
     static func wrap(_ error: any Error) -> SyncError {
         if let error = error as? SyncError { return error }

@@ -23,28 +23,43 @@ public struct HTTPVaultSource: VaultSource {
     private let client: Client
     private let batchRoute = BatchRouteMemo()
 
-    /// Creates a source for `server`; exchanges are recorded in `journal`.
+    /// A source reading the server `client` is for, through that client: the app's own, with its transport, its
+    /// transport policy and its journal, so every vault request is one of the app's exchanges.
     ///
-    /// - Parameter server: The SG/Send server's base URL.
-    /// - Parameter journal: Where every exchange is recorded (redacted).
+    /// - Parameter client: The client whose base URL is the SG/Send server. It must carry no credential for that
+    ///   server: vault reads need none.
     /// - Parameter batchSize: 50 (the default) reads objects in batches through the SG/Send batch route, as
     ///   `sgit clone` does: far fewer round trips on a server whose per-request cost dominates. A server without
     ///   the route is remembered after its first refusal, and objects are then read with parallel GETs. 1 reads
     ///   every object with its own GET (the plain read contract), up to 100 per batch.
-    public init(server: URL = HTTPVaultSource.defaultServer, batchSize: Int = 50, journal: Journal = Journal()) {
-        self.server = server
+    public init(client: Client, batchSize: Int = 50) {
+        self.server = client.baseURL
         self.batchSize = min(max(1, batchSize), 100)
-        let policy = TransportPolicy.allowingInsecureLoopback
-        // Each exchange is journaled by URL, status and sizes, without a body preview: a batch request's body is
-        // only object ids, and redacting it as JSON for every batch cost more than sending it.
-        self.client = Client(
+        self.client = client
+    }
+
+    /// A source with a client of its own for `server`: the platform's transport under `policy` (https only
+    /// unless the caller opts in to loopback http), exchanges recorded in `journal` by URL, status and sizes,
+    /// without a body preview (a batch request's body is only object ids, and the answers are ciphertext).
+    public init(
+        server: URL = HTTPVaultSource.defaultServer, batchSize: Int = 50, policy: TransportPolicy = .httpsOnly,
+        journal: Journal = Journal()
+    ) {
+        let client = Client(
             baseURL: server,
             configuration: Client.Configuration(
-                defaultHeaders: ["User-Agent": "CompanionKit/0.1"], timeout: .seconds(60),
-                maxResponseBytes: 1 << 30,
+                defaultHeaders: ["User-Agent": "CompanionKit/0.1"], timeout: Self.timeout,
+                maxResponseBytes: Self.maxAnswerBytes,
                 middlewares: [JournalMiddleware(journal: journal, bodyPreviewLimit: 0)], transportPolicy: policy,
-                journal: journal, recordsExchanges: false))
+                journal: journal, recordsExchanges: false),
+            transport: DefaultTransport.make(redirectPolicy: RedirectPolicy(permits: { policy.permits($0) })))
+        self.init(client: client, batchSize: batchSize)
     }
+
+    /// The idle timeout of every vault request (a batch of large objects takes a while).
+    static let timeout = Duration.seconds(60)
+    /// The largest answer read (a batch of up to 100 objects).
+    static let maxAnswerBytes = 1 << 30
 
     /// The server's scheme, host and port.
     public var label: String {
@@ -178,6 +193,8 @@ public struct HTTPVaultSource: VaultSource {
         _ apiPath: String, method: HTTPMethod, body: Data?, path: String, idempotencyKey: String? = nil
     ) async throws(VaultError) -> (Int, Data) {
         var request = Request<Data>.raw(method, apiPath, body: body)
+        request.timeout = Self.timeout
+        request.maxResponseBytes = Self.maxAnswerBytes
         if let idempotencyKey { request = request.idempotencyKey(idempotencyKey) }
         do {
             let (data, response) = try await client.exchange(request)

@@ -81,7 +81,7 @@ enum AuthCommands {
     }
 
     static func client(_ address: ServerAddress, httpsOnly: Bool, middlewares: [any Middleware] = []) -> Client {
-        let policy: TransportPolicy = httpsOnly ? .httpsOnly : .allowingInsecureLoopback
+        let policy: TransportPolicy = .terminal(httpsOnly: httpsOnly)
         return Client(
             baseURL: address.url,
             configuration: Client.Configuration(
@@ -121,7 +121,7 @@ enum AuthCommands {
             throw CommandFailure("No supported sign-in (\(names)) answers at \(address).")
         }
         let model = await SignInModel(
-            policy: httpsOnly ? .httpsOnly : .allowingInsecureLoopback, store: try store(), journal: Terminal.journal
+            policy: .terminal(httpsOnly: httpsOnly), store: try store(), journal: Terminal.journal
         ) { kind.signIn(address: $0, client: client($0, httpsOnly: httpsOnly)) }
         await model.submitAddress(address.description)
         guard case .enteringPassword = await model.state else { throw failure(await model.state) }
@@ -282,7 +282,7 @@ enum AuthCommands {
     static func save(_ current: Current) throws {
         let file = try Terminal.stateFolder().appendingPathComponent("account.json")
         do {
-            try Terminal.writePrivateFile(try JSONEncoder().encode(current), to: file)
+            try Terminal.writePrivateFile(try JSONOutput.data(current), to: file)
         } catch {
             throw CommandFailure("Could not save the signed-in account to \(file.path).")
         }

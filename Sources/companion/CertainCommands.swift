@@ -2,6 +2,7 @@ import CertainCore
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
+import CompanionScreen
 import Foundation
 
 /// `companion certain …`: the Certain app's core, headless. Every screen is the app's own model; the
@@ -113,7 +114,7 @@ enum CertainCommands {
         let language = try language(arguments)
         let client = CertainAccount.client(
             address: current.address.url, session: session, language: language,
-            transportPolicy: current.httpsOnly ? .httpsOnly : .allowingInsecureLoopback, journal: Terminal.journal)
+            transportPolicy: .terminal(httpsOnly: current.httpsOnly), journal: Terminal.journal)
         // Cached finance data is private: the folder 0700, the database 0600.
         let folder = try Terminal.stateFolder("store")
         let store = try CertainAccount.offlineStore(for: current.account, in: folder)
@@ -140,7 +141,7 @@ enum CertainCommands {
         await model.refresh()
         let state = await model.state
         let lookups = await model.lookups
-        return try show(ScreenReport(screen: "overview", state), arguments, texts: connection.texts) {
+        return try show(ScreenReport(screen: "overview", state, now: Date()), arguments, texts: connection.texts) {
             overview, texts in
             let language = texts.language
             var lines = [
@@ -173,7 +174,8 @@ enum CertainCommands {
         if arguments.flag("next") { await model.next() }
         let state = await model.state
         let lookups = await model.lookups
-        return try show(ScreenReport(screen: "budget", state), arguments, texts: connection.texts) { reply, texts in
+        return try show(ScreenReport(screen: "budget", state, now: Date()), arguments, texts: connection.texts) {
+            reply, texts in
             let language = texts.language
             // A neighbour shows as the month its link names; a link naming none shows as sent; none: "-".
             func label(_ month: BudgetMonth?, _ link: String?) -> String {
@@ -223,7 +225,7 @@ enum CertainCommands {
         if arguments.flag("all") { await model.loadAll() }
         let state = await model.state
         let lookups = await model.lookups
-        return try show(ScreenReport(screen: "transactions", state), arguments, texts: connection.texts) {
+        return try show(ScreenReport(screen: "transactions", state, now: Date()), arguments, texts: connection.texts) {
             list, texts in
             var lines = list.rows.map { rowLine($0, lookups, texts) }
             if lines.isEmpty { lines.append(texts["transactions.empty"]) }
@@ -237,7 +239,8 @@ enum CertainCommands {
         let model = await ContractsModel(connection: connection)
         await model.load()
         let state = await model.state
-        return try show(ScreenReport(screen: "contracts", state), arguments, texts: connection.texts) { list, texts in
+        return try show(ScreenReport(screen: "contracts", state, now: Date()), arguments, texts: connection.texts) {
+            list, texts in
             let language = texts.language
             var lines = list.items.map { contract in
                 "\(contract.name)  \(contract.money.formatted(language))  \(texts[contract.rhythm.textKey])"
@@ -257,7 +260,7 @@ enum CertainCommands {
         let model = await AccountsModel(connection: connection)
         await model.load()
         let state = await model.state
-        return try show(ScreenReport(screen: "accounts", state), arguments, texts: connection.texts) {
+        return try show(ScreenReport(screen: "accounts", state, now: Date()), arguments, texts: connection.texts) {
             accounts, texts in
             accounts.map { "\($0.id)  \($0.name)  \($0.money.formatted(texts.language))" }
         }
@@ -273,7 +276,7 @@ enum CertainCommands {
             id: stored.serverID, account: stored.account.userID, server: stored.address.serverKey,
             username: me?["username"]?.stringValue)
         if arguments.flag("json") {
-            Terminal.out(try jsonText(reply))
+            Terminal.out(try JSONOutput.document(reply))
         } else {
             Terminal.out(
                 "This device's token: id \(reply.id ?? "?") for \(reply.username ?? reply.account) on \(reply.server)."
@@ -300,12 +303,12 @@ enum CertainCommands {
         _ report: ScreenReport<Value>, _ arguments: Arguments, texts: Texts, lines: (Value, Texts) -> [String]
     ) throws -> Int32 {
         if arguments.flag("json") {
-            Terminal.out(try jsonText(report))
+            Terminal.out(try JSONOutput.document(report))
             return report.state == .failed ? 1 : 0
         }
         switch report.state {
         case .loading: Terminal.out(texts["state.loading"])
-        case .content: break
+        case .content, .empty: break
         case .stale:
             Terminal.err("\(texts["state.stale"]) — \(asOf(report.age ?? 0, texts)): \(report.reason ?? "")")
         case .offline:
@@ -366,12 +369,6 @@ enum CertainCommands {
         }
     }
 
-    static func jsonText(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
 }
 
 /// `certain tokens --json`.

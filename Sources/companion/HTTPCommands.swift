@@ -50,14 +50,14 @@ enum HTTPCommands {
     /// Parses an address the way the apps do; the terminal client allows http on loopback unless told not to.
     static func address(_ text: String, httpsOnly: Bool) throws(CommandFailure) -> ServerAddress {
         do {
-            return try ServerAddress(parsing: text, policy: httpsOnly ? .httpsOnly : .allowingInsecureLoopback)
+            return try ServerAddress(parsing: text, policy: .terminal(httpsOnly: httpsOnly))
         } catch {
             throw CommandFailure(error.description)
         }
     }
 
     static func client(for address: ServerAddress, httpsOnly: Bool, timeout: Duration = .seconds(30)) -> Client {
-        let policy: TransportPolicy = httpsOnly ? .httpsOnly : .allowingInsecureLoopback
+        let policy: TransportPolicy = .terminal(httpsOnly: httpsOnly)
         return Client(
             baseURL: address.url,
             configuration: Client.Configuration(
@@ -84,14 +84,14 @@ enum HTTPCommands {
                         "error": step.error.map { .string($0.description) } ?? .null,
                     ])
                 })
-            Terminal.out(JSONValue.object(object).jsonString())
+            Terminal.out(JSONValue.object(object).outputLine)
         } else {
             Terminal.out(report.summary)
             for step in report.steps {
                 let outcome = step.status.map { "HTTP \($0)" } ?? "no answer"
                 Terminal.out("  \(step.path): \(outcome)" + (step.error.map { " — \($0.description)" } ?? ""))
             }
-            if let manifest = report.manifest { Terminal.out("manifest: " + manifest.jsonString()) }
+            if let manifest = report.manifest { Terminal.out("manifest: " + manifest.outputLine) }
         }
         return report.version == nil ? 1 : 0
     }
@@ -122,13 +122,13 @@ enum HTTPCommands {
                 address: address, path: path, policy: arguments.flag("offline") ? .offline : .fresh, client: client)
             Terminal.err(note)
             Terminal.out(
-                JSONValue(data: data)?.jsonString(pretty: !arguments.flag("json"))
+                JSONValue(data: data)?.output(pretty: !arguments.flag("json"))
                     ?? String(decoding: data, as: UTF8.self))
             return 0
         }
         let (data, response) = try await client.exchange(Request<Data>.raw(.get, path, headers: headers))
         if let value = JSONValue(data: data) {
-            Terminal.out(value.jsonString(pretty: !arguments.flag("json")))
+            Terminal.out(value.output(pretty: !arguments.flag("json")))
         } else if response.mediaType?.hasPrefix("text/") == true || String(data: data, encoding: .utf8) != nil {
             Terminal.out(String(decoding: data, as: UTF8.self))
         } else {

@@ -51,11 +51,8 @@ enum JournalCommands {
             try writePage(events, to: URL(fileURLWithPath: path))
             Terminal.out("Wrote \(events.count) events to \(path).")
         } else if arguments.flag("json") {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            encoder.dateEncodingStrategy = .iso8601
             for event in events {
-                if let line = try? encoder.encode(event) { Terminal.out(String(decoding: line, as: UTF8.self)) }
+                if let line = try? JSONOutput.line(event) { Terminal.out(line) }
             }
         } else {
             let formatter = ISO8601DateFormatter()

@@ -38,7 +38,7 @@ enum LinkCommand {
         let link: DeepLink
         do {
             link = try LinkParser.parse(
-                text, grammar: .omnigent, policy: httpsOnly ? .httpsOnly : .allowingInsecureLoopback)
+                text, grammar: .omnigent, policy: .terminal(httpsOnly: httpsOnly))
         } catch {
             Terminal.journal.record(.link, "deep link refused", fields: ["reason": error.description])
             throw CommandFailure(error.description)
@@ -74,7 +74,7 @@ enum LinkCommand {
                 "prompt:   \(request.title) \(request.message) [\(request.cancelTitle)] [\(request.openTitle)]")
             lines.append("on Open:  probe the workspace mount, then load \(request.open().loadURL(on: link.server))")
         }
-        Terminal.out(arguments.flag("json") ? JSONValue.object(report).jsonString() : lines.joined(separator: "\n"))
+        Terminal.out(arguments.flag("json") ? JSONValue.object(report).outputLine : lines.joined(separator: "\n"))
         return 0
     }
 }
@@ -125,7 +125,7 @@ enum ManagedConfigCommand {
             if json {
                 Terminal.out(
                     JSONValue.object(["accepted": .bool(true), "servers": .array(servers.map(JSONValue.string))])
-                        .jsonString())
+                        .outputLine)
             } else {
                 Terminal.out("accepted: \(servers.count) preset server(s)")
                 for server in servers { Terminal.out("  \(server)") }
@@ -138,7 +138,7 @@ enum ManagedConfigCommand {
                     JSONValue.object([
                         "accepted": .bool(false), "code": .integer(Int64(error.code)),
                         "message": .string(error.description),
-                    ]).jsonString())
+                    ]).outputLine)
             } else {
                 Terminal.out("rejected: code \(error.code): \(error.description)")
                 Terminal.out("No preset is applied when a configuration is rejected.")

@@ -200,9 +200,7 @@ enum MainworthyChangesCommands {
             tally.seen += 1
             if json {
                 let output = EventOutput(id: event.id, event: event.kind, revision: event.revision, data: event.data)
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                Terminal.out(String(decoding: (try? encoder.encode(output)) ?? Data(), as: UTF8.self))
+                Terminal.out((try? JSONOutput.line(output)) ?? "{}")
             } else {
                 Terminal.out(line(event))
             }
@@ -280,7 +278,7 @@ enum MainworthyChangesCommands {
         let client = Client(
             baseURL: connection.address.url,
             configuration: Client.Configuration(
-                retryPolicy: .never, transportPolicy: .allowingInsecureLoopback, journal: Terminal.journal))
+                retryPolicy: .never, transportPolicy: arguments.transportPolicy, journal: Terminal.journal))
         let request = MainworthyAPI.report(project, token: token, body).idempotencyKey(
             connection.random.uuid().uuidString.lowercased())
         let reply: ReportReply

@@ -151,7 +151,7 @@ enum MainworthyCommands {
         do throws(MainworthyError) {
             return try MainworthyConnection(
                 build: MainworthyBuild(server: url, version: "companion"), secrets: secrets,
-                transportPolicy: .allowingInsecureLoopback, journal: Terminal.journal)
+                transportPolicy: arguments.transportPolicy, journal: Terminal.journal)
         } catch {
             throw CommandFailure(error.description)
         }
@@ -159,12 +159,7 @@ enum MainworthyCommands {
 
     static func fail(_ error: MainworthyError) -> CommandFailure { CommandFailure(error.description) }
 
-    static func emit(_ value: some Encodable) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in try Timestamp.encode(date, to: encoder) }
-        Terminal.out(String(decoding: try encoder.encode(value), as: UTF8.self))
-    }
+    static func emit(_ value: some Encodable) throws { Terminal.out(try JSONOutput.document(value)) }
 
     // MARK: - sign-in and sessions
 

@@ -128,7 +128,7 @@ enum OmnigentCommands {
         return Client(
             baseURL: address.url,
             configuration: Client.Configuration(
-                middlewares: middlewares, transportPolicy: httpsOnly ? .httpsOnly : .allowingInsecureLoopback,
+                middlewares: middlewares, transportPolicy: .terminal(httpsOnly: httpsOnly),
                 journal: Terminal.journal),
             transport: ServerNetworks.transport(for: address))
     }
@@ -204,7 +204,7 @@ enum OmnigentCommands {
                     JSONValue.object([
                         "event": .string(event.event),
                         "data": JSONValue(data: Data(event.data.utf8)) ?? .string(event.data),
-                    ]).jsonString())
+                    ]).outputLine)
             } else {
                 Terminal.out(describe(event))
             }
@@ -293,7 +293,7 @@ enum OmnigentCommands {
         let httpsOnly = arguments.flag("https-only")
         return WatchClient(
             apiBase: address.url, cookies: keeper, hostID: arguments.option("host-id"),
-            policy: httpsOnly ? .httpsOnly : .allowingInsecureLoopback, journal: Terminal.journal)
+            policy: .terminal(httpsOnly: httpsOnly), journal: Terminal.journal)
     }
 
     /// Exits 1 with the sign-in sentence when the watch is in that state.
@@ -304,7 +304,7 @@ enum OmnigentCommands {
             Terminal.out(
                 JSONValue.object([
                     "state": "sign_in_on_phone", "message": .string(WatchScreen.signInSentence),
-                ]).jsonString())
+                ]).outputLine)
         }
         throw CommandFailure(WatchScreen.signInSentence)
     }
@@ -333,7 +333,7 @@ enum OmnigentCommands {
                         }),
                 ])
             }
-            Terminal.out(JSONValue.object(["state": "sessions", "groups": .array(output)]).jsonString())
+            Terminal.out(JSONValue.object(["state": "sessions", "groups": .array(output)]).outputLine)
             return 0
         }
         if groups.isEmpty { Terminal.out("No sessions.") }
@@ -397,7 +397,7 @@ enum OmnigentCommands {
             failure = sentence
         }
         if arguments.flag("json") {
-            Terminal.out(JSONValue.object(output).jsonString())
+            Terminal.out(JSONValue.object(output).outputLine)
         } else if failure == nil {
             Terminal.out(line)
         }
@@ -416,10 +416,5 @@ enum OmnigentCommands {
         var messages: [SessionItem]
     }
 
-    private static func encode(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .secondsSince1970
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
+    private static func encode(_ value: some Encodable) throws -> String { try JSONOutput.line(value) }
 }

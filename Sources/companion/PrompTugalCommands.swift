@@ -77,7 +77,7 @@ enum PrompTugalCommands {
 
         init(_ arguments: Arguments) throws {
             folder = try Terminal.stateFolder("promptugal")
-            network = PrompTugalNetwork(journal: Terminal.journal, policy: .allowingInsecureLoopback)
+            network = PrompTugalNetwork(journal: Terminal.journal, policy: arguments.transportPolicy)
             store = try OfflineStore(
                 scope: AccountKey(serverKey: "promptugal", userID: "me"), location: .directory(folder))
             team = TeamData(bases: try Self.bases(arguments), network: network, store: store)
@@ -167,7 +167,7 @@ enum PrompTugalCommands {
             }
             var output: [String: JSONValue] = ["picks": .array(picks), "document": store.document.json]
             if mirror != .null { output["mirror"] = mirror }
-            Terminal.out(JSONValue.object(output).jsonString(pretty: true))
+            Terminal.out(JSONValue.object(output).outputDocument)
             return 0
         }
         for note in notes { Terminal.out(note) }
@@ -241,7 +241,7 @@ enum PrompTugalCommands {
                         + (TeamData.note(state).map { " (\($0))" } ?? ""))
             }
         }
-        if arguments.flag("json") { Terminal.out(JSONValue.array(rows).jsonString(pretty: true)) }
+        if arguments.flag("json") { Terminal.out(JSONValue.array(rows).outputDocument) }
         return failed == endpoints.count ? 1 : 0
     }
 
@@ -288,7 +288,7 @@ enum PrompTugalCommands {
                     ["section": .string($0.section.title), "destinations": .array($0.destinations.map(item))]
                 }
                 Terminal.out(
-                    JSONValue.object(["width": "regular", "sidebar": .array(sidebar)]).jsonString(pretty: true))
+                    JSONValue.object(["width": "regular", "sidebar": .array(sidebar)]).outputDocument)
             } else {
                 for group in groups {
                     Terminal.out(group.section.title)
@@ -303,7 +303,7 @@ enum PrompTugalCommands {
                     JSONValue.object([
                         "width": "compact", "tabs": .array(tabs.map(item)), "more": .array(more.map(item)),
                     ])
-                    .jsonString(pretty: true))
+                    .outputDocument)
             } else {
                 Terminal.out(
                     "Tabs: "
@@ -325,7 +325,7 @@ enum PrompTugalCommands {
             mode.set(word == "on")
             Terminal.out(
                 arguments.flag("json")
-                    ? JSONValue.object(["debug": .bool(mode.isOn)]).jsonString() : "debug mode \(word)")
+                    ? JSONValue.object(["debug": .bool(mode.isOn)]).outputLine : "debug mode \(word)")
             return 0
         }
         let wanted: [DebugPanel]
@@ -360,7 +360,7 @@ enum PrompTugalCommands {
             }
         }
         if arguments.flag("json") {
-            Terminal.out(JSONValue.object(["debug": true, "panels": .object(panels)]).jsonString(pretty: true))
+            Terminal.out(JSONValue.object(["debug": true, "panels": .object(panels)]).outputDocument)
         }
         return 0
     }

@@ -101,7 +101,7 @@ enum StoreCommands {
             let key = try arguments.positional(1, "the cache key, as `cache ls` shows it")
             guard let resource = try await store.resource(key) else { throw CommandFailure("\(key) is not cached.") }
             Terminal.out(
-                JSONValue(data: resource.body)?.jsonString(pretty: true)
+                JSONValue(data: resource.body)?.outputDocument
                     ?? String(decoding: resource.body, as: UTF8.self))
         case "clear":
             try arguments.expectAtMost(1)

@@ -38,7 +38,7 @@ enum VaultCommands {
                             .option("server", "URL", "the sgit server (default \(HTTPVaultSource.defaultServer))"),
                             .option("batch", "N", "read objects N (2-100) at a time through the batch route"),
                             .option("dir", "PATH", "a folder as `sgit clone --transport local` reads it, not a server"),
-                            .option("branch", "NAME", "the branch (default: the vault's own)"),
+                            .option("branch", "NAME", "the branch (default: the vault's own)"), .httpsOnly,
                         ],
                         run: pull),
                     Command(
@@ -76,7 +76,7 @@ enum VaultCommands {
             guard let url = URL(string: server), url.scheme == "http" || url.scheme == "https", url.host != nil else {
                 throw UsageError("--server must be an http(s) URL")
             }
-            origin = Origin(kind: "server", location: server)
+            origin = Origin(kind: "server", location: server, httpsOnly: arguments.flag("https-only"))
         }
         var batch = 1
         if let text = arguments.option("batch") {
@@ -87,8 +87,8 @@ enum VaultCommands {
             origin.kind == "server" && batch > 1
             ? HTTPVaultSource(
                 server: URL(string: origin.location) ?? HTTPVaultSource.defaultServer, batchSize: batch,
-                journal: Terminal.journal)
-            : origin.source
+                policy: arguments.transportPolicy, journal: Terminal.journal)
+            : origin.source(journal: Terminal.journal)
         let vault = try SGitVault(
             key: key, source: source, cache: folder.appendingPathComponent("cache"), log: VaultTrafficLog())
         let showProgress = isatty(STDERR_FILENO) == 1
@@ -158,7 +158,8 @@ enum VaultCommands {
             throw CommandFailure("Vault \(key.vaultID) has not been pulled here yet: run `companion vault pull` first.")
         }
         return try SGitVault(
-            key: key, source: origin.source, cache: folder.appendingPathComponent("cache"), log: VaultTrafficLog())
+            key: key, source: origin.source(journal: Terminal.journal), cache: folder.appendingPathComponent("cache"),
+            log: VaultTrafficLog())
     }
 
     // MARK: Helpers
@@ -168,15 +169,19 @@ enum VaultCommands {
         let kind: String
         let location: String
 
-        var source: any VaultSource {
+        /// Whether the pull was made with `--https-only` (the later reads keep its rule).
+        var httpsOnly: Bool? = nil
+
+        func source(journal: Journal) -> any VaultSource {
             if kind == "dir" { return LocalFolderVaultSource(root: URL(fileURLWithPath: location)) }
             return HTTPVaultSource(
-                server: URL(string: location) ?? HTTPVaultSource.defaultServer, journal: Terminal.journal)
+                server: URL(string: location) ?? HTTPVaultSource.defaultServer,
+                policy: .terminal(httpsOnly: httpsOnly ?? false), journal: journal)
         }
 
         func save(in folder: URL) throws {
             try Terminal.writePrivateFile(
-                try JSONEncoder().encode(self), to: folder.appendingPathComponent("origin.json"))
+                try JSONOutput.data(self), to: folder.appendingPathComponent("origin.json"))
         }
 
         static func load(from folder: URL) -> Origin? {

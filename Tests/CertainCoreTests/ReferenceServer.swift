@@ -38,7 +38,7 @@ struct ReferenceServer {
 
     /// The request log: method, path, query, whether a cookie and a token came along.
     func requests() async throws -> [LoggedRequest] {
-        (try await get("/_control/requests").arrayValue ?? []).map(LoggedRequest.init)
+        (try await get("/_control/requests")["items"]?.arrayValue ?? []).map(LoggedRequest.init)
     }
 
     func clearRequests() async throws {

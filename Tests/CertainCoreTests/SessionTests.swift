@@ -2,6 +2,7 @@ import CertainCore
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
+import CompanionScreen
 import Foundation
 import Testing
 
@@ -114,7 +115,7 @@ extension CertainServer {
             let account = try await server.connect()
             let model = AccountsModel(connection: account.connection)
             await model.load()
-            let report = ScreenReport(screen: "accounts", model.state)
+            let report = ScreenReport(screen: "accounts", model.state, now: Date())
             #expect(report.state == .content && report.age == 0 && report.fetchedAt != nil)
             #expect(report.value?.map(\.name) == ["Girokonto", "Tagesgeld", "Depot"])
             let json = try JSONSerialization.jsonObject(with: try JSONEncoder().encode(report)) as? [String: Any]

@@ -173,19 +173,15 @@ struct FaultMatrixTests {
     }
 
     static func stats(key: String) async throws -> Stats {
-        let client = Client(
-            baseURL: try TestServers.fault(),
-            configuration: Client.Configuration(retryPolicy: .never, transportPolicy: .allowingInsecureLoopback))
+        let client = try TestClients.fault()
         return try await client.send(Request<Stats>.get("/_stats", query: ["key": key]))
     }
 
     @Test("a keyed write that fails after its effect is applied once", arguments: ["503", "reset", "stall"])
     func oneEffectPerKey(mode: String) async throws {
-        let client = Client(
-            baseURL: try TestServers.fault(),
-            configuration: Client.Configuration(
-                timeout: .seconds(1), retryPolicy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)),
-                transportPolicy: .allowingInsecureLoopback, sleeper: RecordingSleeper()))
+        let client = TestClients.loopback(
+            try TestServers.fault(), retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)),
+            timeout: .seconds(1), sleeper: RecordingSleeper())
         let key = "write-\(mode)-\(UUID().uuidString.lowercased())"
         let request = Request<JSONValue>(
             method: .post, path: "/write?fail_first=1&mode=\(mode)&stall=3",
@@ -216,11 +212,8 @@ struct FaultMatrixTests {
     @Test func credentialsAreDroppedOnACrossOriginRedirect() async throws {
         let fault = try TestServers.fault()
         // No `/_reset` here: other suites use the fault server at the same time; the secrets are unique.
-        let reset = Client(
-            baseURL: fault,
-            configuration: Client.Configuration(retryPolicy: .never, transportPolicy: .allowingInsecureLoopback))
-        let client = Client(
-            baseURL: fault, configuration: Client.Configuration(transportPolicy: .allowingInsecureLoopback))
+        let reset = TestClients.loopback(fault)
+        let client = TestClients.loopback(fault, retry: RetryPolicy())
         let request = Request<JSONValue>(
             path: "/redirect-cross-origin?code=302&path=/echo-headers",
             headers: [
@@ -239,9 +232,7 @@ struct FaultMatrixTests {
     }
 
     @Test func credentialsStayOnASameOriginRedirect() async throws {
-        let client = Client(
-            baseURL: try TestServers.fault(),
-            configuration: Client.Configuration(transportPolicy: .allowingInsecureLoopback))
+        let client = try TestClients.fault(retry: RetryPolicy())
         let request = Request<JSONValue>(
             path: "/redirect?to=/echo-headers&code=302", headers: ["Authorization": "Bearer same-origin-token"])
         let echoed = try await client.send(request)

@@ -108,7 +108,8 @@ struct ServerEnvironment {
         let cache = try VaultTestSupport.scratch(vault.name)
         let vaultKey = try VaultKey(importing: key ?? vault.keyString, log: log)
         let reader = try SGitVault(
-            key: vaultKey, source: HTTPVaultSource(server: environment.server), cache: cache, log: log)
+            key: vaultKey, source: HTTPVaultSource(server: environment.server, policy: .allowingInsecureLoopback),
+            cache: cache, log: log)
         return (reader, cache)
     }
 
@@ -133,7 +134,7 @@ struct ServerEnvironment {
         let log = VaultTrafficLog()
         let vault = try SGitVault(
             key: VaultKey(importing: manifest.keyString),
-            source: HTTPVaultSource(server: environment.server, batchSize: 50),
+            source: HTTPVaultSource(server: environment.server, batchSize: 50, policy: .allowingInsecureLoopback),
             cache: cache, log: log)
         try await checkAllCommits(of: vault, branch: "current", expected: manifest.branches["current"] ?? [])
         #expect(log.events.contains { $0.kind == .request && $0.path.contains("batch of") })
@@ -215,7 +216,8 @@ struct ServerEnvironment {
         defer { try? FileManager.default.removeItem(at: cache) }
         let wrong = try VaultKey(readKey: Data(repeating: 9, count: 32), vaultID: manifest.vaultID)
         let vault = try SGitVault(
-            key: wrong, source: HTTPVaultSource(server: environment.server), cache: cache, log: VaultTrafficLog())
+            key: wrong, source: HTTPVaultSource(server: environment.server, policy: .allowingInsecureLoopback),
+            cache: cache, log: VaultTrafficLog())
         await #expect(throws: VaultError.vaultNotFound(vaultID: manifest.vaultID)) { try await vault.pull() }
         #expect(VaultTestSupport.cachedObjects(cache).isEmpty)
     }
@@ -250,7 +252,7 @@ struct ServerEnvironment {
     @Test func secondPullFetchesOnlyNewObjects() async throws {
         let manifest = try environment.vault("incremental")
         let cli = try #require(environment.cli, "SGIT_CLI is not set: eval the output of start.sh")
-        let source = CountingSource(HTTPVaultSource(server: environment.server))
+        let source = CountingSource(HTTPVaultSource(server: environment.server, policy: .allowingInsecureLoopback))
         let cache = try VaultTestSupport.scratch("incremental")
         defer { try? FileManager.default.removeItem(at: cache) }
         let vault = try SGitVault(

@@ -1,3 +1,4 @@
+import CompanionHTTP
 import CompanionScreen
 import Foundation
 import Observation

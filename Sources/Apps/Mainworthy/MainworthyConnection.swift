@@ -87,11 +87,15 @@ public final class MainworthyConnection: Sendable {
         try await read(command.request)
     }
 
+    /// The resend rule of answers and withdrawals: 3 resends at exactly 1, 2 and 4 s, only for a lost reply
+    /// (M-NET-2). Results, plans and saves are never resent by themselves: Retry only.
+    public static let lostReplyResends = RetryPolicy.lostReply(resends: 3, first: .seconds(1), cap: .seconds(4))
+
     /// A write command for `request`, with a fresh key.
     public func command<Response>(_ request: Request<Response>, resendsLostReply: Bool = false) -> WriteCommand<
         Response
     > {
-        WriteCommand(request, resendsLostReply: resendsLostReply, random: random)
+        WriteCommand(request, resend: resendsLostReply ? Self.lostReplyResends : .never, random: random)
     }
 
     /// Opens a session with name and password and stores it (M-AUTH-2). The password is only in the

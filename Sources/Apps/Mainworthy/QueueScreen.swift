@@ -1,4 +1,5 @@
 import CompanionCore
+import CompanionHTTP
 import CompanionScreen
 import Foundation
 import Observation

@@ -202,7 +202,7 @@ public final class SessionDetailModel {
         guard let object = JSONValue(data: Data(event.data.utf8))?["item"],
             let data = try? JSONEncoder().encode(object)
         else { return nil }
-        return try? client.decode(Request<SessionItem>(path: ""), body: data, response: HTTPResponse(status: 200))
+        return try? client.decode(SessionItem.self, from: data)
     }
 
     private func apply(_ item: SessionItem) {

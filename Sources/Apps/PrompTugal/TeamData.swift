@@ -148,6 +148,7 @@ public struct TeamData: Sendable {
         switch state {
         case .loading: return "loading"
         case .content: return "fresh"
+        case .empty: return "empty"
         case .stale(_, let age, _): return "stale, \(describe(age: age)) old"
         case .offline(_, let age, _): return "offline, \(describe(age: age)) old"
         case .failed: return "failed"
@@ -156,20 +157,11 @@ public struct TeamData: Sendable {
 
     /// The age of a cached value, `nil` for fresh content or no value.
     public static func age<Value>(_ state: ScreenState<Value>) -> TimeInterval? {
-        switch state {
-        case .stale(_, let age, _), .offline(_, let age, _): return age
-        default: return nil
-        }
+        state.kind == .stale || state.kind == .offline ? state.age : nil
     }
 
     /// The sentence a screen shows with the state, if any.
-    public static func note<Value>(_ state: ScreenState<Value>) -> String? {
-        switch state {
-        case .stale(_, _, let problem): return problem
-        case .offline(_, _, let reason), .failed(let reason, _): return reason
-        default: return nil
-        }
-    }
+    public static func note<Value>(_ state: ScreenState<Value>) -> String? { state.problem }
 
     /// `42 s`, `3 min`, `2 h`, `1 d`.
     public static func describe(age: TimeInterval) -> String {

@@ -20,7 +20,7 @@ enum ScreenFailure {
         case .content(let value, let fetchedAt): shown = (value, fetchedAt)
         case .stale(let value, let age, _), .offline(let value, let age, _):
             shown = (value, now.addingTimeInterval(-age))
-        case .loading, .failed: shown = stored.map { ($0.value, $0.fetchedAt) }
+        case .loading, .empty, .failed: shown = stored.map { ($0.value, $0.fetchedAt) }
         }
         guard let (value, fetchedAt) = shown else { return .failed(reason: reason, signInRequired: false) }
         let age = max(0, now.timeIntervalSince(fetchedAt))

@@ -1,0 +1,97 @@
+import CompanionAuth
+import CompanionCore
+import CompanionHTTP
+import CompanionStore
+import Foundation
+
+/// The parts of one process that every server bundle is built from: the platform's transport, the stores, the
+/// secret store, the journal, time and randomness.
+///
+/// Rule: an app core never makes any of these itself. It receives one environment (the live one in the app,
+/// a test one in its tests) and every server bundle it opens takes its parts from it, so all of an app's
+/// requests go through one transport under one transport policy, every exchange lands in one journal, and
+/// every date, wait and key comes from a source a test can replace.
+public struct AppEnvironment: Sendable {
+    /// Which URLs may be connected to: `.httpsOnly` in a release build, `.allowingInsecureLoopback` for
+    /// development and tests. Addresses, clients and redirects all follow it.
+    public let transportPolicy: TransportPolicy
+    /// The transport every client shares: the platform's default (`DefaultTransport`), redirects checked
+    /// against `transportPolicy`.
+    public let transport: any Transport
+    /// The stores kept on disk (or in memory in tests), one per server and account.
+    public let stores: StoreRegistry
+    /// The stores an app keeps in memory only, whatever `stores` is (drafts that must never reach the disk).
+    public let memoryStores: StoreRegistry
+    /// Where credentials (and other secrets) are kept.
+    public let secrets: any SecretStore
+    /// Where every exchange and event is recorded, redacted.
+    public let journal: Journal
+    /// The time source.
+    public let clock: any WallClock
+    /// How waits happen (backoff, polls).
+    public let sleeper: any Sleeper
+    /// Randomness for keys and jitter.
+    public let random: any RandomSource
+
+    /// Creates an environment.
+    ///
+    /// - Parameters:
+    ///   - transportPolicy: Which URLs may be connected to.
+    ///   - stores: The stores kept offline.
+    ///   - secrets: The secret store.
+    ///   - journal: The journal.
+    ///   - clock: The time source; the stores made here use it too.
+    ///   - sleeper: How waits happen.
+    ///   - random: Randomness.
+    ///   - transport: The transport; `nil` takes the platform's default with redirects under `transportPolicy`.
+    ///     A test passes another one only to show a case no server can.
+    public init(
+        transportPolicy: TransportPolicy, stores: StoreRegistry, secrets: any SecretStore,
+        journal: Journal = Journal(), clock: any WallClock = SystemWallClock(), sleeper: any Sleeper = TaskSleeper(),
+        random: any RandomSource = SystemRandomSource(), transport: (any Transport)? = nil
+    ) {
+        self.transportPolicy = transportPolicy
+        self.stores = stores
+        self.memoryStores = StoreRegistry(location: .memory, clock: clock)
+        self.secrets = secrets
+        self.journal = journal
+        self.clock = clock
+        self.sleeper = sleeper
+        self.random = random
+        self.transport = transport ?? Self.platformTransport(policy: transportPolicy)
+    }
+
+    /// The platform's default transport, following `policy` on every redirect hop.
+    public static func platformTransport(policy: TransportPolicy) -> any Transport {
+        DefaultTransport.make(redirectPolicy: RedirectPolicy(permits: { policy.permits($0) }))
+    }
+
+    /// Parses what a person typed as a server address under this environment's transport policy.
+    public func address(_ text: String) throws(ServerAddressError) -> ServerAddress {
+        try ServerAddress(parsing: text, policy: transportPolicy)
+    }
+
+    /// A client for `baseURL` as `profile` describes it, with `middlewares` (a credential, an app's own) between
+    /// retry and the journal. Use it before an account is known (sign-in, a probe); afterwards open a
+    /// `ServerBundle`, whose client carries the credential.
+    public func client(
+        for baseURL: URL, profile: AppProfile, middlewares: [any Middleware] = []
+    ) -> Client {
+        Client(
+            baseURL: baseURL,
+            configuration: Client.Configuration(
+                defaultHeaders: profile.defaultHeaders, timeout: profile.timeout,
+                maxResponseBytes: profile.maxResponseBytes, retryPolicy: profile.retryPolicy,
+                automaticIdempotencyKeys: profile.automaticIdempotencyKeys,
+                middlewares: profile.middlewares + middlewares, transportPolicy: transportPolicy, journal: journal,
+                recordsExchanges: profile.recordsExchanges, clock: clock, sleeper: sleeper, random: random),
+            transport: transport)
+    }
+
+    /// The credential session of `account`, from the credential stored for it (signed out when there is none).
+    public func session(
+        for account: AccountKey, refresher: (any TokenRefresher)? = nil
+    ) throws(AuthError) -> CredentialSession {
+        try CredentialSession(account: account, store: secrets, refresher: refresher, journal: journal)
+    }
+}
