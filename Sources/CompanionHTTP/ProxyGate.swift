@@ -27,7 +27,7 @@ public struct ProxyGate: Transport {
     private let offersIdentity: Bool
 
     /// The most of an HTML body read to tell a sign-in page from another page.
-    static let pageLimit = 256 * 1024
+    static let pageLimit = 1024 * 1024
 
     /// Wraps `inner`. `credential` goes only to requests for one of `addresses` (origins, with any mount path);
     /// `offersIdentity` says whether `inner` offers a client certificate (for the refusal's sentence).
