@@ -14,8 +14,9 @@
 #   stranger.p12                 a client signed by a CA nobody trusts
 #   p12-passphrase               the passphrase of every .p12 above (random)
 #   selfsigned.pem/.key          a self-signed server certificate (its own key)
-#   rotating-a.*, rotating-b.*   two self-signed certificates with different keys; rotating.pem/.key is the one
-#                                served (Servers/nginx/rotate-key.sh swaps them)
+#   rotating-a.pem, rotating-b.pem   two self-signed certificates with different keys, each with its key in
+#                                rotating-<a|b>.d/; the link `rotating` names the pair served
+#                                (Servers/nginx/rotate-key.sh points it at the other one)
 #   htpasswd, basic-user, basic-password   the Basic user at the proxy (apr1 hash; random password)
 #   sso-cookie                   the cookie value the forward-auth check lets through (random)
 #
@@ -102,8 +103,13 @@ p12 stranger.p12 stranger.key stranger.pem
 selfsign selfsigned "/CN=CompanionKit self-signed test server" selfsigned
 selfsign rotating-a "/CN=CompanionKit rotating test server (a)" selfsigned
 selfsign rotating-b "/CN=CompanionKit rotating test server (b)" selfsigned
-cp rotating-a.pem rotating.pem
-cp rotating-a.key rotating.key
+# The rotating server reads rotating/server.pem and .key at every handshake; `rotating` is a link to one pair.
+for side in a b; do
+    mkdir -p "rotating-$side.d"
+    cp "rotating-$side.pem" "rotating-$side.d/server.pem"
+    mv "rotating-$side.key" "rotating-$side.d/server.key"
+done
+ln -s rotating-a.d rotating
 
 echo -n proxy-user > basic-user
 openssl rand -base64 18 | tr -d '\n' > basic-password
