@@ -49,7 +49,9 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "CompanionHTTP",
-            dependencies: ["CompanionCore", .target(name: "CCurl", condition: .when(platforms: [.linux]))],
+            dependencies: [
+                "CompanionCore", "CompanionCrypto", .target(name: "CCurl", condition: .when(platforms: [.linux])),
+            ],
             swiftSettings: strict),
         .target(
             name: "CompanionAuth", dependencies: ["CompanionCore", "CompanionCrypto", "CompanionHTTP"],
@@ -156,7 +158,8 @@ let package = Package(
         .testTarget(
             name: "CompanionCryptoTests", dependencies: ["CompanionCrypto", "CompanionCore"], swiftSettings: strict),
         .testTarget(
-            name: "CompanionHTTPTests", dependencies: ["CompanionHTTP", "CompanionCore", "CompanionTestSupport"],
+            name: "CompanionHTTPTests",
+            dependencies: ["CompanionHTTP", "CompanionCore", "CompanionCrypto", "CompanionTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "CompanionAuthTests",

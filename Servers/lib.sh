@@ -47,7 +47,7 @@ srv_load() {
     SRV_STATE=$SRV_STATE_ROOT/$name
     VENV=${VENV:-$name}
     READY_TIMEOUT=${READY_TIMEOUT:-60}
-    case "$KIND" in python|omnigent|sgit|fault) ;; *) srv_say "$name: KIND must be python, omnigent, sgit or fault, not '$KIND'"; return 1 ;; esac
+    case "$KIND" in python|omnigent|sgit|fault|nginx) ;; *) srv_say "$name: KIND must be python, omnigent, sgit, fault or nginx, not '$KIND'"; return 1 ;; esac
     [[ "$ENV_VAR" =~ ^[A-Z_][A-Z0-9_]*$ ]] || { srv_say "$name: ENV_VAR '$ENV_VAR' is not a variable name"; return 1; }
     [ -n "$MARKER" ] || { srv_say "$name: MARKER is empty"; return 1; }
     local word
@@ -377,6 +377,67 @@ srv_sgit_env() {
     echo "export SGIT_VAULTS_MANIFEST=$(srv_q "$SRV_STATE/vaults/manifest.json")"
 }
 
+# srv_wait_for <name>: waits until the server <name> (started alongside) is up (its env and url written). It
+# waits as long as that server is being started (its process is alive, or its venv's install holds the venv
+# lock), at most SRV_INSTALL_TIMEOUT in all; when nothing has been starting it for READY_TIMEOUT seconds, it
+# gives up (the server was not asked for).
+srv_wait_for() {
+    local dir=$SRV_STATE_ROOT/$1 venv idle=0 busy deadline=$((SECONDS + SRV_INSTALL_TIMEOUT))
+    venv=$( (srv_load "$1" >/dev/null 2>&1 && echo "$SRV_VENVS/$VENV") || true)
+    until [ -s "$dir/env" ] && [ -s "$dir/url" ]; do
+        busy=0
+        [ -s "$dir/pid" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null && busy=1
+        if [ -n "$venv" ] && [ -e "$venv.lock" ] && ! flock -n "$venv.lock" true 2>/dev/null; then busy=1; fi
+        if [ "$busy" -eq 1 ]; then idle=0; else idle=$((idle + 1)); fi
+        [ "$idle" -ge "$READY_TIMEOUT" ] || [ "$SECONDS" -ge "$deadline" ] && return 1
+        sleep 1
+    done
+}
+
+# nginx: /usr/sbin/nginx (Debian's package) in front of the fault server and of Omnigent in header and accounts
+# mode, which it waits for (bounded by READY_TIMEOUT). A fresh private PKI (Servers/nginx/make-pki.sh) in
+# <state>/pki at every start; Servers/nginx/run.sh picks the TLS ports and renders the configuration. ENV_VAR is
+# the plain-http health port; srv_nginx_env exports one https URL per TLS server and the test material.
+srv_nginx_start() {
+    local py name
+    py=$(srv_find_python) || { srv_say "$SRV_NAME: no Python >= 3.12 found"; return 1; }
+    [ -x /usr/sbin/nginx ] || { srv_say "$SRV_NAME: /usr/sbin/nginx is missing (scripts/bootstrap installs it)"; return 1; }
+    for name in fault omnigent omnigent-accounts; do
+        srv_wait_for "$name" || { srv_say "$SRV_NAME: the $name server is not running: start it too"; return 1; }
+    done
+    rm -rf "$SRV_STATE/pki"
+    "$SRV_DIR/make-pki.sh" "$SRV_STATE/pki" || { srv_say "$SRV_NAME: making the test PKI failed"; return 1; }
+    # shellcheck disable=SC2086
+    srv_boot "$py" env $EXTRA_ENV NGINX_FAULT_UPSTREAM="$(srv_nginx_upstream fault)" \
+        NGINX_OMNIGENT_UPSTREAM="$(srv_nginx_upstream omnigent)" \
+        NGINX_ACCOUNTS_UPSTREAM="$(srv_nginx_upstream omnigent-accounts)" "$SRV_DIR/run.sh" "$py" "{PORT}" "$SRV_STATE" \
+        || return 1
+    srv_nginx_upstreams > "$SRV_STATE/upstreams"
+}
+# host:port of a server nginx proxies to.
+srv_nginx_upstream() { sed -e 's|^http://||' -e 's|/$||' "$SRV_STATE_ROOT/$1/url"; }
+srv_nginx_upstreams() {
+    echo "$(srv_nginx_upstream fault) $(srv_nginx_upstream omnigent) $(srv_nginx_upstream omnigent-accounts)"
+}
+# A running nginx is reused only while it proxies to the servers running now (one restarted on another port
+# makes it start again).
+srv_nginx_reusable() {
+    [ -s "$SRV_STATE/upstreams" ] && [ "$(srv_nginx_upstreams 2>/dev/null)" = "$(cat "$SRV_STATE/upstreams")" ]
+}
+srv_nginx_env() {
+    local line name port pki=$SRV_STATE/pki
+    while IFS== read -r name port; do
+        echo "export NGINX_${name}_URL=https://127.0.0.1:$port"
+    done < "$SRV_STATE/ports"
+    echo "export NGINX_STATE=$(srv_q "$SRV_STATE")"
+    for line in ROOT_PEM=root.pem ROOT_DER=root.der CLIENT_P12=client.p12 CLIENT_LEGACY_P12=client-legacy.p12 \
+        CLIENT_LEAF_P12=client-leaf.p12 STRANGER_P12=stranger.p12 P12_PASSPHRASE_FILE=p12-passphrase \
+        BASIC_PASSWORD_FILE=basic-password SSO_COOKIE_FILE=sso-cookie; do
+        echo "export NGINX_${line%%=*}=$(srv_q "$pki/${line#*=}")"
+    done
+    echo "export NGINX_BASIC_USER=$(srv_q "$(cat "$pki/basic-user")")"
+}
+
 # ---- start ----------------------------------------------------------------------------------------
 
 # Starts (or reuses) the loaded server and writes <state>/url and <state>/env.
@@ -385,7 +446,8 @@ srv_start() {
     mkdir -p "$SRV_STATE"
     chmod 700 "$SRV_STATE"
     pid=$(srv_running_pid)
-    if [ -n "$pid" ] && [ -s "$SRV_STATE/url" ] && [ -s "$SRV_STATE/env" ] && srv_healthy "$(cat "$SRV_STATE/url")"; then
+    if [ -n "$pid" ] && [ -s "$SRV_STATE/url" ] && [ -s "$SRV_STATE/env" ] && srv_healthy "$(cat "$SRV_STATE/url")" \
+        && { ! declare -F "srv_${KIND}_reusable" >/dev/null || "srv_${KIND}_reusable"; }; then
         srv_say "$SRV_NAME: reusing pid $pid at $(cat "$SRV_STATE/url")"
         return 0
     fi

@@ -19,6 +19,18 @@ static inline CURLcode ck_easy_setopt_callback(CURL *handle, CURLoption option, 
 static inline CURLMcode ck_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
     return curl_multi_setopt(handle, option, value);
 }
+/* A memory blob option (CURLOPT_CAINFO_BLOB, CURLOPT_SSLCERT_BLOB, CURLOPT_SSLKEY_BLOB): libcurl copies the
+   bytes before this returns, so the caller's buffer may go away at once. */
+static inline CURLcode ck_easy_setopt_blob(CURL *handle, CURLoption option, const void *data, size_t length) {
+    struct curl_blob blob = { (void *)data, length, CURL_BLOB_COPY };
+    return curl_easy_setopt(handle, option, &blob);
+}
+static inline CURLcode ck_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+static inline CURLcode ck_easy_getinfo_certinfo(CURL *handle, struct curl_certinfo **value) {
+    return curl_easy_getinfo(handle, CURLINFO_CERTINFO, value);
+}
 /* The result code of a finished transfer (the member of a union in CURLMsg). */
 static inline CURLcode ck_msg_result(const CURLMsg *message) { return message->data.result; }
 /* CURLOPT_PREREQFUNCTION: called once the connection is up, right before the request is sent. */

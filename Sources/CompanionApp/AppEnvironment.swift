@@ -16,8 +16,12 @@ public struct AppEnvironment: Sendable {
     /// development and tests. Addresses, clients and redirects all follow it.
     public let transportPolicy: TransportPolicy
     /// The transport every client shares: the platform's default (`DefaultTransport`), redirects checked
-    /// against `transportPolicy`.
+    /// against `transportPolicy`. A server with network settings of its own (`NetworkSettings` in `secrets`)
+    /// gets a transport of its own instead (`transport(for:)`).
     public let transport: any Transport
+    /// Whether servers' own network settings apply (not when a test gave the transport).
+    let appliesServerNetworks: Bool
+    private let serverTransports = ServerTransports()
     /// The stores kept on disk (or in memory in tests), one per server and account.
     public let stores: StoreRegistry
     /// The stores an app keeps in memory only, whatever `stores` is (drafts that must never reach the disk).
@@ -45,8 +49,9 @@ public struct AppEnvironment: Sendable {
     ///   - clock: The time source; the stores made here use it too.
     ///   - sleeper: How waits happen.
     ///   - random: Randomness.
-    ///   - transport: The transport; `nil` takes the platform's default with redirects under `transportPolicy`.
-    ///     A test passes another one only to show a case no server can.
+    ///   - transport: The transport; `nil` takes the platform's default with redirects under `transportPolicy`,
+    ///     and each server's own network settings. A test passes another one only to show a case no server can
+    ///     (it is then used for every server).
     public init(
         transportPolicy: TransportPolicy, stores: StoreRegistry, secrets: any SecretStore,
         journal: Journal = Journal(), clock: any WallClock = SystemWallClock(), sleeper: any Sleeper = TaskSleeper(),
@@ -62,6 +67,13 @@ public struct AppEnvironment: Sendable {
         self.random = random
         self.givenTransport = transport
         self.transport = transport ?? Self.platformTransport(policy: transportPolicy)
+        self.appliesServerNetworks = transport == nil
+    }
+
+    /// The transport for the server at `baseURL`: its own (trust, client identity, proxy credentials, internal
+    /// address: `ServerNetwork`) when its settings in `secrets` set any, else the shared `transport`.
+    public func transport(for baseURL: URL) -> any Transport {
+        serverTransports.transport(for: baseURL, in: self)
     }
 
     /// The platform's default transport, following `policy` on every redirect hop.
@@ -111,7 +123,7 @@ public struct AppEnvironment: Sendable {
                 automaticIdempotencyKeys: profile.automaticIdempotencyKeys,
                 middlewares: profile.middlewares + middlewares, transportPolicy: transportPolicy, journal: journal,
                 recordsExchanges: profile.recordsExchanges, clock: clock, sleeper: sleeper, random: random),
-            transport: transport)
+            transport: transport(for: baseURL))
     }
 
     /// The credential session of `account`, from the credential stored for it (signed out when there is none).

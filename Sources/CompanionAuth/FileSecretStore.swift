@@ -11,6 +11,8 @@ import Foundation
 /// The Linux secret store: one AES-256-GCM sealed file per account in a folder, under a key file.
 ///
 /// Rules and reasons:
+/// - Records that are not credentials (a server's network settings, a client identity: `SecretRecordKey`) are
+///   files of the same kind in the same folder, sealed against their own key.
 /// - One file per server+account, named by `AccountKey.storageName` (a hash), so user names stay out of
 ///   listings and one damaged file never hides the others.
 /// - Every file (and the key file) is created with mode 0600, and the folder with 0700: only the owner reads.
@@ -91,6 +93,72 @@ public struct FileSecretStore: SecretStore {
     private struct Envelope: Codable {
         var account: AccountKey
         var sealed: String
+    }
+
+    /// What a record's file holds: its key in clear (to list records) and the sealed bytes. It has no `account`,
+    /// so `accounts()` never lists it.
+    private struct RecordEnvelope: Codable {
+        var record: SecretRecordKey
+        var sealed: String
+    }
+
+    private func file(for record: SecretRecordKey) -> URL {
+        folder.appendingPathComponent(record.storageName + ".secret")
+    }
+
+    /// Decrypts the record's file.
+    public func loadRecord(_ key: SecretRecordKey) throws(SecretStoreError) -> Data? {
+        let url = file(for: key)
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        guard let data = try? Data(contentsOf: url) else { throw .unavailable(detail: "reading a stored record") }
+        guard let envelope = try? JSONDecoder().decode(RecordEnvelope.self, from: data), envelope.record == key,
+            let sealed = Data(base64Encoded: envelope.sealed)
+        else { throw .damaged(account: key.description) }
+        let secretKey = try loadKey()
+        do {
+            return try AESGCM.open(SealedBox(combined: sealed), key: secretKey, authenticating: Data(key.rawValue.utf8))
+        } catch {
+            throw .damaged(account: key.description)
+        }
+    }
+
+    /// Seals `data` and atomically replaces the record's file.
+    public func saveRecord(_ data: Data, for key: SecretRecordKey) throws(SecretStoreError) {
+        try prepareFolder()
+        let secretKey = try loadOrCreateKey()
+        let sealed: Data
+        do {
+            sealed = try AESGCM.seal(data, key: secretKey, authenticating: Data(key.rawValue.utf8)).combined
+        } catch {
+            throw .unavailable(detail: "encryption failed")
+        }
+        guard let file = try? JSONEncoder().encode(RecordEnvelope(record: key, sealed: sealed.base64EncodedString()))
+        else { throw .unavailable(detail: "encoding the file failed") }
+        try Self.writeAtomically(file, to: self.file(for: key))
+    }
+
+    /// Deletes the record's file.
+    public func deleteRecord(_ key: SecretRecordKey) throws(SecretStoreError) {
+        let url = file(for: key)
+        guard FileManager.default.fileExists(atPath: url.path) else { return }
+        do {
+            try FileManager.default.removeItem(at: url)
+        } catch {
+            throw .unavailable(detail: "deleting a stored record failed")
+        }
+    }
+
+    /// The records of `kind` whose files can be read (damaged files are skipped, not deleted).
+    public func recordKeys(_ kind: SecretRecordKey.Kind) throws(SecretStoreError) -> [SecretRecordKey] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
+        var result: [SecretRecordKey] = []
+        for name in names where name.hasSuffix(".secret") {
+            guard let data = try? Data(contentsOf: folder.appendingPathComponent(name)),
+                let envelope = try? JSONDecoder().decode(RecordEnvelope.self, from: data), envelope.record.kind == kind
+            else { continue }
+            result.append(envelope.record)
+        }
+        return result.sorted()
     }
 
     private func open(_ url: URL, expecting account: AccountKey) throws(SecretStoreError) -> StoredCredential {

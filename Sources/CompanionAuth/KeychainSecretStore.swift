@@ -39,9 +39,11 @@
             self.accessibility = accessibility
         }
 
-        private func query(_ account: AccountKey?) -> [CFString: Any] {
+        private func query(_ account: AccountKey?) -> [CFString: Any] { query(storageName: account?.storageName) }
+
+        private func query(storageName: String?) -> [CFString: Any] {
             var query: [CFString: Any] = [kSecClass: kSecClassGenericPassword, kSecAttrService: service]
-            if let account { query[kSecAttrAccount] = account.storageName }
+            if let storageName { query[kSecAttrAccount] = storageName }
             if let accessGroup { query[kSecAttrAccessGroup] = accessGroup }
             return query
         }
@@ -84,6 +86,70 @@
             guard status == errSecSuccess || status == errSecItemNotFound else {
                 throw .unavailable(detail: "Keychain delete failed with status \(status)")
             }
+        }
+
+        /// A record's item: its key in clear (to list records) and its bytes. It decodes as no credential, so
+        /// `accounts()` never lists it.
+        private struct RecordItem: Codable {
+            var record: SecretRecordKey
+            var data: Data
+        }
+
+        private func recordQuery(_ key: SecretRecordKey?) -> [CFString: Any] { query(storageName: key?.storageName) }
+
+        /// The record's bytes.
+        public func loadRecord(_ key: SecretRecordKey) throws(SecretStoreError) -> Data? {
+            var request = recordQuery(key)
+            request[kSecReturnData] = true
+            var result: CFTypeRef?
+            let status = SecItemCopyMatching(request as CFDictionary, &result)
+            if status == errSecItemNotFound { return nil }
+            guard status == errSecSuccess, let data = result as? Data else {
+                throw .unavailable(detail: "Keychain read failed with status \(status)")
+            }
+            guard let item = try? JSONDecoder().decode(RecordItem.self, from: data), item.record == key else {
+                throw .damaged(account: key.description)
+            }
+            return item.data
+        }
+
+        /// Stores a record, replacing its item.
+        public func saveRecord(_ data: Data, for key: SecretRecordKey) throws(SecretStoreError) {
+            guard let encoded = try? JSONEncoder().encode(RecordItem(record: key, data: data)) else {
+                throw .unavailable(detail: "encoding the record failed")
+            }
+            SecItemDelete(recordQuery(key) as CFDictionary)
+            var item = recordQuery(key)
+            item[kSecValueData] = encoded
+            item[kSecAttrAccessible] = accessibility.attribute
+            item[kSecAttrLabel] = key.description
+            let status = SecItemAdd(item as CFDictionary, nil)
+            guard status == errSecSuccess else {
+                throw .unavailable(detail: "Keychain write failed with status \(status)")
+            }
+        }
+
+        /// Removes a record's item.
+        public func deleteRecord(_ key: SecretRecordKey) throws(SecretStoreError) {
+            let status = SecItemDelete(recordQuery(key) as CFDictionary)
+            guard status == errSecSuccess || status == errSecItemNotFound else {
+                throw .unavailable(detail: "Keychain delete failed with status \(status)")
+            }
+        }
+
+        /// The records of `kind` in this service.
+        public func recordKeys(_ kind: SecretRecordKey.Kind) throws(SecretStoreError) -> [SecretRecordKey] {
+            var request = recordQuery(nil)
+            request[kSecReturnData] = true
+            request[kSecMatchLimit] = kSecMatchLimitAll
+            var result: CFTypeRef?
+            let status = SecItemCopyMatching(request as CFDictionary, &result)
+            if status == errSecItemNotFound { return [] }
+            guard status == errSecSuccess, let items = result as? [Data] else {
+                throw .unavailable(detail: "Keychain listing failed with status \(status)")
+            }
+            return items.compactMap { try? JSONDecoder().decode(RecordItem.self, from: $0).record }
+                .filter { $0.kind == kind }.sorted()
         }
 
         /// The accounts with an item in this service.

@@ -15,6 +15,64 @@ public protocol SecretStore: Sendable {
     func delete(_ account: AccountKey) throws(SecretStoreError)
     /// The accounts that have a stored credential, sorted.
     func accounts() throws(SecretStoreError) -> [AccountKey]
+    /// The record stored under `key` (a server's network settings, a client identity), or `nil`.
+    func loadRecord(_ key: SecretRecordKey) throws(SecretStoreError) -> Data?
+    /// Stores `data` under `key`, replacing what was there, atomically.
+    func saveRecord(_ data: Data, for key: SecretRecordKey) throws(SecretStoreError)
+    /// Removes the record under `key`; removing a missing one is not an error.
+    func deleteRecord(_ key: SecretRecordKey) throws(SecretStoreError)
+    /// The keys of the stored records of `kind`, sorted.
+    func recordKeys(_ kind: SecretRecordKey.Kind) throws(SecretStoreError) -> [SecretRecordKey]
+}
+
+extension SecretStore {
+    /// A store that keeps no records has none.
+    public func loadRecord(_ key: SecretRecordKey) throws(SecretStoreError) -> Data? { nil }
+    /// A store that keeps no records refuses to save one.
+    public func saveRecord(_ data: Data, for key: SecretRecordKey) throws(SecretStoreError) {
+        throw .unavailable(detail: "this store keeps no \(key.kind.rawValue) records")
+    }
+    /// A store that keeps no records has nothing to remove.
+    public func deleteRecord(_ key: SecretRecordKey) throws(SecretStoreError) {}
+    /// A store that keeps no records lists none.
+    public func recordKeys(_ kind: SecretRecordKey.Kind) throws(SecretStoreError) -> [SecretRecordKey] { [] }
+}
+
+/// Where a secret-store record that is not a credential is filed: a server's network settings (by server key)
+/// or a client identity (by its id). Kept beside the credentials, sealed the same way.
+public struct SecretRecordKey: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    /// What a record holds.
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// One server's `ServerNetwork` (trust, identity assignment, proxy credential, internal address), by
+        /// server key.
+        case network
+        /// One `ClientIdentity`, by its id.
+        case identity
+    }
+
+    /// What it holds.
+    public var kind: Kind
+    /// The server key or identity id.
+    public var name: String
+
+    /// Creates a key.
+    public init(_ kind: Kind, _ name: String) {
+        self.kind = kind
+        self.name = name
+    }
+
+    /// The text the record is sealed against (its authenticated data).
+    public var rawValue: String { "record \(kind.rawValue) \(name)" }
+
+    /// The storage name (a hash, as for accounts). A server key always has a scheme, so `record:<kind>` can
+    /// never be an account's server key and the two name spaces never meet.
+    public var storageName: String { AccountKey(serverKey: "record:\(kind.rawValue)", userID: name).storageName }
+
+    /// Kind and name.
+    public var description: String { "\(kind.rawValue) \(name)" }
+
+    /// Orders by kind, then name.
+    public static func < (lhs: SecretRecordKey, rhs: SecretRecordKey) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// Why a secret store failed.
@@ -42,6 +100,7 @@ public enum SecretStoreError: Error, Sendable, Hashable, CustomStringConvertible
 /// A store in memory, for tests and previews. Thread-safe.
 public final class InMemorySecretStore: SecretStore {
     private let entries = Locked<[AccountKey: StoredCredential]>([:])
+    private let records = Locked<[SecretRecordKey: Data]>([:])
 
     /// Creates an empty store.
     public init() {}
@@ -57,4 +116,18 @@ public final class InMemorySecretStore: SecretStore {
 
     /// The accounts with a credential.
     public func accounts() -> [AccountKey] { entries.withLock { $0.keys.sorted() } }
+
+    /// The record under `key`.
+    public func loadRecord(_ key: SecretRecordKey) -> Data? { records.withLock { $0[key] } }
+
+    /// Stores a record.
+    public func saveRecord(_ data: Data, for key: SecretRecordKey) { records.withLock { $0[key] = data } }
+
+    /// Removes a record.
+    public func deleteRecord(_ key: SecretRecordKey) { _ = records.withLock { $0.removeValue(forKey: key) } }
+
+    /// The record keys of `kind`.
+    public func recordKeys(_ kind: SecretRecordKey.Kind) -> [SecretRecordKey] {
+        records.withLock { $0.keys.filter { $0.kind == kind }.sorted() }
+    }
 }

@@ -23,12 +23,23 @@
     /// - TLS peers are verified (libcurl's default, never turned off here).
     /// - Cancelling the calling task, or dropping the body before its end, aborts the transfer.
     /// - No cookies and no cache: credentials are attached per origin by the kit's middleware.
+    /// - One server's TLS settings (`ConnectionSecurity`: its CAs or pinned keys, a client certificate with its
+    ///   chain) apply to every transfer of the transport made for it; a certificate libcurl refuses is
+    ///   `HTTPError.untrustedCertificate` with what the server presented.
     public struct CurlTransport: Transport {
         private let redirectPolicy: RedirectPolicy
+        private let security: CurlSecurity?
+        /// What a hop to an origin outside the server's own gets (its CAs alone).
+        private let outsideScope: CurlSecurity?
+        private let scope: ConnectionSecurity
 
-        /// Creates a transport; every instance shares one libcurl engine and its connection cache.
-        public init(redirectPolicy: RedirectPolicy = RedirectPolicy()) {
+        /// Creates a transport; every instance shares one libcurl engine and its connection cache. `security` is
+        /// one server's trust and client certificate (the system's by default).
+        public init(redirectPolicy: RedirectPolicy = RedirectPolicy(), security: ConnectionSecurity = .system) {
             self.redirectPolicy = redirectPolicy
+            self.security = security.isSystem ? nil : CurlSecurity(security)
+            self.outsideScope = security.outsideScope.isSystem ? nil : CurlSecurity(security.outsideScope)
+            self.scope = security
         }
 
         /// Sends `request`, following redirects the policy allows, and returns as soon as the
@@ -37,7 +48,8 @@
             var current = request
             var hops = 0
             while true {
-                let (response, body) = try await CurlEngine.shared.exchange(current)
+                let hopSecurity = scope.applies(to: current.url) ? security : outsideScope
+                let (response, body) = try await CurlEngine.shared.exchange(current, security: hopSecurity)
                 guard let target = Self.redirectTarget(of: response, from: current.url) else {
                     return (response, body)
                 }

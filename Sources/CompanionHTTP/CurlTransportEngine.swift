@@ -42,10 +42,13 @@
             thread.start()
         }
 
-        /// Sends one request (no redirects) and waits for its response head.
-        func exchange(_ request: HTTPRequest) async throws(HTTPError) -> (HTTPResponse, HTTPBody) {
+        /// Sends one request (no redirects) with one server's TLS settings and waits for its response head. A
+        /// certificate libcurl refused comes back as `untrustedCertificate`, with what the server presented.
+        func exchange(_ request: HTTPRequest, security: CurlSecurity? = nil) async throws(HTTPError) -> (
+            HTTPResponse, HTTPBody
+        ) {
             let (stream, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
-            let transfer = CurlTransfer(request: request, body: continuation)
+            let transfer = CurlTransfer(request: request, security: security, body: continuation)
             continuation.onTermination = { [weak self] termination in
                 if case .cancelled = termination { self?.cancel(transfer) }
             }
@@ -57,7 +60,14 @@
             } onCancel: {
                 cancel(transfer)
             }
-            return (try result.get(), HTTPBody(stream: stream))
+            switch result {
+            case .success(let head):
+                return (head, HTTPBody(stream: stream))
+            case .failure(let error):
+                guard let failure = transfer.certificateFailure else { throw error }
+                throw await CertificateDiagnosis.refusal(
+                    for: request.url, failure: failure, pins: security?.pins ?? [], fallback: error)
+            }
         }
 
         private func cancel(_ transfer: CurlTransfer) {
@@ -92,8 +102,9 @@
                         let transfer = running[easy]?.transfer
                     else { continue }
                     let code = ck_msg_result(message)
+                    let error = code == CURLE_OK ? nil : Self.error(code, transfer: transfer, easy: easy)
                     release(easy, of: transfer)
-                    transfer.complete(code == CURLE_OK ? nil : Self.error(code, transfer: transfer))
+                    transfer.complete(error)
                 }
                 let wait = expireIdle()
                 curl_multi_poll(multi, nil, 0, Int32(wait), nil)
@@ -122,6 +133,10 @@
                 transfer.complete(.cancelled)
                 return
             }
+            if let problem = transfer.security?.identityProblem {
+                transfer.complete(.tls(host: transfer.request.url.host ?? "the server", detail: problem.description))
+                return
+            }
             guard let easy = pool.popLast() ?? curl_easy_init() else {
                 transfer.complete(.transport("libcurl could not create a transfer"))
                 return
@@ -148,13 +163,32 @@
             if pool.count < 32 { pool.append(easy) } else { curl_easy_cleanup(easy) }
         }
 
-        /// Maps a libcurl result onto the kit's error cases.
-        static func error(_ code: CURLcode, transfer: CurlTransfer) -> HTTPError {
+        /// Maps a libcurl result onto the kit's error cases (engine thread, before `easy` is released).
+        static func error(_ code: CURLcode, transfer: CurlTransfer, easy: UnsafeMutableRawPointer) -> HTTPError {
             let url = transfer.request.url
             let place = HTTPError.describe(url)
             let host = url.host ?? "the server"
-            let sentence = String(cString: curl_easy_strerror(code))
+            let detail = transfer.errorText
+            let sentence = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
             switch code {
+            case CURLE_PEER_FAILED_VERIFICATION:
+                var result = 0
+                _ = ck_easy_getinfo_long(easy, CURLINFO_SSL_VERIFYRESULT, &result)
+                transfer.noteCertificateFailure(.untrusted(reason: CurlCertificateFailure.reason(verifyResult: result)))
+                return .tls(host: host, detail: sentence)
+            case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+                transfer.noteCertificateFailure(.pinMismatch)
+                return .tls(host: host, detail: sentence)
+            case CURLE_SSL_CONNECT_ERROR where ClientCertificateAlert.matches(detail),
+                CURLE_RECV_ERROR where ClientCertificateAlert.matches(detail),
+                CURLE_SEND_ERROR where ClientCertificateAlert.matches(detail):
+                // A server that checks client certificates during the handshake (TLS 1.3 `certificate_required`,
+                // or `bad_certificate` / `unknown_ca` for one it refused) ends it with an alert. (A `where` clause
+                // binds to the last pattern only, so each of the three carries it.)
+                return .clientCertificateRequired(
+                    .init(
+                        host: "\(host):\(url.port ?? 443)", offered: transfer.security?.offersIdentity ?? false,
+                        serverSentence: nil))
             case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT:
                 return .unreachable(host: host, detail: sentence)
             case CURLE_OPERATION_TIMEDOUT:
@@ -187,6 +221,7 @@
     /// continuations waiting for the head and fed with the body.
     final class CurlTransfer: Sendable {
         private struct State {
+            var certificateFailure: CurlCertificateFailure?
             var head: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>?
             var headDelivered = false
             var finished = false
@@ -202,12 +237,20 @@
         static let acceptLanguage = Locale.preferredLanguages.first ?? "en"
 
         let request: HTTPRequest
+        /// The server's TLS settings, or `nil` for the system's.
+        let security: CurlSecurity?
+        /// libcurl's own sentence for a failure (`CURLOPT_ERRORBUFFER`), for https transfers.
+        private let errorBuffer: CurlErrorBuffer?
         private let body: AsyncThrowingStream<Data, any Error>.Continuation
         private let timeoutNanoseconds: UInt64
         private let state: Locked<State>
 
-        init(request: HTTPRequest, body: AsyncThrowingStream<Data, any Error>.Continuation) {
+        init(
+            request: HTTPRequest, security: CurlSecurity? = nil, body: AsyncThrowingStream<Data, any Error>.Continuation
+        ) {
             self.request = request
+            self.security = security
+            self.errorBuffer = request.url.scheme?.lowercased() == "https" ? CurlErrorBuffer() : nil
             self.body = body
             let components = request.timeout.components
             let nanoseconds =
@@ -217,6 +260,13 @@
         }
 
         var isCancelled: Bool { state.withLock { $0.cancelled } }
+        var certificateFailure: CurlCertificateFailure? { state.withLock { $0.certificateFailure } }
+        /// libcurl's sentence for the failure, empty when it wrote none (engine thread, after the transfer).
+        var errorText: String { errorBuffer?.text ?? "" }
+
+        func noteCertificateFailure(_ failure: CurlCertificateFailure) {
+            state.withLock { $0.certificateFailure = failure }
+        }
         var receivedBytes: Int { state.withLock { $0.received } }
         var idleDeadline: UInt64 { state.withLock { $0.lastActivity } + timeoutNanoseconds }
 
@@ -259,6 +309,8 @@
             _ = ck_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
             _ = ck_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1)
             _ = ck_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2)
+            security?.configure(easy)
+            if let errorBuffer { _ = ck_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer.pointer) }
             _ = ck_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(timeoutNanoseconds / 1_000_000))
             _ = "".withCString { ck_easy_setopt_pointer(easy, CURLOPT_ACCEPT_ENCODING, $0) }
             _ = ck_easy_setopt_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback)
@@ -368,6 +420,31 @@
                 }
                 body.finish()
             }
+        }
+    }
+
+    /// The buffer libcurl writes a failure's sentence into (`CURL_ERROR_SIZE` bytes).
+    final class CurlErrorBuffer: @unchecked Sendable {
+        // Why `@unchecked Sendable` is sound: libcurl writes the bytes only on the engine thread while the transfer
+        // runs, and they are read only on the engine thread after it ended (`CurlEngine.error`).
+        let pointer: UnsafeMutablePointer<CChar>
+
+        init() {
+            pointer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+            pointer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        }
+
+        deinit { pointer.deallocate() }
+
+        var text: String { String(cString: pointer) }
+    }
+
+    /// The TLS alerts a server ends a handshake with when it wants a client certificate or refused the one sent.
+    enum ClientCertificateAlert {
+        static func matches(_ detail: String) -> Bool {
+            let lower = detail.lowercased()
+            return ["alert certificate required", "alert bad certificate", "alert unknown ca", "certificate required"]
+                .contains { lower.contains($0) }
         }
     }
 

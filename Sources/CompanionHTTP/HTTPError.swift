@@ -21,8 +21,17 @@ public enum HTTPError: Error, Sendable, Hashable, CustomStringConvertible, Local
     case unreachable(host: String, detail: String)
     /// The server stopped sending for longer than the timeout.
     case timedOut(url: String)
-    /// The secure connection failed: untrusted or expired certificate, or a TLS handshake error.
+    /// The secure connection failed (a TLS handshake error) for a reason other than the cases below.
     case tls(host: String, detail: String)
+    /// The server's certificate is not trusted for this server (no chain to a trusted CA, or not a pinned key):
+    /// the connection was closed before anything was sent. It carries the certificate a person checks.
+    case untrustedCertificate(CertificateRefusal)
+    /// The server, or the proxy in front of it, asks for a client certificate and none was set for it, or it
+    /// refused the one sent.
+    case clientCertificateRequired(ClientCertificateRefusal)
+    /// A proxy in front of the server wants its own sign-in first (HTTP Basic, or a forward-auth sign-in page):
+    /// this is not the app's sign-in, and it never signs the app out.
+    case proxySignInRequired(ProxySignIn)
     /// The request was cancelled by the caller.
     case cancelled
     /// The connection broke before the whole response arrived (reset, truncated body).
@@ -95,6 +104,80 @@ public enum HTTPError: Error, Sendable, Hashable, CustomStringConvertible, Local
         }
     }
 
+    /// A certificate refused before anything was sent: the presented certificate, and the pins it failed.
+    public struct CertificateRefusal: Sendable, Hashable {
+        /// `host:port` of the server.
+        public var host: String
+        /// What the server presented.
+        public var certificate: ServerCertificate
+        /// The keys pinned for this server; when not empty, the server presented another key (its key changed).
+        public var pinned: [PinnedKey]
+        /// Why the certificate did not verify (`it is self-signed`), when it was checked against CAs.
+        public var reason: String?
+
+        /// Creates a refusal.
+        public init(host: String, certificate: ServerCertificate, pinned: [PinnedKey] = [], reason: String? = nil) {
+            self.host = host
+            self.certificate = certificate
+            self.pinned = pinned
+            self.reason = reason
+        }
+
+        /// Whether a key is pinned for the server and another one was presented.
+        public var keyChanged: Bool { !pinned.isEmpty }
+    }
+
+    /// A client certificate asked for and missing, or refused.
+    public struct ClientCertificateRefusal: Sendable, Hashable {
+        /// `host:port` of the server.
+        public var host: String
+        /// Whether a client certificate was offered (then it was refused); `false`: none is set for this server.
+        public var offered: Bool
+        /// What the server (proxy) said, word for word (`No required SSL certificate was sent`).
+        public var serverSentence: String?
+
+        /// Creates a refusal.
+        public init(host: String, offered: Bool, serverSentence: String? = nil) {
+            self.host = host
+            self.offered = offered
+            self.serverSentence = serverSentence
+        }
+    }
+
+    /// A proxy's own sign-in, standing between the app and its server.
+    public struct ProxySignIn: Sendable, Hashable {
+        /// Which sign-in the proxy wants.
+        public enum Kind: Sendable, Hashable {
+            /// HTTP Basic (`401` with `WWW-Authenticate: Basic`), in `realm`; `attempt` says what was sent.
+            case basic(realm: String?, attempt: BasicAttempt)
+            /// A forward-auth sign-in page (a redirect to another origin, or an HTML sign-in page where JSON was
+            /// asked for), to be opened in a browser or the app's web view.
+            case page
+        }
+
+        /// What a request refused by the proxy's Basic challenge carried.
+        public enum BasicAttempt: Sendable, Hashable {
+            /// No proxy credentials are set for this server.
+            case notConfigured
+            /// The configured user name and password were sent and refused.
+            case refused
+            /// Credentials are set, but the request carried the app's own `Authorization` (a bearer token), and a
+            /// request has one such header: the proxy and the app cannot both be answered on it.
+            case displacedByAppCredential
+        }
+
+        /// Which sign-in.
+        public var kind: Kind
+        /// Where: the sign-in page's redacted address (`.page`), or the proxied server's origin (`.basic`).
+        public var address: String
+
+        /// Creates the state.
+        public init(kind: Kind, address: String) {
+            self.kind = kind
+            self.address = address
+        }
+    }
+
     /// The status code, when this is a status failure.
     public var statusCode: Int? {
         if case .status(let failure) = self { return failure.status }
@@ -135,6 +218,38 @@ public enum HTTPError: Error, Sendable, Hashable, CustomStringConvertible, Local
             return "The server at \(url) stopped answering. Try again later."
         case .tls(let host, _):
             return "The secure connection to \(host) failed. Its certificate may be expired or untrusted."
+        case .untrustedCertificate(let refusal):
+            return Self.sentence(refusal)
+        case .clientCertificateRequired(let refusal):
+            let said = refusal.serverSentence.map { " It said: \($0)." } ?? ""
+            if refusal.offered {
+                return
+                    "\(refusal.host) refused the client certificate sent.\(said) Check that the server trusts its CA "
+                    + "and that the certificate was imported with its intermediate certificates."
+            }
+            return "\(refusal.host) asks for a client certificate, and none is set for this server.\(said) "
+                + "Import your certificate (a PKCS#12 file) and assign it to this server."
+        case .proxySignInRequired(let signIn):
+            switch signIn.kind {
+            case .basic(let realm, let attempt):
+                let place = realm.map { " (\"\($0)\")" } ?? ""
+                switch attempt {
+                case .notConfigured:
+                    return "The proxy in front of \(signIn.address) asks for a user name and password\(place) before "
+                        + "the app's own sign-in. Add the proxy's user name and password for this server."
+                case .refused:
+                    return "The proxy in front of \(signIn.address) refused the user name and password\(place). "
+                        + "Enter the proxy's user name and password for this server again."
+                case .displacedByAppCredential:
+                    return "The proxy in front of \(signIn.address) asks for its user name and password\(place), but "
+                        + "the app's own sign-in uses the same Authorization header, and a request carries only one. "
+                        + "Let the proxy accept the app's sign-in (or a client certificate) for this server instead."
+                }
+            case .page:
+                return
+                    "Sign in to the proxy first: \(signIn.address) answered with a sign-in page instead of the app's "
+                    + "data. Open it in a browser, sign in, and try again."
+            }
         case .cancelled:
             return "The request was cancelled."
         case .connectionLost(let url, let received):
@@ -165,6 +280,27 @@ public enum HTTPError: Error, Sendable, Hashable, CustomStringConvertible, Local
         case .transport(let detail):
             return "The request failed: \(detail)."
         }
+    }
+
+    /// The certificate sentence: what was presented, why it is refused, what to do. Never silently re-pinned.
+    private static func sentence(_ refusal: CertificateRefusal) -> String {
+        let certificate = refusal.certificate
+        let style = Date.ISO8601FormatStyle().year().month().day()
+        let shown =
+            "\(certificate.subject), issued by \(certificate.issuer), valid \(style.format(certificate.notBefore)) "
+            + "to \(style.format(certificate.notAfter)), SHA-256 \(certificate.fingerprint), "
+            + "key sha256//\(certificate.publicKeyPin)"
+        if refusal.keyChanged {
+            let pinned = refusal.pinned.map { "sha256//\($0.pin) (certificate SHA-256 \($0.fingerprint))" }
+            return "\(refusal.host) presented a different key from the one pinned for it: pinned "
+                + pinned.joined(separator: " or ") + "; presented \(shown). Nothing was sent. If the server's "
+                + "certificate was replaced on purpose, check the new fingerprint and trust it again; otherwise "
+                + "someone may be intercepting the connection."
+        }
+        let why = refusal.reason.map { " (\($0))" } ?? ""
+        return "\(refusal.host) presented a certificate this device does not trust\(why): \(shown). Nothing was "
+            + "sent. If this is your own server, compare the fingerprint and trust it for this server only: pin its "
+            + "key, or import the CA that signed it."
     }
 
     /// The same sentence, for `LocalizedError` users (SwiftUI alerts).

@@ -77,7 +77,9 @@ extension HTTPError {
     /// Whether asking the same server another path would fail the same way.
     fileprivate var endsProbe: Bool {
         switch self {
-        case .offline, .unreachable, .timedOut, .tls, .insecureTransport, .cancelled: return true
+        case .offline, .unreachable, .timedOut, .tls, .insecureTransport, .cancelled, .untrustedCertificate,
+            .clientCertificateRequired, .proxySignInRequired:
+            return true
         default: return false
         }
     }

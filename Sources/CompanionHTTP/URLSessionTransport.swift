@@ -22,26 +22,54 @@ import Foundation
 /// the second time empty. So on Linux each write gets a session of its own (a fresh connection, closed with the
 /// session), and only the app's own resend rule, with the same idempotency key, ever sends it again
 /// (docs/reliability.md, "A write is sent once").
+///
+/// One server's TLS settings (`ConnectionSecurity`) are applied in the session's authentication challenge on
+/// Apple platforms (`SecTrust` with the server's anchors or pinned keys, a `SecIdentity` with its chain: see
+/// `SecurityChallengeResponder`). FoundationNetworking on Linux offers no way to apply them: its libcurl handle
+/// gets no per-request CA, pinned key or client certificate, and the session delegate is never asked about
+/// server trust or a client certificate (swift-corelibs-foundation's `EasyHandle` sets a CA file only on
+/// Android, from an environment variable, for the whole process). There, a transport given anything but
+/// `.system` refuses every request with a sentence saying so instead of connecting without it; `CurlTransport`
+/// does all of it. A certificate that does not verify is `HTTPError.untrustedCertificate` on both.
 public final class URLSessionTransport: Transport {
     private let session: URLSession
     private let delegate: SessionDelegate
     private let configuration: URLSessionConfiguration
     private let redirectPolicy: RedirectPolicy
+    private let security: ConnectionSecurity
+    private let unsupported: String?
 
-    /// Creates a transport with its own session.
+    /// Creates a transport with its own session; `security` is one server's trust and client certificate.
     public init(
         configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
-        redirectPolicy: RedirectPolicy = RedirectPolicy()
+        redirectPolicy: RedirectPolicy = RedirectPolicy(), security: ConnectionSecurity = .system
     ) {
-        (self.session, self.delegate) = Self.makeSession(configuration, redirectPolicy)
+        (self.session, self.delegate) = Self.makeSession(configuration, redirectPolicy, security)
         self.configuration = configuration
         self.redirectPolicy = redirectPolicy
+        self.security = security
+        #if canImport(Security)
+            unsupported = SecurityChallengeResponder(security: security).identityProblem.map {
+                "the client certificate could not be opened: \($0)"
+            }
+        #else
+            unsupported =
+                security.isSystem
+                ? nil
+                : "URLSession on Linux (FoundationNetworking) cannot use this server's own trust or client "
+                    + "certificate; the libcurl transport (COMPANION_TRANSPORT=curl, the default) can"
+        #endif
     }
 
     private static func makeSession(
-        _ configuration: URLSessionConfiguration, _ redirectPolicy: RedirectPolicy
+        _ configuration: URLSessionConfiguration, _ redirectPolicy: RedirectPolicy, _ security: ConnectionSecurity
     ) -> (URLSession, SessionDelegate) {
-        let delegate = SessionDelegate(redirectPolicy: redirectPolicy)
+        #if canImport(Security)
+            let delegate = SessionDelegate(
+                redirectPolicy: redirectPolicy, responder: SecurityChallengeResponder(security: security))
+        #else
+            let delegate = SessionDelegate(redirectPolicy: redirectPolicy)
+        #endif
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "CompanionHTTP.URLSessionTransport"
@@ -59,11 +87,13 @@ public final class URLSessionTransport: Transport {
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.httpMaximumConnectionsPerHost = 8
+        configuration.urlCredentialStorage = nil
         return configuration
     }
 
     /// Sends `request` and returns as soon as the response head arrives; the body streams after.
     public func send(_ request: HTTPRequest) async throws(HTTPError) -> (HTTPResponse, HTTPBody) {
+        if let unsupported { throw .transport(unsupported) }
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
         urlRequest.httpShouldHandleCookies = false
@@ -78,7 +108,8 @@ public final class URLSessionTransport: Transport {
         #else
             let oneShot = false
         #endif
-        let (session, delegate) = oneShot ? Self.makeSession(configuration, redirectPolicy) : (session, delegate)
+        let (session, delegate) =
+            oneShot ? Self.makeSession(configuration, redirectPolicy, security) : (session, delegate)
         defer { if oneShot { session.finishTasksAndInvalidate() } }
         let task = session.dataTask(with: urlRequest)
         let (stream, bodyContinuation) = AsyncThrowingStream<Data, any Error>.makeStream()
@@ -103,7 +134,7 @@ public final class URLSessionTransport: Transport {
             }
         } catch {
             delegate.unregister(task.taskIdentifier)
-            throw HTTPError.wrap(error, url: request.url)
+            throw await Self.diagnosed(HTTPError.wrap(error, url: request.url), url: request.url)
         }
         var headers = HTTPHeaders()
         for (name, value) in head.allHeaderFields {
@@ -111,6 +142,31 @@ public final class URLSessionTransport: Transport {
         }
         let response = HTTPResponse(status: head.statusCode, headers: headers, url: head.url ?? request.url)
         return (response, HTTPBody(stream: stream))
+    }
+}
+
+extension URLSessionTransport {
+    /// On Linux, libcurl's "SSL certificate problem: …" under FoundationNetworking is a certificate that did not
+    /// verify: it becomes `untrustedCertificate` with what the server presents (read by a handshake that sends
+    /// nothing). On Apple platforms the challenge responder already made that refusal.
+    fileprivate static func diagnosed(_ error: HTTPError, url: URL) async -> HTTPError {
+        #if os(Linux) && canImport(CCurl)
+            guard case .tls(_, let detail) = error else { return error }
+            let prefix = "SSL certificate problem: "
+            if detail.hasPrefix(prefix) {
+                return await CertificateDiagnosis.refusal(
+                    for: url, failure: .untrusted(reason: String(detail.dropFirst(prefix.count))), pins: [],
+                    fallback: error)
+            }
+            if detail.contains("no alternative certificate subject name matches") {
+                return await CertificateDiagnosis.refusal(
+                    for: url, failure: .untrusted(reason: CurlCertificateFailure.reason(verifyResult: 0)), pins: [],
+                    fallback: error)
+            }
+            return error
+        #else
+            return error
+        #endif
     }
 }
 
@@ -208,8 +264,29 @@ private final class Exchange: Sendable {
 private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private let exchanges = Locked<[Int: Exchange]>([:])
     private let redirectPolicy: RedirectPolicy
+    #if canImport(Security)
+        private let responder: any ChallengeResponder
 
-    init(redirectPolicy: RedirectPolicy) { self.redirectPolicy = redirectPolicy }
+        init(redirectPolicy: RedirectPolicy, responder: any ChallengeResponder) {
+            self.redirectPolicy = redirectPolicy
+            self.responder = responder
+        }
+
+        /// Server trust and client certificates, answered by the server's `ChallengeResponder`; a refusal it makes
+        /// (an untrusted certificate, a changed key) becomes the task's error.
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) {
+            let answer = responder.answer(challenge)
+            if let refusal = answer.refusal, let exchange = exchange(task.taskIdentifier) {
+                exchange.state.withLock { $0.refusal = refusal }
+            }
+            completionHandler(answer.disposition, answer.credential)
+        }
+    #else
+        init(redirectPolicy: RedirectPolicy) { self.redirectPolicy = redirectPolicy }
+    #endif
 
     func register(_ exchange: Exchange, for identifier: Int) {
         exchanges.withLock { $0[identifier] = exchange }

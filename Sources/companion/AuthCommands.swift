@@ -30,12 +30,19 @@ enum AuthCommands {
                         "password-stdin",
                         "read the password (and then any code or new password) from standard input, one per line"),
                     .option("server", ServerKind.choices, "the server kind (detected when missing)"),
+                    .option(
+                        "proxy-user", "NAME",
+                        "HTTP Basic at a proxy in front of the server: its user (its password is asked for first)"),
+                    .option("internal", "URL", "the server's internal (home network) address, tried first"),
                     .httpsOnly,
                 ],
                 details: """
                     Stores the credential (never the password) in the secret store under the companion
                     home folder. Asks for the password, and a second-factor code or a new password when the
-                    server wants one, without echoing them.
+                    server wants one, without echoing them. With --proxy-user, the proxy's password is asked
+                    for (or read from standard input) before anything else and kept beside the credential; it
+                    goes only to this server's addresses. With --internal, requests go to that address while it
+                    answers (a short connect timeout) and to <address> otherwise; one sign-in serves both.
                     """,
                 exitCodes: "Exit codes: 0 signed in, 1 refused or failed, 2 usage error.",
                 run: login),
@@ -79,7 +86,8 @@ enum AuthCommands {
             baseURL: address.url,
             configuration: Client.Configuration(
                 middlewares: middlewares, transportPolicy: policy, journal: Terminal.journal,
-                dateDecoding: { try Timestamp.decode(from: $0) }))
+                dateDecoding: { try Timestamp.decode(from: $0) }),
+            transport: ServerNetworks.transport(for: address))
     }
 
     static func login(_ arguments: Arguments) async throws -> Int32 {
@@ -93,6 +101,8 @@ enum AuthCommands {
             }
             kind = known
         }
+        let fromStdin = arguments.flag("password-stdin")
+        try ServerNetworks.configure(address, arguments, fromStdin: fromStdin)
         if kind == nil {
             for candidate in ServerKind.allCases {
                 let client = client(address, httpsOnly: httpsOnly)
@@ -102,11 +112,14 @@ enum AuthCommands {
                 }
             }
         }
+        if kind == nil, let problem = await ServerNetworks.networkProblem(client: client(address, httpsOnly: httpsOnly))
+        {
+            throw CommandFailure(problem.description)
+        }
         guard let kind else {
             let names = ServerKind.allCases.map(\.displayName).joined(separator: ", ")
             throw CommandFailure("No supported sign-in (\(names)) answers at \(address).")
         }
-        let fromStdin = arguments.flag("password-stdin")
         let model = await SignInModel(
             policy: .terminal(httpsOnly: httpsOnly), store: try store(), journal: Terminal.journal
         ) { kind.signIn(address: $0, client: client($0, httpsOnly: httpsOnly)) }

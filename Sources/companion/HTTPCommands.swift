@@ -61,7 +61,8 @@ enum HTTPCommands {
         return Client(
             baseURL: address.url,
             configuration: Client.Configuration(
-                timeout: timeout, transportPolicy: policy, journal: Terminal.journal))
+                timeout: timeout, transportPolicy: policy, journal: Terminal.journal),
+            transport: ServerNetworks.transport(for: address))
     }
 
     static func probe(_ arguments: Arguments) async throws -> Int32 {

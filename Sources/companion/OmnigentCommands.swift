@@ -117,16 +117,17 @@ enum OmnigentCommands {
         if let (current, session) = try AuthCommands.storedSession(for: address) {
             middlewares = [AuthenticationMiddleware(session: session, rule: current.kind.revocationRule)]
         }
-        return environment(arguments).client(
+        return try environment(arguments).client(
             for: address.url, profile: OmnigentServer.profile, middlewares: middlewares)
     }
 
     /// The process's parts for the Omnigent core, as the app would make them once: the terminal's transport
-    /// policy and journal; nothing of the core is kept on disk by these commands.
-    private static func environment(_ arguments: Arguments) -> AppEnvironment {
+    /// policy, journal and secret store (a server's network settings apply); nothing of the core is kept on
+    /// disk by these commands.
+    private static func environment(_ arguments: Arguments) throws -> AppEnvironment {
         AppEnvironment(
             transportPolicy: arguments.transportPolicy, stores: StoreRegistry(location: .memory),
-            secrets: InMemorySecretStore(), journal: Terminal.journal)
+            secrets: try AuthCommands.store(), journal: Terminal.journal)
     }
 
     private static func sessions(_ client: Client, _ arguments: Arguments) async throws -> Int32 {
@@ -291,7 +292,7 @@ enum OmnigentCommands {
         }
         return WatchClient(
             apiBase: address.url, cookies: keeper, hostID: arguments.option("host-id"),
-            environment: environment(arguments))
+            environment: try environment(arguments))
     }
 
     /// Exits 1 with the sign-in sentence when the watch is in that state.

@@ -14,8 +14,10 @@ import Foundation
 /// (`<App>Commands.swift` with a `static let family`) and one line here.
 let families: [CommandFamily] = [
     HTTPCommands.family,
+    TrustCommands.family,
     JournalCommands.family,
     AuthCommands.family,
+    IdentityCommands.family,
     StoreCommands.family,
     LinkCommands.family,
     OmnigentCommands.family,
