@@ -122,7 +122,7 @@ let package = Package(
         .executableTarget(
             name: "companion",
             dependencies: [
-                "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
+                "CompanionApp", "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
                 "CompanionLinks", "CompanionVault", "CompanionScreen", "OmnigentCore", "CertainCore",
                 "AllauthAdapter", "MainworthyCore", "PrompTugalCore",
             ],
@@ -205,8 +205,8 @@ let package = Package(
         .testTarget(
             name: "CertainCoreTests",
             dependencies: [
-                "CertainCore", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionScreen",
-                "CompanionTestSupport",
+                "CertainCore", "CompanionApp", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionScreen",
+                "CompanionStore", "CompanionSync", "CompanionTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(

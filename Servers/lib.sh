@@ -248,17 +248,19 @@ srv_q() { printf '%q' "$1"; }
 # Each kind has srv_<kind>_start (boot the process, set SRV_URL) and srv_<kind>_env (print the export
 # lines beyond "ENV_VAR=url"). Both run with the server's conf loaded and its state dir made.
 
-# python: Servers/<name>/run.sh <python> <port> <state-dir>, venv from Servers/<VENV>/requirements.txt.
+# python: Servers/<name>/run.sh <python> <port> <state-dir>, venv from Servers/<VENV>/requirements.txt, with
+# Servers/common (the shared helper module `standin`) on PYTHONPATH.
 srv_python_start() {
     local venv
     venv=$(srv_venv "$VENV" "$SRV_REPO/Servers/$VENV/requirements.txt") || return 1
     [ -x "$SRV_DIR/run.sh" ] || { srv_say "$SRV_NAME: $SRV_DIR/run.sh is missing or not executable"; return 1; }
     # shellcheck disable=SC2086
-    srv_boot "$venv/bin/python" env $EXTRA_ENV "$SRV_DIR/run.sh" "$venv/bin/python" "{PORT}" "$SRV_STATE"
+    srv_boot "$venv/bin/python" env PYTHONPATH="$SRV_REPO/Servers/common" $EXTRA_ENV "$SRV_DIR/run.sh" "$venv/bin/python" \
+        "{PORT}" "$SRV_STATE"
 }
 srv_python_env() { :; }
 
-# fault: Servers/fault/fault_server.py (stdlib only), five listeners it picks itself, announced by
+# fault: Servers/fault/fault_server.py (stdlib only, Servers/common on PYTHONPATH), five listeners it picks itself, announced by
 # `READY <primary> <secondary> <tls> <root-same> <root-cross>`; ENV_VAR is the primary, <ENV_VAR>2 the second
 # origin, COMPANION_FAULT_TLS_URL (ENV_VAR with _URL replaced by _TLS_URL) the TLS port, and
 # COMPANION_FAULT_ROOT_SAME_URL / COMPANION_FAULT_ROOT_CROSS_URL the two origins whose root redirects.
@@ -266,7 +268,7 @@ srv_fault_start() {
     local py
     py=$(srv_find_python) || { srv_say "$SRV_NAME: no Python >= 3.12 found"; return 1; }
     # shellcheck disable=SC2086
-    srv_boot "$py" env $EXTRA_ENV "$py" "$SRV_DIR/fault_server.py" --state-dir "$SRV_STATE" --log "$SRV_STATE/requests.log" || return 1
+    srv_boot "$py" env PYTHONPATH="$SRV_REPO/Servers/common" $EXTRA_ENV "$py" "$SRV_DIR/fault_server.py" --state-dir "$SRV_STATE" --log "$SRV_STATE/requests.log" || return 1
     # shellcheck disable=SC2086
     set -- $SRV_READY_LINE
     [ $# -eq 6 ] || { srv_say "$SRV_NAME: READY line '$SRV_READY_LINE' does not name five ports"; return 1; }

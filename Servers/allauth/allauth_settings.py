@@ -1,4 +1,5 @@
-"""django-allauth headless test project (settings; URLs in allauth_urls.py): the app client of allauth's headless API, sessions by X-Session-Token."""
+"""django-allauth headless test project (settings; URLs in allauth_urls.py): the app client of allauth's headless
+API, sessions by X-Session-Token."""
 
 import os
 
@@ -9,31 +10,51 @@ ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
 USE_TZ = True
 ROOT_URLCONF = "allauth_urls"
 INSTALLED_APPS = [
-    "django.contrib.admin", "django.contrib.auth", "django.contrib.contenttypes", "django.contrib.sessions",
-    "django.contrib.messages", "django.contrib.staticfiles",
-    "allauth", "allauth.account", "allauth.mfa", "allauth.headless", "allauth.usersessions",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "allauth",
+    "allauth.account",
+    "allauth.mfa",
+    "allauth.headless",
+    "allauth.usersessions",
 ]
 MIDDLEWARE = [
-    "django.contrib.sessions.middleware.SessionMiddleware", "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware", "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware", "allauth.account.middleware.AccountMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
     "allauth.usersessions.middleware.UserSessionsMiddleware",
 ]
 AUTHENTICATION_BACKENDS = [
-    "django.contrib.auth.backends.ModelBackend", "allauth.account.auth_backends.AuthenticationBackend",
+    "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
 ]
 DATABASES = {
     "default": {
-        "ENGINE": "django.db.backends.sqlite3", "NAME": os.path.join(BASE, "allauth.sqlite"),
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": os.path.join(BASE, "allauth.sqlite"),
         "OPTIONS": {"timeout": 20},  # runserver is threaded; wait for the write lock instead of a 500
     }
 }
-TEMPLATES = [{
-    "BACKEND": "django.template.backends.django.DjangoTemplates", "APP_DIRS": True,
-    "OPTIONS": {"context_processors": ["django.template.context_processors.request",
-                                       "django.contrib.auth.context_processors.auth",
-                                       "django.contrib.messages.context_processors.messages"]},
-}]
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
 STATIC_URL = "/static/"
 ACCOUNT_LOGIN_METHODS = {"username"}
 ACCOUNT_SIGNUP_FIELDS = ["username*", "password1*"]

@@ -9,7 +9,7 @@ import base64
 import binascii
 import json
 import re
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 
 from starlette.requests import Request
@@ -36,6 +36,16 @@ class Api:
 API = Api()
 
 
+def casefold(text):
+    """SQLite's `casefold(text)`: Python's Unicode case folding (registered on the store's connection)."""
+    return None if text is None else str(text).casefold()
+
+
+def register_functions(db) -> None:
+    """The SQL functions the data routes use, on the store's connection (kept across fixture resets)."""
+    db.create_function("casefold", 1, casefold, deterministic=True)
+
+
 def money(value: Decimal) -> str:
     """A decimal string with at least two decimals ("250.00", "-12.3456")."""
     if value == value.quantize(CENT):
@@ -52,7 +62,7 @@ def invalid(loc: list, msg: str, kind: str, value=None) -> JSONResponse:
 
 
 def today() -> date:
-    return datetime.fromtimestamp(API.now(), timezone.utc).date()
+    return datetime.fromtimestamp(API.now(), UTC).date()
 
 
 def month_param(request: Request):
@@ -61,8 +71,9 @@ def month_param(request: Request):
     if value is None:
         return today().strftime("%Y-%m"), None
     if not MONTH.match(value):
-        return None, invalid(["query", "month"], "String should match pattern '^\\d{4}-\\d{2}$'",
-                             "string_pattern_mismatch", value)
+        return None, invalid(
+            ["query", "month"], "String should match pattern '^\\d{4}-\\d{2}$'", "string_pattern_mismatch", value
+        )
     return value, None
 
 
@@ -91,8 +102,10 @@ def in_base(amount: Decimal, currency: str, day: str):
 
 
 def missing_rate_warnings(missing: dict) -> list:
-    return [{"code": "missing_exchange_rate", "currency": cur, "date": day, "transaction_ids": sorted(ids)}
-            for (cur, day), ids in sorted(missing.items())]
+    return [
+        {"code": "missing_exchange_rate", "currency": cur, "date": day, "transaction_ids": sorted(ids)}
+        for (cur, day), ids in sorted(missing.items())
+    ]
 
 
 # ---- lookups ---------------------------------------------------------------------------------------
@@ -101,8 +114,9 @@ def missing_rate_warnings(missing: dict) -> list:
 def balance_of(account) -> Decimal:
     """Opening balance plus every movement; a linked leg counts by its direction, not its sign."""
     total = Decimal(account["opening"])
-    for row in API.store.all(TXN_SELECT + " WHERE t.account_id = ? OR t.to_account_id = ?", account["id"],
-                             account["id"]):
+    for row in API.store.all(
+        TXN_SELECT + " WHERE t.account_id = ? OR t.to_account_id = ?", account["id"], account["id"]
+    ):
         amount = Decimal(row["amount"])
         if row["account_id"] == account["id"]:
             if row["link_id"] is not None:
@@ -119,10 +133,20 @@ async def accounts(request: Request):
     if failure:
         return failure
     rows = API.store.all("SELECT * FROM accounts WHERE user_id = ? ORDER BY id", user["id"])
-    return JSONResponse([{
-        "id": r["id"], "name": r["name"], "kind": r["kind"], "currency": r["currency"],
-        "balance": money(balance_of(r)), "archived": bool(r["archived"]), "created_at": r["created_at"]}
-        for r in rows])
+    return JSONResponse(
+        [
+            {
+                "id": r["id"],
+                "name": r["name"],
+                "kind": r["kind"],
+                "currency": r["currency"],
+                "balance": money(balance_of(r)),
+                "archived": bool(r["archived"]),
+                "created_at": r["created_at"],
+            }
+            for r in rows
+        ]
+    )
 
 
 async def categories(request: Request):
@@ -131,9 +155,21 @@ async def categories(request: Request):
         return failure
     rows = API.store.all(
         "SELECT c.*, g.name AS group_name FROM categories c JOIN category_groups g ON g.id = c.group_id"
-        " WHERE c.user_id = ? ORDER BY c.id", user["id"])
-    return JSONResponse([{"id": r["id"], "name": r["name"], "group_id": r["group_id"], "group_name": r["group_name"],
-                          "kind": r["kind"]} for r in rows])
+        " WHERE c.user_id = ? ORDER BY c.id",
+        user["id"],
+    )
+    return JSONResponse(
+        [
+            {
+                "id": r["id"],
+                "name": r["name"],
+                "group_id": r["group_id"],
+                "group_name": r["group_name"],
+                "kind": r["kind"],
+            }
+            for r in rows
+        ]
+    )
 
 
 async def tags(request: Request):
@@ -165,13 +201,22 @@ async def report_month(request: Request):
             income += value
         else:
             expenses -= value
-    return JSONResponse({"month": month, "currency": BASE, "income": money(income), "expenses": money(expenses),
-                         "warnings": missing_rate_warnings(missing)})
+    return JSONResponse(
+        {
+            "month": month,
+            "currency": BASE,
+            "income": money(income),
+            "expenses": money(expenses),
+            "warnings": missing_rate_warnings(missing),
+        }
+    )
 
 
 def budget_months(user_id: int) -> list:
-    return [r["month"] for r in API.store.all(
-        "SELECT DISTINCT month FROM budgets WHERE user_id = ? ORDER BY month", user_id)]
+    return [
+        r["month"]
+        for r in API.store.all("SELECT DISTINCT month FROM budgets WHERE user_id = ? ORDER BY month", user_id)
+    ]
 
 
 async def budget(request: Request):
@@ -187,13 +232,18 @@ async def budget(request: Request):
     plans = API.store.all(
         "SELECT b.planned, c.id, c.kind, c.group_id, g.name AS group_name FROM budgets b"
         " JOIN categories c ON c.id = b.category_id JOIN category_groups g ON g.id = c.group_id"
-        " WHERE b.user_id = ? AND b.month = ? ORDER BY c.group_id, c.id", user["id"], month)
+        " WHERE b.user_id = ? AND b.month = ? ORDER BY c.group_id, c.id",
+        user["id"],
+        month,
+    )
     missing, groups = {}, []
     for plan in plans:
         actual = Decimal(0)
         for row in API.store.all(
-                "SELECT id, amount, currency, booked_on FROM transactions WHERE category_id = ? AND booked_on LIKE ?",
-                plan["id"], month + "%"):
+            "SELECT id, amount, currency, booked_on FROM transactions WHERE category_id = ? AND booked_on LIKE ?",
+            plan["id"],
+            month + "%",
+        ):
             value = in_base(Decimal(row["amount"]), row["currency"], row["booked_on"])
             if value is None:
                 missing.setdefault((row["currency"], row["booked_on"]), []).append(row["id"])
@@ -202,27 +252,54 @@ async def budget(request: Request):
         if plan["kind"] != "income":
             actual = -actual
         if not groups or groups[-1]["id"] != plan["group_id"]:
-            groups.append({"id": plan["group_id"], "name": plan["group_name"], "planned": Decimal(0),
-                           "actual": Decimal(0), "categories": []})
+            groups.append(
+                {
+                    "id": plan["group_id"],
+                    "name": plan["group_name"],
+                    "planned": Decimal(0),
+                    "actual": Decimal(0),
+                    "categories": [],
+                }
+            )
         group = groups[-1]
         group["planned"] += Decimal(plan["planned"])
         group["actual"] += actual
-        group["categories"].append({"category_id": plan["id"], "kind": plan["kind"],
-                                    "planned": money(Decimal(plan["planned"])), "actual": money(actual)})
+        group["categories"].append(
+            {
+                "category_id": plan["id"],
+                "kind": plan["kind"],
+                "planned": money(Decimal(plan["planned"])),
+                "actual": money(actual),
+            }
+        )
     for group in groups:
         group["planned"], group["actual"] = money(group["planned"]), money(group["actual"])
     warnings = []
     if plans:
         for c in API.store.all(
-                "SELECT * FROM contracts WHERE user_id = ? AND category_id IS NULL ORDER BY id", user["id"]):
-            warnings.append({"code": "contract_without_category", "contract_id": c["id"], "name": c["name"],
-                             "amount": c["amount"], "currency": c["currency"]})
+            "SELECT * FROM contracts WHERE user_id = ? AND category_id IS NULL ORDER BY id", user["id"]
+        ):
+            warnings.append(
+                {
+                    "code": "contract_without_category",
+                    "contract_id": c["id"],
+                    "name": c["name"],
+                    "amount": c["amount"],
+                    "currency": c["currency"],
+                }
+            )
     warnings += missing_rate_warnings(missing)
-    return JSONResponse({
-        "month": month, "currency": BASE,
-        "prev": f"/api/budget?month={earlier[-1]}" if earlier else None,
-        "next": f"/api/budget?month={later[0]}" if later else None,
-        "groups": groups, "warnings": warnings, "complete": not warnings})
+    return JSONResponse(
+        {
+            "month": month,
+            "currency": BASE,
+            "prev": f"/api/budget?month={earlier[-1]}" if earlier else None,
+            "next": f"/api/budget?month={later[0]}" if later else None,
+            "groups": groups,
+            "warnings": warnings,
+            "complete": not warnings,
+        }
+    )
 
 
 # ---- transactions ----------------------------------------------------------------------------------
@@ -248,26 +325,45 @@ def int_param(request: Request, name: str, low=None, high=None):
     try:
         number = int(value)
     except ValueError:
-        return None, invalid(["query", name], "Input should be a valid integer, unable to parse string as an integer",
-                             "int_parsing", value)
+        return None, invalid(
+            ["query", name],
+            "Input should be a valid integer, unable to parse string as an integer",
+            "int_parsing",
+            value,
+        )
     if low is not None and number < low:
-        return None, invalid(["query", name], f"Input should be greater than or equal to {low}", "greater_than_equal",
-                             value)
+        return None, invalid(
+            ["query", name], f"Input should be greater than or equal to {low}", "greater_than_equal", value
+        )
     if high is not None and number > high:
-        return None, invalid(["query", name], f"Input should be less than or equal to {high}", "less_than_equal",
-                             value)
+        return None, invalid(["query", name], f"Input should be less than or equal to {high}", "less_than_equal", value)
     return number, None
 
 
 def txn_json(row, tag_ids) -> dict:
     link = None
     if row["link_id"] is not None:
-        link = {"id": row["link_id"], "from_id": row["from_id"], "from_account_id": row["from_account_id"],
-                "to_id": row["to_id"], "to_account_id": row["link_to_account_id"]}
-    return {"id": row["id"], "account_id": row["account_id"], "booked_on": row["booked_on"],
-            "amount": money(Decimal(row["amount"])), "currency": row["currency"], "counterparty": row["counterparty"],
-            "purpose": row["purpose"], "category_id": row["category_id"], "tag_ids": tag_ids,
-            "to_account_id": row["to_account_id"], "transfer_link": link, "created_at": row["created_at"]}
+        link = {
+            "id": row["link_id"],
+            "from_id": row["from_id"],
+            "from_account_id": row["from_account_id"],
+            "to_id": row["to_id"],
+            "to_account_id": row["link_to_account_id"],
+        }
+    return {
+        "id": row["id"],
+        "account_id": row["account_id"],
+        "booked_on": row["booked_on"],
+        "amount": money(Decimal(row["amount"])),
+        "currency": row["currency"],
+        "counterparty": row["counterparty"],
+        "purpose": row["purpose"],
+        "category_id": row["category_id"],
+        "tag_ids": tag_ids,
+        "to_account_id": row["to_account_id"],
+        "transfer_link": link,
+        "created_at": row["created_at"],
+    }
 
 
 async def transactions(request: Request):
@@ -298,14 +394,23 @@ async def transactions(request: Request):
         value = q.get(name)
         if value:
             if not DAY.match(value):
-                return invalid(["query", name], "Input should be a valid date in the format YYYY-MM-DD", "date_from_datetime_parsing", value)
+                return invalid(
+                    ["query", name],
+                    "Input should be a valid date in the format YYYY-MM-DD",
+                    "date_from_datetime_parsing",
+                    value,
+                )
             where.append(f"t.booked_on {op} ?")
             args.append(value)
     text = (q.get("q") or "").strip()
     if text:
-        pattern = "%" + text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        where.append("(lower(coalesce(t.counterparty,'')) LIKE ? ESCAPE '\\'"
-                     " OR lower(coalesce(t.purpose,'')) LIKE ? ESCAPE '\\')")
+        # Case folded by Unicode rules on both sides (`str.casefold`): "süd" finds "ALDI SÜD", "strasse"
+        # finds "Straße". SQLite's own lower() and LIKE fold ASCII letters only.
+        pattern = "%" + text.casefold().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        where.append(
+            "(casefold(coalesce(t.counterparty,'')) LIKE ? ESCAPE '\\'"
+            " OR casefold(coalesce(t.purpose,'')) LIKE ? ESCAPE '\\')"
+        )
         args += [pattern, pattern]
     cursor = q.get("cursor")
     if cursor:
@@ -315,17 +420,24 @@ async def transactions(request: Request):
         where.append("(t.booked_on < ? OR (t.booked_on = ? AND t.id < ?))")
         args += [position[0], position[0], position[1]]
     limit = limit or 50
-    rows = API.store.all(TXN_SELECT + " WHERE " + " AND ".join(where) + " ORDER BY t.booked_on DESC, t.id DESC LIMIT ?",
-                         *args, limit + 1)
+    rows = API.store.all(
+        TXN_SELECT + " WHERE " + " AND ".join(where) + " ORDER BY t.booked_on DESC, t.id DESC LIMIT ?", *args, limit + 1
+    )
     page = rows[:limit]
     tag_map = {}
     if page:
         marks = ",".join("?" * len(page))
-        for r in API.store.all(f"SELECT * FROM transaction_tags WHERE transaction_id IN ({marks}) ORDER BY tag_id",
-                               *[r["id"] for r in page]):
+        for r in API.store.all(
+            f"SELECT * FROM transaction_tags WHERE transaction_id IN ({marks}) ORDER BY tag_id",
+            *[r["id"] for r in page],
+        ):
             tag_map.setdefault(r["transaction_id"], []).append(r["tag_id"])
-    return JSONResponse({"items": [txn_json(r, tag_map.get(r["id"], [])) for r in page],
-                         "next_cursor": encode_cursor(page[-1]) if len(rows) > limit else None})
+    return JSONResponse(
+        {
+            "items": [txn_json(r, tag_map.get(r["id"], [])) for r in page],
+            "next_cursor": encode_cursor(page[-1]) if len(rows) > limit else None,
+        }
+    )
 
 
 # ---- contracts -------------------------------------------------------------------------------------
@@ -347,12 +459,30 @@ async def contracts(request: Request):
         else:
             monthly_total += base_monthly
             yearly_total += base_yearly
-        items.append({"id": c["id"], "name": c["name"], "amount": c["amount"], "currency": c["currency"],
-                      "rhythm": c["rhythm"], "next_due": c["next_due"], "category_id": c["category_id"],
-                      "account_id": c["account_id"],
-                      "monthly": money(base_monthly) if base_monthly is not None else None,
-                      "yearly": money(base_yearly) if base_yearly is not None else None})
-    warnings = [{"code": "missing_exchange_rate", "currency": cur, "date": d, "contract_ids": ids}
-                for (cur, d), ids in sorted(missing.items())]
-    return JSONResponse({"currency": BASE, "monthly_total": money(monthly_total), "yearly_total": money(yearly_total),
-                         "warnings": warnings, "items": items})
+        items.append(
+            {
+                "id": c["id"],
+                "name": c["name"],
+                "amount": c["amount"],
+                "currency": c["currency"],
+                "rhythm": c["rhythm"],
+                "next_due": c["next_due"],
+                "category_id": c["category_id"],
+                "account_id": c["account_id"],
+                "monthly": money(base_monthly) if base_monthly is not None else None,
+                "yearly": money(base_yearly) if base_yearly is not None else None,
+            }
+        )
+    warnings = [
+        {"code": "missing_exchange_rate", "currency": cur, "date": d, "contract_ids": ids}
+        for (cur, d), ids in sorted(missing.items())
+    ]
+    return JSONResponse(
+        {
+            "currency": BASE,
+            "monthly_total": money(monthly_total),
+            "yearly_total": money(yearly_total),
+            "warnings": warnings,
+            "items": items,
+        }
+    )

@@ -6,12 +6,10 @@ Run: python server.py --port PORT --db PATH   (binds 127.0.0.1 only; prints READ
 import argparse
 import asyncio
 import base64
+import contextlib
 import hashlib
 import json
-import os
 import secrets
-import time
-from datetime import datetime, timedelta, timezone
 
 import pyotp
 import uvicorn
@@ -21,13 +19,17 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 import finance
-from store import FIXTURES, PASSWORDS, Store, check_password, hash_password, token_hash
+from standin.asgi import StandInMiddleware, control_body, control_routes
+from standin.faults import Faults
+from standin.passwords import check_password, hash_password, token_hash
+from standin.request_log import RequestLog
+from store import FIXTURES, PASSWORDS, open_store
 
 COOKIE = "certain_session"
 TOKEN_HEADER = "x-certain-token"
 COOKIE_MAX_AGE = 30 * 24 * 3600
 SETUP_URL = "/einstellungen/sicherheit"
-CONTROL = os.environ.get("CERTAIN_REF_CONTROL") == "1"
+CONTROL_SWITCH = "CERTAIN_REF_CONTROL"
 
 MESSAGES = {
     "not_authenticated": ("Nicht angemeldet.", "Not signed in."),
@@ -36,21 +38,28 @@ MESSAGES = {
     "session_expired": ("Sitzung abgelaufen.", "Session expired."),
     "token_revoked": ("Die Gerätemarke wurde widerrufen.", "The device token was revoked."),
     "password_change_required": ("Bitte zuerst das Passwort ändern.", "Change your password first."),
-    "mfa_setup_required": ("Zweiter Faktor muss im Browser eingerichtet werden.", "Set up a second factor in the browser."),
+    "mfa_setup_required": (
+        "Zweiter Faktor muss im Browser eingerichtet werden.",
+        "Set up a second factor in the browser.",
+    ),
     "token_cannot_mint": ("Eine Gerätemarke kann keine Marke ausstellen.", "A device token cannot issue a token."),
     "cookie_required": ("Nur mit einer Anmeldung im Browser.", "Only with a browser sign-in."),
     "not_found": ("Nicht gefunden.", "Not found."),
     "weak_password": ("Das Passwort ist zu schwach.", "The password is too weak."),
-    "idempotency_key_reused": ("Der Schlüssel wurde mit anderem Inhalt benutzt.", "The key was used with another body."),
+    "idempotency_key_reused": (
+        "Der Schlüssel wurde mit anderem Inhalt benutzt.",
+        "The key was used with another body.",
+    ),
     "invalid_grant": ("Ungültige Berechtigung.", "Invalid grant."),
 }
 
 
 class State:
     def __init__(self, db_path: str):
-        self.store = Store(db_path)
-        self.clock_offset = 0.0
-        self.requests: list[dict] = []
+        self.store = open_store(db_path)
+        self.clock = self.store.clock
+        self.log = RequestLog()
+        self.faults = Faults()
         self.idempotent: dict[str, tuple[float, str, dict]] = {}
         self.oauth_codes: dict[str, dict] = {}
         self.access_tokens: dict[str, dict] = {}
@@ -58,15 +67,7 @@ class State:
         self.counters = {"refresh": 0, "refresh_failed": 0, "token_exchange": 0}
         self.tickets: dict[str, dict] = {}
         self.refresh_fails = 0
-        self.drops: dict[str, int] = {}
-        self.faults: dict[str, dict] = {}
         self.hold: dict | None = None
-
-    def now(self) -> float:
-        return time.time() + self.clock_offset
-
-    def stamp(self) -> str:
-        return datetime.fromtimestamp(self.now(), timezone.utc).replace(tzinfo=None).isoformat(timespec="microseconds")
 
 
 S: State
@@ -108,20 +109,20 @@ def caller(request: Request):
             return None, "not_authenticated", None
         if row["revoked"]:
             return None, "token_revoked", None
-        S.store.run("UPDATE tokens SET last_used_at = ? WHERE id = ?", S.stamp(), row["id"])
+        S.store.run("UPDATE tokens SET last_used_at = ? WHERE id = ?", S.clock.stamp(), row["id"])
         return S.store.one("SELECT * FROM users WHERE id = ?", row["user_id"]), "token", row
     auth = request.headers.get("authorization", "")
     if auth.startswith("Bearer "):
         grant = S.access_tokens.get(auth[7:])
         if grant is None or grant["revoked"]:
             return None, "not_authenticated", None
-        if grant["expires_at"] <= S.now():
+        if grant["expires_at"] <= S.clock.now():
             return None, "session_expired", None
         return S.store.one("SELECT * FROM users WHERE id = ?", grant["user_id"]), "bearer", grant
     session = session_of(request)
     if session is None:
         return None, "not_authenticated", None
-    if S.now() - session["created_at"] > COOKIE_MAX_AGE:
+    if S.clock.now() - session["created_at"] > COOKIE_MAX_AGE:
         return None, "session_expired", None
     return S.store.one("SELECT * FROM users WHERE id = ?", session["user_id"]), "cookie", session
 
@@ -142,8 +143,11 @@ def full_user(request: Request):
 
 def user_json(user) -> dict:
     return {
-        "id": user["id"], "username": user["username"], "display_name": user["display_name"],
-        "mfa_enabled": user["totp_secret"] is not None, "must_change_password": bool(user["must_change_password"]),
+        "id": user["id"],
+        "username": user["username"],
+        "display_name": user["display_name"],
+        "mfa_enabled": user["totp_secret"] is not None,
+        "must_change_password": bool(user["must_change_password"]),
         "created_at": user["created_at"],
     }
 
@@ -183,7 +187,11 @@ async def login(request: Request):
     value = secrets.token_urlsafe(32)
     S.store.run(
         "INSERT INTO sessions (token_hash, user_id, stage, created_at) VALUES (?,?,?,?)",
-        token_hash(value), user["id"], stage, S.now())
+        token_hash(value),
+        user["id"],
+        stage,
+        S.clock.now(),
+    )
     response = JSONResponse(stage_reply(stage, user))
     response.set_cookie(COOKIE, value, max_age=COOKIE_MAX_AGE, httponly=True, secure=True, samesite="lax")
     return response
@@ -191,7 +199,7 @@ async def login(request: Request):
 
 def valid_totp(user, code: str) -> bool:
     totp = pyotp.TOTP(user["totp_secret"])
-    now = S.now()
+    now = S.clock.now()
     for offset in (-1, 0, 1):
         counter = int(now // 30) + offset
         if secrets.compare_digest(totp.at(counter * 30), code):
@@ -213,7 +221,10 @@ async def second_factor(request: Request):
         ok = valid_totp(user, code)
     else:
         row = S.store.one(
-            "SELECT rowid FROM recovery_codes WHERE user_id = ? AND code_hash = ? AND used = 0", user["id"], token_hash(code))
+            "SELECT rowid FROM recovery_codes WHERE user_id = ? AND code_hash = ? AND used = 0",
+            user["id"],
+            token_hash(code),
+        )
         if row is not None:
             S.store.run("UPDATE recovery_codes SET used = 1 WHERE rowid = ?", row["rowid"])
             ok = True
@@ -235,7 +246,9 @@ async def change_password(request: Request):
     new = str(data.get("new_password", ""))
     if len(new) < 10 or new == data.get("current_password"):
         return error(request, 422, "weak_password")
-    S.store.run("UPDATE users SET password_hash = ?, must_change_password = 0 WHERE id = ?", hash_password(new), user["id"])
+    S.store.run(
+        "UPDATE users SET password_hash = ?, must_change_password = 0 WHERE id = ?", hash_password(new), user["id"]
+    )
     user = S.store.one("SELECT * FROM users WHERE id = ?", user["id"])
     stage = next_stage(user, "password_change")
     S.store.run("UPDATE sessions SET stage = ? WHERE token_hash = ?", stage, session["token_hash"])
@@ -283,7 +296,7 @@ async def mint(request: Request):
     key = request.headers.get("idempotency-key")
     if key and key in S.idempotent:
         at, digest, reply = S.idempotent[key]
-        if S.now() - at < 600:
+        if S.clock.now() - at < 600:
             if digest != hashlib.sha256(raw).hexdigest():
                 return error(request, 422, "idempotency_key_reused")
             return JSONResponse(reply, status_code=201, headers={"Idempotent-Replayed": "true"})
@@ -291,16 +304,22 @@ async def mint(request: Request):
     if data.get("scope") != "app":
         return JSONResponse(
             {"detail": [{"loc": ["body", "scope"], "msg": "Input should be 'app'", "type": "literal_error"}]},
-            status_code=422)
+            status_code=422,
+        )
     plaintext = "ctk_" + secrets.token_urlsafe(32)
     name = str(data.get("name") or "Gerät")[:200]
     token_id = S.store.run(
         "INSERT INTO tokens (user_id, name, scope, token_hash, created_at) VALUES (?,?,?,?,?)",
-        user["id"], name, "app", token_hash(plaintext), S.stamp())
+        user["id"],
+        name,
+        "app",
+        token_hash(plaintext),
+        S.clock.stamp(),
+    )
     row = S.store.one("SELECT * FROM tokens WHERE id = ?", token_id)
     reply = dict(token_json(row), token=plaintext)
     if key:
-        S.idempotent[key] = (S.now(), hashlib.sha256(raw).hexdigest(), reply)
+        S.idempotent[key] = (S.clock.now(), hashlib.sha256(raw).hexdigest(), reply)
     return JSONResponse(reply, status_code=201)
 
 
@@ -347,8 +366,12 @@ async def authorize(request: Request):
     if user is None:
         return RedirectResponse(f"{REDIRECT_URI}?error=access_denied&state={q.get('state', '')}", status_code=302)
     code = secrets.token_urlsafe(24)
-    S.oauth_codes[code] = {"user_id": user["id"], "challenge": q["code_challenge"], "nonce": q.get("nonce"),
-                           "at": S.now()}
+    S.oauth_codes[code] = {
+        "user_id": user["id"],
+        "challenge": q["code_challenge"],
+        "nonce": q.get("nonce"),
+        "at": S.clock.now(),
+    }
     state = q.get("state", "")
     if q.get("tamper_state"):
         state = "tampered"
@@ -359,17 +382,23 @@ def issue_grant(user_id: int, nonce=None, family=None) -> dict:
     access = "cat_" + secrets.token_urlsafe(24)
     refresh = "crt_" + secrets.token_urlsafe(24)
     family = family or secrets.token_hex(8)
-    S.access_tokens[access] = {"user_id": user_id, "expires_at": S.now() + 3600, "revoked": False, "family": family}
+    S.access_tokens[access] = {
+        "user_id": user_id,
+        "expires_at": S.clock.now() + 3600,
+        "revoked": False,
+        "family": family,
+    }
     S.refresh_tokens[refresh] = {"user_id": user_id, "used": False, "revoked": False, "family": family}
     reply = {"access_token": access, "refresh_token": refresh, "token_type": "Bearer", "expires_in": 3600}
     if nonce is not None:
-        claims = {"sub": str(user_id), "aud": CLIENT_ID, "nonce": nonce, "iat": int(S.now())}
+        claims = {"sub": str(user_id), "aud": CLIENT_ID, "nonce": nonce, "iat": int(S.clock.now())}
         reply["id_token"] = ".".join([b64url(b'{"alg":"none"}'), b64url(json.dumps(claims).encode()), ""])
     return reply
 
 
 async def form_of(request: Request) -> dict:
     from urllib.parse import parse_qs
+
     return {k: v[0] for k, v in parse_qs((await request.body()).decode()).items()}
 
 
@@ -396,7 +425,9 @@ async def token_endpoint(request: Request):
             for e in list(S.refresh_tokens.values()) + list(S.access_tokens.values()):
                 if e["family"] == entry["family"]:
                     e["revoked"] = True
-            return JSONResponse({"error": "invalid_grant", "error_description": "refresh token reused"}, status_code=400)
+            return JSONResponse(
+                {"error": "invalid_grant", "error_description": "refresh token reused"}, status_code=400
+            )
         entry["used"] = True
         for e in S.access_tokens.values():
             if e["family"] == entry["family"]:
@@ -450,37 +481,48 @@ async def cli_poll(request: Request):
 
 
 async def control_reset(request: Request):
-    fixture = str((await body(request)).get("fixture", "default"))
+    """Loads a fixture (its clock set back) and forgets the request log, the faults and every grant."""
+    fixture = str((await control_body(request)).get("fixture", "default"))
     if fixture not in FIXTURES:
         return finance.invalid(["body", "fixture"], f"Input should be one of {sorted(FIXTURES)}", "enum", fixture)
     S.store.reset(fixture)
-    S.requests.clear(); S.idempotent.clear(); S.oauth_codes.clear(); S.access_tokens.clear()
-    S.refresh_tokens.clear(); S.tickets.clear(); S.clock_offset = 0.0; S.refresh_fails = 0; S.drops.clear()
-    S.faults.clear(); S.hold = None
+    S.log.clear()
+    S.faults.clear()
+    for kept in (S.idempotent, S.oauth_codes, S.access_tokens, S.refresh_tokens, S.tickets):
+        kept.clear()
+    S.refresh_fails = 0
+    S.hold = None
     for k in S.counters:
         S.counters[k] = 0
     return JSONResponse({"ok": True, "fixture": fixture})
 
 
-async def control_fail(request: Request):
-    """The next `times` requests to `path` wait `delay_ms`, then fail with `status` (or only wait when 0)."""
-    data = await body(request)
-    S.faults[str(data.get("path", ""))] = {
-        "status": int(data.get("status", 500)), "times": int(data.get("times", 1)),
-        "delay_ms": int(data.get("delay_ms", 0))}
-    return JSONResponse({"ok": True})
-
-
 async def control_hold(request: Request):
-    """POST {"count": N, "timeout_ms": T}: hold every /api reply until N requests are waiting (or T passed);
-    GET: whether the count was reached, i.e. the client had N requests in flight at once."""
+    """POST {"count": N, "timeout_ms": T, "release": "together"|"last_first", "lag_ms": L}: hold every /api
+    reply until N requests are waiting (or T passed), then answer them together, or (`last_first`) the last
+    one first and the others once its reply has gone out, L ms later (default 200): a late reply to an older
+    request. GET: whether the count was reached, i.e. the client had N requests in flight at once."""
     if request.method == "GET":
         hold = S.hold or {}
-        return JSONResponse({"count": hold.get("count"), "waiting": hold.get("waiting", 0),
-                             "reached": hold.get("reached", False)})
-    data = await body(request)
-    S.hold = {"count": int(data.get("count", 1)), "timeout": int(data.get("timeout_ms", 5000)) / 1000,
-              "waiting": 0, "reached": False, "event": asyncio.Event()}
+        return JSONResponse(
+            {"count": hold.get("count"), "waiting": hold.get("waiting", 0), "reached": hold.get("reached", False)}
+        )
+    data = await control_body(request)
+    release = str(data.get("release", "together"))
+    if release not in ("together", "last_first"):
+        return finance.invalid(
+            ["body", "release"], "Input should be 'together' or 'last_first'", "literal_error", release
+        )
+    S.hold = {
+        "count": int(data.get("count", 1)),
+        "timeout": int(data.get("timeout_ms", 5000)) / 1000,
+        "waiting": 0,
+        "reached": False,
+        "event": asyncio.Event(),
+        "last_first": release == "last_first",
+        "lag": int(data.get("lag_ms", 200)) / 1000,
+        "last_done": asyncio.Event(),
+    }
     return JSONResponse({"ok": True})
 
 
@@ -488,24 +530,17 @@ async def control_fixture(request: Request):
     return JSONResponse({"passwords": PASSWORDS, "recovery_codes": S.store.fixture_state.get("recovery_codes", {})})
 
 
-async def control_requests(request: Request):
-    if request.method == "DELETE":
-        S.requests.clear()
-        return Response(status_code=204)
-    return JSONResponse(S.requests)
-
-
 async def control_totp(request: Request):
     user = S.store.one("SELECT * FROM users WHERE username = ?", request.path_params["username"])
     if user is None or not user["totp_secret"]:
         return error(request, 404, "not_found")
     offset = int(request.query_params.get("offset", "0"))
-    return JSONResponse({"code": pyotp.TOTP(user["totp_secret"]).at(S.now() + 30 * offset)})
+    return JSONResponse({"code": pyotp.TOTP(user["totp_secret"]).at(S.clock.now() + 30 * offset)})
 
 
 async def control_clock(request: Request):
-    S.clock_offset += float((await body(request)).get("advance_days", 0)) * 86400
-    return JSONResponse({"offset_days": S.clock_offset / 86400})
+    S.clock.advance(float((await control_body(request)).get("advance_days", 0)) * 86400)
+    return JSONResponse({"offset_days": S.clock.offset / 86400})
 
 
 async def control_counters(request: Request):
@@ -513,17 +548,11 @@ async def control_counters(request: Request):
 
 
 async def control_oauth(request: Request):
-    data = await body(request)
+    data = await control_body(request)
     if data.get("expire_access"):
         for e in S.access_tokens.values():
-            e["expires_at"] = S.now() - 1
+            e["expires_at"] = S.clock.now() - 1
     S.refresh_fails = int(data.get("fail_refreshes", S.refresh_fails))
-    return JSONResponse({"ok": True})
-
-
-async def control_drop_reply(request: Request):
-    data = await body(request)
-    S.drops[str(data.get("path", ""))] = int(data.get("times", 1))
     return JSONResponse({"ok": True})
 
 
@@ -533,7 +562,7 @@ async def control_tokens(request: Request):
 
 
 async def control_ticket(request: Request):
-    data = await body(request)
+    data = await control_body(request)
     entry = S.tickets.get(str(data.get("ticket", "")))
     if entry is None:
         return error(request, 404, "not_found")
@@ -567,21 +596,19 @@ routes = [
     Route("/auth/cli-poll", cli_poll),
 ]
 
-# Served only when CERTAIN_REF_CONTROL=1, and only to 127.0.0.1.
-control_routes = [
-    Route("/_control/reset", control_reset, methods=["POST"]),
-    Route("/_control/fixture", control_fixture),
-    Route("/_control/requests", control_requests, methods=["GET", "DELETE"]),
-    Route("/_control/totp/{username}", control_totp),
-    Route("/_control/clock", control_clock, methods=["POST"]),
-    Route("/_control/counters", control_counters),
-    Route("/_control/oauth", control_oauth, methods=["POST"]),
-    Route("/_control/ticket", control_ticket, methods=["POST"]),
-    Route("/_control/drop-reply", control_drop_reply, methods=["POST"]),
-    Route("/_control/fail", control_fail, methods=["POST"]),
-    Route("/_control/hold", control_hold, methods=["GET", "POST"]),
-    Route("/_control/tokens", control_tokens),
-]
+# The server's own control endpoints, beside the shared `requests`, `fail` and `drop-reply` (standin.control):
+# served only when CERTAIN_REF_CONTROL=1, and only to 127.0.0.1.
+CONTROL_ENDPOINTS = {
+    "reset": (control_reset, ["POST"]),
+    "fixture": (control_fixture, ["GET"]),
+    "totp/{username}": (control_totp, ["GET"]),
+    "clock": (control_clock, ["POST"]),
+    "counters": (control_counters, ["GET"]),
+    "oauth": (control_oauth, ["POST"]),
+    "ticket": (control_ticket, ["POST"]),
+    "hold": (control_hold, ["GET", "POST"]),
+    "tokens": (control_tokens, ["GET"]),
+}
 
 
 async def not_found(request: Request, exc):
@@ -592,90 +619,79 @@ async def method_not_allowed(request: Request, exc):
     return JSONResponse({"detail": "Method Not Allowed"}, status_code=405)
 
 
-class RequestLog:
-    """Records method, path, query and whether a cookie or token came along (C-TOK-3), never their values;
-    applies the control endpoints' faults, holds and dropped replies."""
+def log_fields(headers: dict) -> dict:
+    """Certain's own fields of a request log entry: whether a device token or a bearer came along (C-TOK-3),
+    never their values."""
+    return {"token": TOKEN_HEADER in headers, "bearer": headers.get("authorization", "").startswith("Bearer ")}
+
+
+def injected_failure(status: int, path: str) -> Response:
+    return JSONResponse({"detail": "Vom Test ausgelöster Fehler.", "code": "control_fault"}, status_code=status)
+
+
+async def hold(scope) -> None:
+    """While `POST /_control/hold` is armed, each /api request waits until `count` of them are waiting."""
+    if S.hold is None or not scope["path"].startswith("/api/") or S.hold["reached"]:
+        return
+    held = S.hold
+    held["waiting"] += 1
+    if held["waiting"] >= held["count"]:
+        held["reached"] = True
+        held["event"].set()
+        if held["last_first"]:
+            scope[LAST_HELD] = held  # HoldRelease tells the others when this reply has gone out
+        return
+    try:
+        await asyncio.wait_for(held["event"].wait(), held["timeout"])
+    except TimeoutError:
+        held["event"].set()
+        S.hold = None  # the client never had them all in flight: release, and report not reached
+        return
+    if held["last_first"]:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(held["last_done"].wait(), held["timeout"])
+        await asyncio.sleep(held["lag"])
+
+
+LAST_HELD = "certain.last_held"
+
+
+class HoldRelease:
+    """Outside the shared middleware: once the last held request's reply has gone out (`release: last_first`),
+    lets the earlier held ones run."""
 
     def __init__(self, app):
         self.app = app
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
+        try:
             await self.app(scope, receive, send)
-            return
-        if scope["path"].startswith("/_control"):
-            client = (scope.get("client") or ("", 0))[0]
-            if not CONTROL or client != "127.0.0.1":
-                await self.app(dict(scope, path="/_control/off"), receive, send)
-                return
-            await self.app(scope, receive, send)
-            return
-        headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
-        path = scope["path"]
-        S.requests.append({
-            "method": scope["method"], "path": path, "query": scope.get("query_string", b"").decode(),
-            "cookie": "cookie" in headers, "token": TOKEN_HEADER in headers,
-            "bearer": headers.get("authorization", "").startswith("Bearer "), "at": S.stamp()})
-        if S.hold is not None and path.startswith("/api/") and not S.hold["reached"]:
-            hold = S.hold
-            hold["waiting"] += 1
-            if hold["waiting"] >= hold["count"]:
-                hold["reached"] = True
-                hold["event"].set()
-            else:
-                try:
-                    await asyncio.wait_for(hold["event"].wait(), hold["timeout"])
-                except asyncio.TimeoutError:
-                    hold["event"].set()
-                    S.hold = None  # the client never had them all in flight: release, and report not reached
-        fault = S.faults.get(path)
-        if fault and fault["times"] > 0:
-            fault["times"] -= 1
-            if fault["delay_ms"]:
-                await asyncio.sleep(fault["delay_ms"] / 1000)
-            if fault["status"]:
-                reply = JSONResponse({"detail": "Vom Test ausgelöster Fehler.", "code": "control_fault"},
-                                     status_code=fault["status"])
-                await reply(scope, receive, send)
-                return
-        if S.drops.get(path, 0) > 0:
-            S.drops[path] -= 1
-            await self.app(scope, receive, dropping(send))
-            return
-        if any(S.drops.values()):
-            # While a drop is armed, every other reply closes its connection, so the dropped request
-            # arrives on a fresh one: a client library that silently resends on a reused connection
-            # that died (libcurl does) would otherwise hide the lost reply from the app.
-            await self.app(scope, receive, closing(send))
-            return
-        await self.app(scope, receive, send)
+        finally:
+            held = scope.get(LAST_HELD)
+            if held is not None:
+                held["last_done"].set()
 
 
-def closing(send):
-    """A `send` that adds `Connection: close` to the reply's head."""
-
-    async def close_after(message):
-        if message["type"] == "http.response.start":
-            headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"connection"]
-            message = dict(message, headers=headers + [(b"connection", b"close")])
-        await send(message)
-
-    return close_after
-
-
-def dropping(send):
-    """A `send` that lets the handler commit, then closes the connection before the status line: the
-    client receives nothing at all. uvicorn's `send` is a bound method of the request cycle, whose
-    transport we close; marking the cycle disconnected stops uvicorn from writing a 500 afterwards."""
-    cycle = getattr(send, "__self__", None)
-
-    async def drop(message):
-        if message["type"] == "http.response.start" and cycle is not None:
-            cycle.disconnected = True
-            cycle.transport.close()
-        # every message of the reply is swallowed
-
-    return drop
+def build_app() -> HoldRelease:
+    """The routes, the control endpoints, and the shared middleware: the request log, the faults and holds.
+    While a lost reply is armed, every other reply closes its connection, so the lost one arrives on a fresh
+    connection (a client that resends on a reused connection by itself would hide it from the app)."""
+    controls = control_routes(
+        CONTROL_SWITCH, S.log, S.faults, CONTROL_ENDPOINTS, refused=lambda request: error(request, 404, "not_found")
+    )
+    app = Starlette(routes=routes + controls, exception_handlers={404: not_found, 405: method_not_allowed})
+    return HoldRelease(
+        StandInMiddleware(
+            app,
+            log=S.log,
+            faults=S.faults,
+            clock=S.clock,
+            failure=injected_failure,
+            extra=log_fields,
+            before=hold,
+            fresh_connections_while_dropping=True,
+        )
+    )
 
 
 def main() -> None:
@@ -688,10 +704,9 @@ def main() -> None:
     finance.API.store = S.store
     finance.API.full_user = full_user
     finance.API.error = error
-    finance.API.now = S.now
-    app = RequestLog(Starlette(routes=routes + control_routes,
-                               exception_handlers={404: not_found, 405: method_not_allowed}))
-    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning", access_log=False)
+    finance.API.now = S.clock.now
+    finance.register_functions(S.store.db)
+    uvicorn.run(build_app(), host="127.0.0.1", port=args.port, log_level="warning", access_log=False)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """CompanionKit fault server: a stdlib-only HTTP/1.1 server that misbehaves on purpose.
 
-Usage: python3 fault_server.py --state-dir DIR [--log FILE]
+Usage: PYTHONPATH=<repo>/Servers/common python3 fault_server.py --state-dir DIR [--log FILE]
 
 Binds five listeners on 127.0.0.1 (port 0 each) and prints one line to stdout:
     READY <primary> <secondary> <tls> <root-same> <root-cross>
@@ -17,7 +17,8 @@ Routes (JSON bodies unless noted; "envelope" = {"error":{"code","message"}}):
   GET  /small                       {}
   GET  /json?bytes=N                JSON object padded to ~N bytes
   GET  /items?after=ID&limit=N&total=T   cursor paging (ids item-0001 ...)
-  ANY  /echo, /echo-headers         {"method","path","query","raw_query","headers","cookies","body","body_bytes","origin"}
+  ANY  /echo, /echo-headers         {"method","path","query","raw_query","headers","cookies","body",
+                                     "body_bytes","origin"}
   GET  /status/<code>?envelope=omnigent|fastapi|plain|html|none&retry_after=N&retry_after_date=1
   ANY  /flaky?key=K&fail=N&code=503&retry_after=0&mode=status|reset
   POST|PATCH|PUT /write?key_required=0|1&fail_first=N&mode=503|reset|stall&stall=S  (Idempotency-Key)
@@ -56,6 +57,16 @@ Routes (JSON bodies unless noted; "envelope" = {"error":{"code","message"}}):
   GET  /sse?count=5&interval_ms=20&stream=NAME&drop_after=K&retry=MS&comment=1&multiline=1
            &big=B&stall_after=K&malformed=1&crlf=1   text/event-stream, chunked; resumes after Last-Event-ID
   GET  /_sse_stats?stream=NAME      {"connections":c,"last_event_ids":[...]}
+  GET  /lost-reply                  200 {"ok":true,"connection_request":n} (n: how many requests this connection
+           has carried, this one included), on a kept-alive connection
+  POST|PUT|PATCH|DELETE /lost-reply the whole request is read and committed (logged, and counted as an
+           effect of its Idempotency-Key in /_stats), then the connection closes without a byte of reply
+           (no status line; no `100 Continue` either). After a GET on the same connection, this is a write
+           whose reused connection dies unanswered: the case where a client may resend it by itself.
+  GET  /_lost_reply_log?after=N&wait_ms=M   {"items":[...],"version":v}: every request to /lost-reply, in
+           the request-log shape of Servers/common (standin.request_log) plus "connection_request",
+           "content_length" (declared, or null), "body_bytes" (received) and "committed" (the whole body
+           arrived); with `after`, answered once the version is past N or after M ms (at most 10 s)
   ANY  /replica/<path>              400 {"error":{"code":"wrong_replica"}} when the request carries
            X-Databricks-Omnigent-Slice-Key (a replica that does not own that host), else 200 with an
            empty list page (GET) or {"queued":true,"pending_id":"pending-1"} (other methods: a message
@@ -80,6 +91,9 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
+from standin import control
+from standin.request_log import RequestLog
+
 MAX_BODY = 64 * 1024 * 1024
 MAX_STALL = 30.0
 MAX_LOG = 1000
@@ -93,15 +107,17 @@ class State:
 
     def __init__(self):
         self.lock = threading.Lock()
+        self.lost_replies = RequestLog()  # every request to /lost-reply (/_lost_reply_log)
         self.reset()
 
     def reset(self):
-        self.flaky = {}          # key -> requests seen
-        self.attempts = {}       # idempotency key -> requests seen
-        self.effects = {}        # idempotency key -> effects applied
-        self.responses = {}      # idempotency key -> stored reply of the applied write
-        self.secondary = []      # requests seen by the secondary port
-        self.sse = {}            # stream -> {"connections", "last_event_ids"}
+        self.flaky = {}  # key -> requests seen
+        self.attempts = {}  # idempotency key -> requests seen
+        self.effects = {}  # idempotency key -> effects applied
+        self.responses = {}  # idempotency key -> stored reply of the applied write
+        self.secondary = []  # requests seen by the secondary port
+        self.sse = {}  # stream -> {"connections", "last_event_ids"}
+        self.lost_replies.clear()
 
 
 STATE = State()
@@ -110,18 +126,32 @@ STATE = State()
 def log(msg):
     if LOG["file"] is not None:
         with LOG["lock"]:
-            LOG["file"].write("%s %s\n" % (time.strftime("%H:%M:%S"), msg))
+            LOG["file"].write("{} {}\n".format(time.strftime("%H:%M:%S"), msg))
             LOG["file"].flush()
 
 
 def envelope(status, message=None):
-    codes = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-             405: "method_not_allowed", 409: "conflict", 422: "validation_error",
-             429: "rate_limited", 500: "internal_error", 502: "bad_gateway",
-             503: "service_unavailable", 504: "gateway_timeout"}
+    codes = {
+        400: "bad_request",
+        401: "unauthorized",
+        403: "forbidden",
+        404: "not_found",
+        405: "method_not_allowed",
+        409: "conflict",
+        422: "validation_error",
+        429: "rate_limited",
+        500: "internal_error",
+        502: "bad_gateway",
+        503: "service_unavailable",
+        504: "gateway_timeout",
+    }
     reason = BaseHTTPRequestHandler.responses.get(status, ("Error",))[0]
-    return {"error": {"code": codes.get(status, "http_%d" % status),
-                      "message": message or "The fault server answered %d %s." % (status, reason)}}
+    return {
+        "error": {
+            "code": codes.get(status, f"http_{status}"),
+            "message": message or f"The fault server answered {status} {reason}.",
+        }
+    }
 
 
 def num(q, name, default, lo, hi, cast=int):
@@ -138,13 +168,13 @@ def num(q, name, default, lo, hi, cast=int):
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
-    timeout = 120                # idle keep-alive connections end eventually
+    timeout = 120  # idle keep-alive connections end eventually
     origin = "primary"
     server_version = "FaultServer/1.0"
 
     # ---- plumbing -------------------------------------------------------
     def log_message(self, fmt, *args):
-        log("%s %s" % (self.origin, fmt % args))
+        log(f"{self.origin} {fmt % args}")
 
     def do_GET(self):
         self.dispatch()
@@ -157,7 +187,7 @@ class Handler(BaseHTTPRequestHandler):
             while True:
                 size = int(self.rfile.readline(1024).split(b";")[0].strip() or b"x", 16)
                 if size == 0:
-                    for _ in range(100):             # trailers, then the empty line
+                    for _ in range(100):  # trailers, then the empty line
                         if self.rfile.readline(8192) in (b"\r\n", b"\n", b""):
                             break
                     return b"".join(parts)
@@ -203,19 +233,28 @@ class Handler(BaseHTTPRequestHandler):
     def wait(self, seconds):
         STOP.wait(max(0.0, min(MAX_STALL, seconds)))
 
+    def handle_expect_100(self):
+        # A lost reply sends no byte at all, not even `100 Continue`: the client sends its body after its own wait.
+        if urlsplit(self.path).path == "/lost-reply":
+            return True
+        return super().handle_expect_100()
+
     def dispatch(self):
+        # The handler lives as long as its connection: this counts the requests the connection carried.
+        self.connection_requests = getattr(self, "connection_requests", 0) + 1
         split = urlsplit(self.path)
         self.route, self.raw_query = split.path, split.query
         self.q = {k: v[-1] for k, v in parse_qs(split.query, keep_blank_values=True).items()}
+        if self.route == "/lost-reply":
+            return self.r_lost_reply()  # logged before its body is read: a body that never comes shows too
         try:
             self.body = self.read_body()
         except ValueError as exc:
             self.close_connection = True
-            return self.error(400, "Unreadable request body: %s" % exc)
+            return self.error(400, f"Unreadable request body: {exc}")
         if self.origin == "secondary":
             with STATE.lock:
-                STATE.secondary.append({"method": self.command, "path": self.path,
-                                        "headers": self.header_dict()})
+                STATE.secondary.append({"method": self.command, "path": self.path, "headers": self.header_dict()})
                 del STATE.secondary[:-MAX_LOG]
         key = self.headers.get("Idempotency-Key")
         if key and self.route != "/write":
@@ -227,7 +266,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.workspace_root()
         if self.route == "/" and self.origin == "root-cross":
             # Marked, so a test can tell this redirect's target from other requests to the second origin.
-            return self.redirect("http://127.0.0.1:%d/?via=root-cross" % PORTS["secondary"])
+            return self.redirect(f"http://127.0.0.1:{PORTS['secondary']}/?via=root-cross")
         if self.route == "/" and self.origin == "root-same":
             return self.redirect("/workspace-root")
         if self.route == "/workspace-root":
@@ -241,7 +280,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.error(404, "Not found.")
         methods, func = entry
         if self.command not in methods:
-            return self.error(405, "Method %s not allowed here." % self.command)
+            return self.error(405, f"Method {self.command} not allowed here.")
         try:
             func(self)
         except (BrokenPipeError, ConnectionResetError):
@@ -293,13 +332,21 @@ class Handler(BaseHTTPRequestHandler):
             try:
                 start = int(after.rsplit("-", 1)[1])
             except (IndexError, ValueError):
-                return self.error(400, "Unknown cursor %r." % after)
-        data = [{"id": "item-%04d" % n, "n": n, "created_at": 1764400000 + n}
-                for n in range(start + 1, min(total, start + limit) + 1)]
-        self.json(200, {"object": "list", "data": data,
-                        "first_id": data[0]["id"] if data else None,
-                        "last_id": data[-1]["id"] if data else None,
-                        "has_more": bool(data) and data[-1]["n"] < total})
+                return self.error(400, f"Unknown cursor {after!r}.")
+        data = [
+            {"id": f"item-{n:04d}", "n": n, "created_at": 1764400000 + n}
+            for n in range(start + 1, min(total, start + limit) + 1)
+        ]
+        self.json(
+            200,
+            {
+                "object": "list",
+                "data": data,
+                "first_id": data[0]["id"] if data else None,
+                "last_id": data[-1]["id"] if data else None,
+                "has_more": bool(data) and data[-1]["n"] < total,
+            },
+        )
 
     def r_echo(self):
         cookies = {}
@@ -307,25 +354,33 @@ class Handler(BaseHTTPRequestHandler):
             if "=" in part:
                 name, value = part.strip().split("=", 1)
                 cookies[name] = value
-        self.json(200, {"method": self.command, "path": self.route, "query": self.q,
-                        "raw_query": self.raw_query, "headers": self.header_dict(),
-                        "cookies": cookies, "body": self.body.decode("utf-8", "replace"),
-                        "body_bytes": len(self.body), "origin": self.origin})
+        self.json(
+            200,
+            {
+                "method": self.command,
+                "path": self.route,
+                "query": self.q,
+                "raw_query": self.raw_query,
+                "headers": self.header_dict(),
+                "cookies": cookies,
+                "body": self.body.decode("utf-8", "replace"),
+                "body_bytes": len(self.body),
+                "origin": self.origin,
+            },
+        )
 
     # ---- a sharded deployment's router: the slice key names a host on another replica ----
     def r_replica(self):
         if self.headers.get("X-Databricks-Omnigent-Slice-Key"):
-            return self.json(400, {"error": {"code": "wrong_replica",
-                                             "message": "host is on another replica"}})
+            return self.json(400, {"error": {"code": "wrong_replica", "message": "host is on another replica"}})
         if self.command == "GET":
-            return self.json(200, {"object": "list", "data": [], "first_id": None, "last_id": None,
-                                   "has_more": False})
+            return self.json(200, {"object": "list", "data": [], "first_id": None, "last_id": None, "has_more": False})
         self.json(200, {"queued": True, "pending_id": "pending-1"})
 
     # ---- status codes, flaky endpoints, idempotent writes ---------------
     def r_status(self):
         try:
-            status = int(self.route[len("/status/"):])
+            status = int(self.route[len("/status/") :])
         except ValueError:
             return self.error(400, "Status must be a number.")
         if not 200 <= status <= 599:
@@ -341,9 +396,12 @@ class Handler(BaseHTTPRequestHandler):
         if kind == "html":
             page = b"<html><body><h1>Error %d</h1><p>Something broke.</p></body></html>" % status
             return self.send(status, page, "text/html; charset=utf-8", headers)
-        body = {"fastapi": {"detail": [{"type": "missing", "loc": ["body", "agent_id"],
-                                        "msg": "Field required", "input": {}}]},
-                "plain": {"error": "plain error sentence"}}.get(kind, envelope(status))
+        body = {
+            "fastapi": {
+                "detail": [{"type": "missing", "loc": ["body", "agent_id"], "msg": "Field required", "input": {}}]
+            },
+            "plain": {"error": "plain error sentence"},
+        }.get(kind, envelope(status))
         self.json(status, body, headers)
 
     def r_flaky(self):
@@ -354,8 +412,10 @@ class Handler(BaseHTTPRequestHandler):
             if self.q.get("mode") == "reset":
                 return self.hard_reset()
             retry = self.q.get("retry_after", "0")
-            self.error(num(self.q, "code", 503, 400, 599),
-                       headers=[("Retry-After", retry)] if retry not in ("", "none") else [])
+            self.error(
+                num(self.q, "code", 503, 400, 599),
+                headers=[("Retry-After", retry)] if retry not in ("", "none") else [],
+            )
             return
         self.json(200, {"ok": True, "attempt": attempt})
 
@@ -369,8 +429,13 @@ class Handler(BaseHTTPRequestHandler):
                 reply = dict(STATE.responses[key], replayed=True)
             else:
                 effect = STATE.effects[key] = STATE.effects.get(key, 0) + 1
-                reply = {"effect": effect, "key": key, "replayed": False, "method": self.command,
-                         "body": self.body.decode("utf-8", "replace")}
+                reply = {
+                    "effect": effect,
+                    "key": key,
+                    "replayed": False,
+                    "method": self.command,
+                    "body": self.body.decode("utf-8", "replace"),
+                }
                 if key:
                     STATE.responses[key] = reply
         if reply is None:
@@ -383,9 +448,46 @@ class Handler(BaseHTTPRequestHandler):
             if mode == "stall":
                 self.wait(num(self.q, "stall", 5.0, 0.0, MAX_STALL, float))
             else:
-                return self.error(503, "Write applied but the reply failed.",
-                                  [("Retry-After", "0")])
+                return self.error(503, "Write applied but the reply failed.", [("Retry-After", "0")])
         self.json(201, reply)
+
+    def r_lost_reply(self):
+        declared = self.headers.get("Content-Length")
+        key = self.headers.get("Idempotency-Key")
+        entry = STATE.lost_replies.record(
+            self.command,
+            self.route,
+            self.raw_query,
+            self.header_dict(),
+            time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            connection_request=self.connection_requests,
+            content_length=int(declared) if declared and declared.isdigit() else None,
+            body_bytes=0,
+            committed=False,
+        )
+        if key:
+            with STATE.lock:
+                STATE.attempts[key] = STATE.attempts.get(key, 0) + 1
+        if self.command in ("GET", "HEAD"):
+            STATE.lost_replies.update(entry, status=200)
+            return self.json(200, {"ok": True, "connection_request": self.connection_requests})
+        try:
+            body = self.read_body()
+            chunked = "chunked" in self.headers.get("Transfer-Encoding", "").lower()
+            complete = chunked or len(body) == (entry["content_length"] or 0)
+        except (ValueError, OSError):
+            body, complete = b"", False
+        if complete and key:
+            with STATE.lock:
+                STATE.effects[key] = STATE.effects.get(key, 0) + 1
+        STATE.lost_replies.update(entry, body_bytes=len(body), committed=complete, dropped=True)
+        self.close_connection = True  # FIN with nothing written: the whole body was read, so no RST
+
+    def r_lost_reply_log(self):
+        wait = control.log_wait(self.q)
+        if wait is not None:
+            STATE.lost_replies.wait(*wait)
+        self.json(200, STATE.lost_replies.reply())
 
     def r_stats(self):
         key = self.q.get("key", "")
@@ -442,9 +544,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def r_oversized(self):
         size = num(self.q, "bytes", 1024 * 1024, 2, MAX_BODY)
-        inner = size - 2                       # "[" + elements + "]"
+        inner = size - 2  # "[" + elements + "]"
         first = b"" if inner == 0 else (b"0" if inner % 2 else b"10")
-        pairs = (inner - len(first)) // 2      # each ",0" is 2 bytes
+        pairs = (inner - len(first)) // 2  # each ",0" is 2 bytes
         self.partial_head(size)
         self.wfile.write(b"[" + first)
         block = b",0" * 32768
@@ -487,13 +589,13 @@ class Handler(BaseHTTPRequestHandler):
         path = self.q.get("path", "/echo-headers")
         if not path.startswith("/"):
             return self.error(400, "'path' must start with '/'.")
-        self.redirect("http://127.0.0.1:%d%s" % (PORTS["secondary"], path), self.code())
+        self.redirect(f"http://127.0.0.1:{PORTS['secondary']}{path}", self.code())
 
     def r_redirect_https(self):
-        self.redirect("https://127.0.0.1:%d/ok" % PORTS["tls"])
+        self.redirect(f"https://127.0.0.1:{PORTS['tls']}/ok")
 
     def r_redirect_http(self):
-        self.redirect("http://127.0.0.1:%d/echo-headers" % PORTS["primary"])
+        self.redirect(f"http://127.0.0.1:{PORTS['primary']}/echo-headers")
 
     def r_ticket_start(self):
         self.json(200, {"ticket": "fault-ticket", "login_url": self.q.get("login_url", "/auth/login")})
@@ -545,7 +647,7 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         if "retry" in q:
-            self.chunk("retry: %d%s%s" % (num(q, "retry", 1000, 0, 3600000), nl, nl))
+            self.chunk(f"retry: {num(q, 'retry', 1000, 0, 3600000)}{nl}{nl}")
         sent = 0
         for n in range(start, count + 1):
             if STOP.is_set():
@@ -554,26 +656,26 @@ class Handler(BaseHTTPRequestHandler):
                 STOP.wait(interval)
             if q.get("comment") == "1":
                 self.chunk(": keep-alive" + nl)
-            data = '{"n":%d,"stream":%s}' % (n, json.dumps(stream))
+            data = f'{{"n":{n},"stream":{json.dumps(stream)}}}'
             if big and sent == 0:
-                data = data[:-1] + ',"pad":"%s"}' % ("z" * max(0, big - len(data) - 9))
+                data = data[:-1] + ',"pad":"' + "z" * max(0, big - len(data) - 9) + '"}'
             lines = []
             if q.get("malformed") == "1":
                 lines += ["nocolonline", "bogus: ignored field", "retry: abc"]
-            lines += ["id: %d" % n, "event: tick"]
+            lines += [f"id: {n}", "event: tick"]
             if q.get("multiline") == "1" and "," in data:
                 head, tail = data.split(",", 1)
                 lines += ["data: " + head + ",", "data: " + tail]
             else:
                 lines.append("data: " + data)
             if q.get("malformed") == "1":
-                lines.append("id: 99\x0099")        # contains NUL: the spec says ignore it
+                lines.append("id: 99\x0099")  # contains NUL: the spec says ignore it
             event = nl.join(lines) + nl + nl
             for i in range(0, len(event), 65536):
-                self.chunk(event[i:i + 65536])
+                self.chunk(event[i : i + 65536])
             sent += 1
             if drop_after and sent >= drop_after and n < count:
-                self.close_connection = True         # FIN without the last chunk: a drop
+                self.close_connection = True  # FIN without the last chunk: a drop
                 return
             if stall_after and sent >= stall_after and n < count:
                 self.wait(MAX_STALL)
@@ -601,6 +703,7 @@ ROUTES = {
     "/flaky": (ANY, Handler.r_flaky),
     "/write": (WRITE, Handler.r_write),
     "/_stats": (GET, Handler.r_stats),
+    "/_lost_reply_log": (GET, Handler.r_lost_reply_log),
     "/_reset": (("POST",), Handler.r_reset_state),
     "/reset": (ANY, Handler.r_reset),
     "/reset-before": (ANY, Handler.r_reset_before),
@@ -635,7 +738,7 @@ class TLSHandler(Handler):
 
     def setup(self):
         self.request.settimeout(10)
-        self.request.do_handshake()          # in the handler thread, never in the accept loop
+        self.request.do_handshake()  # in the handler thread, never in the accept loop
         super().setup()
 
 
@@ -649,7 +752,7 @@ class Server(ThreadingHTTPServer):
         self.server_name, self.server_port = "127.0.0.1", self.server_address[1]
 
     def handle_error(self, request, client_address):
-        log("error from %s: %r" % (client_address, sys.exc_info()[1]))
+        log(f"error from {client_address}: {sys.exc_info()[1]!r}")
 
 
 def make_certificate(state_dir):
@@ -657,10 +760,30 @@ def make_certificate(state_dir):
         sys.exit("fault_server: the `openssl` CLI is required for the TLS listener but was not found")
     cert, key = os.path.join(state_dir, "tls-cert.pem"), os.path.join(state_dir, "tls-key.pem")
     result = subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-         "-nodes", "-days", "2",
-         "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-         "-keyout", key, "-out", cert], capture_output=True, text=True, timeout=60)
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            key,
+            "-out",
+            cert,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     if result.returncode != 0:
         sys.exit("fault_server: openssl failed:\n" + result.stderr)
     return cert, key
@@ -681,19 +804,19 @@ def main():
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
 
-    servers = {"primary": Server(("127.0.0.1", 0), Handler),
-               "secondary": Server(("127.0.0.1", 0), type("SecondaryHandler", (Handler,), {"origin": "secondary"})),
-               "tls": Server(("127.0.0.1", 0), TLSHandler),
-               "root-same": Server(("127.0.0.1", 0), type("RootSameHandler", (Handler,), {"origin": "root-same"})),
-               "root-cross": Server(("127.0.0.1", 0), type("RootCrossHandler", (Handler,), {"origin": "root-cross"}))}
-    servers["tls"].socket = context.wrap_socket(servers["tls"].socket, server_side=True,
-                                                do_handshake_on_connect=False)
+    servers = {
+        "primary": Server(("127.0.0.1", 0), Handler),
+        "secondary": Server(("127.0.0.1", 0), type("SecondaryHandler", (Handler,), {"origin": "secondary"})),
+        "tls": Server(("127.0.0.1", 0), TLSHandler),
+        "root-same": Server(("127.0.0.1", 0), type("RootSameHandler", (Handler,), {"origin": "root-same"})),
+        "root-cross": Server(("127.0.0.1", 0), type("RootCrossHandler", (Handler,), {"origin": "root-cross"})),
+    }
+    servers["tls"].socket = context.wrap_socket(servers["tls"].socket, server_side=True, do_handshake_on_connect=False)
     for name, server in servers.items():
         PORTS[name] = server.server_address[1]
         threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
-    print("READY %d %d %d %d %d" % (PORTS["primary"], PORTS["secondary"], PORTS["tls"], PORTS["root-same"],
-                                    PORTS["root-cross"]), flush=True)
-    log("ready on %r" % PORTS)
+    print("READY", *(PORTS[name] for name in ("primary", "secondary", "tls", "root-same", "root-cross")), flush=True)
+    log(f"ready on {PORTS!r}")
     while not STOP.wait(0.1):
         pass
     for server in servers.values():

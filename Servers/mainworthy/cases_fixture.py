@@ -16,8 +16,15 @@ CREATE TABLE IF NOT EXISTS proposal_versions (proposal_id TEXT PRIMARY KEY, case
     version INTEGER NOT NULL, fields TEXT NOT NULL);
 """
 
-TAGS = [("regression", range(1, 31)), ("payments", range(10, 20)), ("mobile", range(41, 49)),
-        ("cart", range(1, 6)), ("a11y", range(60, 63)), ("slow", range(100, 102)), ("legacy", range(110, 111))]
+TAGS = [
+    ("regression", range(1, 31)),
+    ("payments", range(10, 20)),
+    ("mobile", range(41, 49)),
+    ("cart", range(1, 6)),
+    ("a11y", range(60, 63)),
+    ("slow", range(100, 102)),
+    ("legacy", range(110, 111)),
+]
 
 
 def load(s) -> None:

@@ -8,7 +8,10 @@ import json
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from store import Store, hash_secret
+from standin.faults import Faults
+from standin.passwords import token_hash
+from standin.request_log import RequestLog
+from standin.store import Store
 
 COOKIE = "mw_session"
 IDEMPOTENCY_TTL = 24 * 3600
@@ -18,6 +21,8 @@ MAX_LIMIT = 200
 
 class State:
     store: Store
+    log = RequestLog()
+    faults = Faults()
     base_url: str = ""
     # MAINWORTHY_APPLE_APPS as read at start; /_control/configure replaces it as a restart with
     # another configuration would.
@@ -66,7 +71,7 @@ async def json_body(request: Request) -> dict:
     try:
         data = json.loads(raw)
     except ValueError:
-        raise refuse(422, "invalid", "The body is not JSON.", fields={"body": "not_json"})
+        raise refuse(422, "invalid", "The body is not JSON.", fields={"body": "not_json"}) from None
     if not isinstance(data, dict):
         raise refuse(422, "invalid", "The body is not a JSON object.", fields={"body": "not_object"})
     return data
@@ -84,7 +89,7 @@ def session_row(request: Request):
     value = request.cookies.get(COOKIE)
     if not value:
         return None
-    return S.store.one("SELECT * FROM sessions WHERE token_hash = ?", hash_secret(value))
+    return S.store.one("SELECT * FROM sessions WHERE token_hash = ?", token_hash(value))
 
 
 def signed_in(request: Request):
@@ -96,7 +101,10 @@ def signed_in(request: Request):
         raise refuse(401, "session_ended")
     S.store.run(
         "UPDATE sessions SET last_used_at = ?, last_used_from = ? WHERE id = ?",
-        S.store.stamp(), client_place(request), session["id"])
+        S.store.clock.stamp(),
+        client_place(request),
+        session["id"],
+    )
     user = S.store.one("SELECT * FROM users WHERE id = ?", session["user_id"])
     return user, session
 
@@ -134,7 +142,9 @@ def paging(request: Request) -> tuple[int, int]:
     limit = DEFAULT_LIMIT
     if raw_limit is not None:
         if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= MAX_LIMIT:
-            raise refuse(422, "invalid", f"limit must be a number from 1 to {MAX_LIMIT}.", fields={"limit": "out_of_range"})
+            raise refuse(
+                422, "invalid", f"limit must be a number from 1 to {MAX_LIMIT}.", fields={"limit": "out_of_range"}
+            )
         limit = int(raw_limit)
     cursor = request.query_params.get("cursor")
     offset = 0
@@ -145,13 +155,15 @@ def paging(request: Request) -> tuple[int, int]:
                 raise ValueError
             offset = int(text[2:])
         except (ValueError, UnicodeDecodeError):
-            raise refuse(422, "invalid", "The cursor is not one this server gave out.", fields={"cursor": "unknown"})
+            raise refuse(
+                422, "invalid", "The cursor is not one this server gave out.", fields={"cursor": "unknown"}
+            ) from None
     return offset, limit
 
 
 def page(rows: list, offset: int, limit: int) -> tuple[list, str | None]:
     """The rows of one page and the cursor of the next (`None` at the end)."""
-    chunk = rows[offset:offset + limit]
+    chunk = rows[offset : offset + limit]
     more = offset + limit < len(rows)
     cursor = base64.urlsafe_b64encode(f"o:{offset + limit}".encode()).decode().rstrip("=") if more else None
     return chunk, cursor
@@ -181,10 +193,10 @@ def keyed(handler):
         scope = f"user:{session['user_id']}" if session is not None and not session["ended"] else "anonymous"
         auth = request.headers.get("authorization", "")
         if auth.startswith("Bearer "):
-            scope = "token:" + hash_secret(auth[7:])
+            scope = "token:" + token_hash(auth[7:])
         mark = fingerprint(request, raw)
         store = S.store
-        store.run("DELETE FROM idempotency WHERE stored_at < ?", store.now() - IDEMPOTENCY_TTL)
+        store.run("DELETE FROM idempotency WHERE stored_at < ?", store.clock.now() - IDEMPOTENCY_TTL)
         kept = store.one("SELECT * FROM idempotency WHERE scope = ? AND key = ?", scope, key)
         if kept is not None:
             if kept["fingerprint"] != mark:
@@ -200,13 +212,21 @@ def keyed(handler):
         except Refusal as refusal:
             response = refusal.response
         if response.status_code < 500 and response.status_code != 401:
-            headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in response.raw_headers
-                       if k.decode("latin-1").lower() not in ("content-length",)]
+            headers = [
+                (k.decode("latin-1"), v.decode("latin-1"))
+                for k, v in response.raw_headers
+                if k.decode("latin-1").lower() not in ("content-length",)
+            ]
             store.run(
                 "INSERT INTO idempotency VALUES (?,?,?,?,?,?,?)",
-                scope, key, mark, response.status_code,
+                scope,
+                key,
+                mark,
+                response.status_code,
                 json.dumps(headers),
-                response.body, store.now())
+                response.body,
+                store.clock.now(),
+            )
         return response
 
     return wrapper

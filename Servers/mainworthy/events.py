@@ -1,6 +1,6 @@
 """The project's event stream: publishing an event, and waking the open streams.
 
-Every write to a project appends one row to `events` through `Store.event()` (the row's id is the
+Every write to a project appends one row to `events` through `publish()` (the row's id is the
 project's new `revision`). This module lets any route module publish an event and lets the stream
 (`routes_events`) wait for the next one without polling:
 
@@ -10,13 +10,12 @@ project's new `revision`). This module lets any route module publish an event an
 `publish(store, project, kind, data) -> int` appends the event and returns its id, which is also the
 project's revision; the stream adds `"revision": <id>` to `data` when it sends the event. Kinds the
 stream sends: change, question, decision, run, case (others, such as the fixture's, are kept but not
-sent). Writers that call `Store.event()` directly wake the streams the same way (a hook in the store).
+sent). `revision(store, project)` is the project's revision now.
 """
 
 import asyncio
+import json
 import threading
-
-import store as store_module
 
 STREAMED_KINDS = ("change", "question", "decision", "run", "case")
 
@@ -29,9 +28,24 @@ AFTER_PUBLISH: list = []
 
 
 def publish(store, project: str, kind: str, data: dict) -> int:
-    """Appends an event of `kind` with `data` to `project`'s stream and returns its id (the project's
-    new revision). The open streams of the project send it at once."""
-    return store.event(project, kind, data)
+    """Appends an event of `kind` with `data` to `project`'s stream, raises the project's revision to its
+    id and returns it. The hooks run and the open streams of the project send it at once."""
+    with store.lock:
+        event_id = store.run(
+            "INSERT INTO events (project, type, data, at) VALUES (?,?,?,?)",
+            project,
+            kind,
+            json.dumps(data),
+            store.clock.stamp(),
+        )
+        store.run("UPDATE projects SET revision = ? WHERE key = ?", event_id, project)
+        _appended(store, project, kind, data, event_id)
+        return event_id
+
+
+def revision(store, project: str) -> int:
+    """The project's revision: the id of its latest event."""
+    return store.one("SELECT revision FROM projects WHERE key = ?", project)["revision"]
 
 
 def subscribe(project: str) -> asyncio.Event:
@@ -59,9 +73,6 @@ def _appended(store, project: str, kind: str, data: dict, event_id: int) -> None
             loop.call_soon_threadsafe(signal.set)
         except RuntimeError:  # the loop closed: the stream is gone
             pass
-
-
-store_module.EVENT_HOOKS.append(_appended)
 
 
 def wake_all() -> None:

@@ -8,7 +8,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from common import COOKIE, S, client_place, error, guarded, json_body, keyed, person, refuse, signed_in
-from store import check_password, hash_secret
+from standin.passwords import check_password, token_hash
 
 VERSION = "1.31.0"
 LICENCE_HTML = """<!doctype html>
@@ -35,9 +35,14 @@ async def apple_app_site_association(request: Request):
 
 def session_json(row, current_id: str | None) -> dict:
     return {
-        "id": row["id"], "client": row["client"], "opened_by": row["opened_by"], "opened_at": row["opened_at"],
-        "opened_from": row["opened_from"], "last_used_at": row["last_used_at"],
-        "last_used_from": row["last_used_from"], "current": row["id"] == current_id,
+        "id": row["id"],
+        "client": row["client"],
+        "opened_by": row["opened_by"],
+        "opened_at": row["opened_at"],
+        "opened_from": row["opened_from"],
+        "last_used_at": row["last_used_at"],
+        "last_used_from": row["last_used_from"],
+        "current": row["id"] == current_id,
     }
 
 
@@ -55,11 +60,22 @@ async def open_session(request: Request):
         return error(401, "invalid_credentials")
     value = secrets.token_urlsafe(32)
     sid = S.store.new_id("se")
-    now, place = S.store.stamp(), client_place(request)
-    label = client if isinstance(client, str) and client.strip() else request.headers.get("user-agent", "Unknown client")
+    now, place = S.store.clock.stamp(), client_place(request)
+    label = (
+        client if isinstance(client, str) and client.strip() else request.headers.get("user-agent", "Unknown client")
+    )
     S.store.run(
         "INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,0)",
-        sid, user["id"], hash_secret(value), label, "password", now, place, now, place)
+        sid,
+        user["id"],
+        token_hash(value),
+        label,
+        "password",
+        now,
+        place,
+        now,
+        place,
+    )
     row = S.store.one("SELECT * FROM sessions WHERE id = ?", sid)
     response = JSONResponse({"user": person(user["id"]), "session": session_json(row, sid)}, status_code=201)
     response.set_cookie(COOKIE, value, httponly=True, secure=True, samesite="lax", path="/")
@@ -93,9 +109,12 @@ async def projects(request: Request):
     user, _ = signed_in(request)
     rows = S.store.all(
         "SELECT p.key, p.name, m.capabilities FROM projects p JOIN memberships m ON m.project = p.key "
-        "WHERE m.user_id = ? ORDER BY p.position", user["id"])
-    return JSONResponse({"items": [
-        {"key": r["key"], "name": r["name"], "capabilities": json.loads(r["capabilities"])} for r in rows]})
+        "WHERE m.user_id = ? ORDER BY p.position",
+        user["id"],
+    )
+    return JSONResponse(
+        {"items": [{"key": r["key"], "name": r["name"], "capabilities": json.loads(r["capabilities"])} for r in rows]}
+    )
 
 
 routes = [

@@ -20,13 +20,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+import events
 from common import S, guarded, page, paging, person, project_access, refuse
 from routes_runs import folder_subtree, search_matches
 
 RUNNABLE_BY = "Anyone who may produce evidence"
 CASE_NUMBER = re.compile(r"^[Cc]-(\d+)$")
-CURRENT = ("SELECT c.*, v.title, v.preconditions, v.steps FROM cases c JOIN case_versions v "
-           "ON v.case_id = c.id AND v.version = c.version WHERE c.project = ? AND c.archived = 0")
+CURRENT = (
+    "SELECT c.*, v.title, v.preconditions, v.steps FROM cases c JOIN case_versions v "
+    "ON v.case_id = c.id AND v.version = c.version WHERE c.project = ? AND c.archived = 0"
+)
 
 
 def worst(case_id: str, version: int) -> str | None:
@@ -42,8 +45,13 @@ def worst(case_id: str, version: int) -> str | None:
 
 
 def row_json(row) -> dict:
-    return {"id": row["id"], "number": f"C-{row['number']}", "title": row["title"], "version": row["version"],
-            "worst": worst(row["id"], row["version"])}
+    return {
+        "id": row["id"],
+        "number": f"C-{row['number']}",
+        "title": row["title"],
+        "version": row["version"],
+        "worst": worst(row["id"], row["version"]),
+    }
 
 
 def folder_row(key: str, fid: str):
@@ -68,7 +76,9 @@ def tags_by_use(key: str) -> list[dict]:
     rows = S.store.all(
         "SELECT t.name, (SELECT COUNT(*) FROM case_tags ct JOIN cases c ON c.id = ct.case_id "
         "WHERE ct.tag = t.name AND c.project = t.project AND c.archived = 0) AS count "
-        "FROM tags t WHERE t.project = ? ORDER BY count DESC, t.name", key)
+        "FROM tags t WHERE t.project = ? ORDER BY count DESC, t.name",
+        key,
+    )
     return [{"name": r["name"], "count": r["count"]} for r in rows]
 
 
@@ -90,28 +100,45 @@ def document_json(key: str, case, version: int) -> dict:
         raise refuse(404, "not_found", f"C-{case['number']} has no version {version}.")
     folder = S.store.one("SELECT * FROM folders WHERE id = ?", case["folder_id"])
     tags = [r["tag"] for r in S.store.all("SELECT tag FROM case_tags WHERE case_id = ? ORDER BY tag", case["id"])]
-    return {"id": case["id"], "number": f"C-{case['number']}", "version": version,
-            "current_version": case["version"], "title": v["title"], "preconditions": v["preconditions"],
-            "steps": json.loads(v["steps"]), "runnable_by": RUNNABLE_BY, "folder": folder_brief(folder),
-            "tags": tags, "archived": bool(case["archived"]),
-            "web_url": f"{S.base_url}/{key}/cases/{case['number']}", "revision": S.store.revision(key)}
+    return {
+        "id": case["id"],
+        "number": f"C-{case['number']}",
+        "version": version,
+        "current_version": case["version"],
+        "title": v["title"],
+        "preconditions": v["preconditions"],
+        "steps": json.loads(v["steps"]),
+        "runnable_by": RUNNABLE_BY,
+        "folder": folder_brief(folder),
+        "tags": tags,
+        "archived": bool(case["archived"]),
+        "web_url": f"{S.base_url}/{key}/cases/{case['number']}",
+        "revision": events.revision(S.store, key),
+    }
 
 
 async def browse(request: Request):
     """M-CASE-1: the top folders (Unsorted first) and the tags by use."""
     _, key = project_access(request)
     folders = S.store.all(
-        "SELECT * FROM folders WHERE project = ? AND parent_id IS NULL ORDER BY system DESC, position, name", key)
+        "SELECT * FROM folders WHERE project = ? AND parent_id IS NULL ORDER BY system DESC, position, name", key
+    )
     total = S.store.one("SELECT COUNT(*) AS n FROM cases WHERE project = ? AND archived = 0", key)["n"]
-    return JSONResponse({"revision": S.store.revision(key), "case_count": total,
-                         "folders": [folder_brief(f) for f in folders], "tags": tags_by_use(key)})
+    return JSONResponse(
+        {
+            "revision": events.revision(S.store, key),
+            "case_count": total,
+            "folders": [folder_brief(f) for f in folders],
+            "tags": tags_by_use(key),
+        }
+    )
 
 
 async def tags(request: Request):
     _, key = project_access(request)
     offset, limit = paging(request)
     chunk, cursor = page(tags_by_use(key), offset, limit)
-    return JSONResponse({"items": chunk, "next_cursor": cursor, "revision": S.store.revision(key)})
+    return JSONResponse({"items": chunk, "next_cursor": cursor, "revision": events.revision(S.store, key)})
 
 
 async def folder(request: Request):
@@ -122,8 +149,14 @@ async def folder(request: Request):
         path.insert(0, {"id": cursor["id"], "name": cursor["name"]})
         cursor = S.store.one("SELECT * FROM folders WHERE id = ?", cursor["parent_id"]) if cursor["parent_id"] else None
     subfolders = S.store.all("SELECT * FROM folders WHERE parent_id = ? ORDER BY position, name", row["id"])
-    return JSONResponse({**folder_brief(row), "path": path, "subfolders": [folder_brief(f) for f in subfolders],
-                         "revision": S.store.revision(key)})
+    return JSONResponse(
+        {
+            **folder_brief(row),
+            "path": path,
+            "subfolders": [folder_brief(f) for f in subfolders],
+            "revision": events.revision(S.store, key),
+        }
+    )
 
 
 def search_rows(key: str, text: str, scope: str) -> list:
@@ -134,7 +167,8 @@ def search_rows(key: str, text: str, scope: str) -> list:
         rows = S.store.all(CURRENT + f" AND c.folder_id IN ({','.join('?' * len(ids))}) ORDER BY c.number", key, *ids)
     elif scope.startswith("tag:"):
         rows = S.store.all(
-            CURRENT + " AND c.id IN (SELECT case_id FROM case_tags WHERE tag = ?) ORDER BY c.number", key, scope[4:])
+            CURRENT + " AND c.id IN (SELECT case_id FROM case_tags WHERE tag = ?) ORDER BY c.number", key, scope[4:]
+        )
     else:
         raise refuse(422, "invalid", "scope is folder:<id>, tag:<name> or project.", fields={"scope": "unknown"})
     words = text.split()
@@ -156,13 +190,14 @@ async def cases(request: Request):
         rows = S.store.all(CURRENT + " AND c.folder_id = ? ORDER BY c.number", key, fid)
     elif "tag" in params:
         rows = S.store.all(
-            CURRENT + " AND c.id IN (SELECT case_id FROM case_tags WHERE tag = ?) ORDER BY c.number", key,
-            params["tag"])
+            CURRENT + " AND c.id IN (SELECT case_id FROM case_tags WHERE tag = ?) ORDER BY c.number", key, params["tag"]
+        )
     else:
         rows = S.store.all(CURRENT + " ORDER BY c.number", key)
     chunk, cursor = page(rows, offset, limit)
-    return JSONResponse({"items": [row_json(r) for r in chunk], "next_cursor": cursor,
-                         "revision": S.store.revision(key)})
+    return JSONResponse(
+        {"items": [row_json(r) for r in chunk], "next_cursor": cursor, "revision": events.revision(S.store, key)}
+    )
 
 
 async def case(request: Request):
@@ -175,9 +210,11 @@ async def versions(request: Request):
     """M-CASE-5: every version, newest first, with author, time and reason."""
     _, key = project_access(request)
     row = case_row(key, request.path_params["id"])
-    items = [{"version": v["version"], "author": person(v["author_id"]), "at": v["at"], "reason": v["reason"]}
-             for v in S.store.all("SELECT * FROM case_versions WHERE case_id = ? ORDER BY version DESC", row["id"])]
-    return JSONResponse({"items": items, "next_cursor": None, "revision": S.store.revision(key)})
+    items = [
+        {"version": v["version"], "author": person(v["author_id"]), "at": v["at"], "reason": v["reason"]}
+        for v in S.store.all("SELECT * FROM case_versions WHERE case_id = ? ORDER BY version DESC", row["id"])
+    ]
+    return JSONResponse({"items": items, "next_cursor": None, "revision": events.revision(S.store, key)})
 
 
 async def version(request: Request):

@@ -39,7 +39,8 @@ def change_row(key: str, change_id: str):
 def head_results(change) -> tuple[bool, list[dict], list[str]]:
     """(whether a report names the head, the latest result per test, the cases touched) at the head."""
     reports = S.store.all(
-        "SELECT body FROM reports WHERE change_id = ? AND commit_sha = ? ORDER BY id", change["id"], change["head"])
+        "SELECT body FROM reports WHERE change_id = ? AND commit_sha = ? ORDER BY id", change["id"], change["head"]
+    )
     latest: dict[str, dict] = {}
     touches: list[str] = []
     for report in reports:
@@ -105,15 +106,25 @@ def case_ref(key: str, number: str) -> dict | None:
     if not number.upper().startswith("C-") or not number[2:].isdigit():
         return None
     row = S.store.one(
-        "SELECT c.id, c.number, v.title FROM cases c JOIN case_versions v ON v.case_id = c.id AND v.version = c.version "
-        "WHERE c.project = ? AND c.number = ?", key, int(number[2:]))
+        "SELECT c.id, c.number, v.title FROM cases c "
+        "JOIN case_versions v ON v.case_id = c.id AND v.version = c.version WHERE c.project = ? AND c.number = ?",
+        key,
+        int(number[2:]),
+    )
     return {"id": row["id"], "number": f"C-{row['number']}", "title": row["title"]} if row else None
 
 
 def summary(change, with_gate: bool = True) -> dict:
-    item = {"id": change["id"], "ref": {"branch": change["branch"], "pull_request": change["pull_request"]},
-            "title": change["title"], "state": change["state"], "ended": change["state"] in ("merged", "closed"),
-            "head": change["head"], "base": change["base"], "updated_at": change["updated_at"]}
+    item = {
+        "id": change["id"],
+        "ref": {"branch": change["branch"], "pull_request": change["pull_request"]},
+        "title": change["title"],
+        "state": change["state"],
+        "ended": change["state"] in ("merged", "closed"),
+        "head": change["head"],
+        "base": change["base"],
+        "updated_at": change["updated_at"],
+    }
     if with_gate:
         item["gate"] = {"verdict": gate(change)["verdict"]}
     return item
@@ -122,7 +133,8 @@ def summary(change, with_gate: bool = True) -> dict:
 def newest(key: str) -> list:
     """M-CHG-2, O-20: the 500 newest changes by their latest report, newest first."""
     return S.store.all(
-        "SELECT * FROM changes WHERE project = ? ORDER BY updated_at DESC, seq DESC LIMIT ?", key, LIST_CAP)
+        "SELECT * FROM changes WHERE project = ? ORDER BY updated_at DESC, seq DESC LIMIT ?", key, LIST_CAP
+    )
 
 
 # ---- moving the head during a read (control) ----------------------------------------------------
@@ -166,7 +178,7 @@ def part_served(key: str, change_id: str, starts_read: bool) -> None:
 async def list_changes(request: Request):
     _, key = project_access(request)
     rows = newest(key)
-    return JSONResponse({"revision": S.store.revision(key), "items": [summary(r) for r in rows]})
+    return JSONResponse({"revision": events.revision(S.store, key), "items": [summary(r) for r in rows]})
 
 
 async def get_change(request: Request):
@@ -195,11 +207,22 @@ async def get_failing_tests(request: Request):
             continue
         question = failure_question(change, result["test"])
         cases = [ref for ref in (case_ref(key, n) for n in result.get("cases") or [] if isinstance(n, str)) if ref]
-        items.append({"test": result["test"], "outcome": result["outcome"], "message": result.get("message"),
-                      "job": result.get("job"),
-                      "question": {"id": question["id"], "state": question["state"],
-                                   "answer": standing_answer(question["id"])} if question else None,
-                      "cases": cases})
+        items.append(
+            {
+                "test": result["test"],
+                "outcome": result["outcome"],
+                "message": result.get("message"),
+                "job": result.get("job"),
+                "question": {
+                    "id": question["id"],
+                    "state": question["state"],
+                    "answer": standing_answer(question["id"]),
+                }
+                if question
+                else None,
+                "cases": cases,
+            }
+        )
     reply = {"head": change["head"], "items": items}
     part_served(key, change["id"], starts_read=False)
     return JSONResponse(reply)

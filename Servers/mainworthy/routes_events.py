@@ -34,9 +34,10 @@ def default_ping() -> float:
 
 
 class StreamControls:
-    ping_seconds: float = default_ping()
-    cuts: list[dict] = []
-    generation: int = 0
+    def __init__(self):
+        self.ping_seconds: float = default_ping()
+        self.cuts: list[dict] = []
+        self.generation: int = 0
 
 
 C = StreamControls()
@@ -59,7 +60,7 @@ def frame(row) -> str:
 
 def behind(key: str, last: int) -> bool:
     """Whether a client that saw event `last` missed more than the kept events, or names one never given."""
-    revision = S.store.revision(key)
+    revision = events.revision(S.store, key)
     if last > revision:
         return True
     missed = S.store.one("SELECT COUNT(*) AS n FROM events WHERE project = ? AND id > ?", key, last)["n"]
@@ -85,14 +86,13 @@ async def stream(request: Request):
         try:
             yield ": connected\n\n"
             if last is None:
-                last = S.store.revision(key)
+                last = events.revision(S.store, key)
             elif behind(key, last):
-                last = S.store.revision(key)
+                last = events.revision(S.store, key)
                 yield f"id: {last}\nevent: reset\ndata: {json.dumps({'revision': last})}\n\n"
             while C.generation == generation:
                 signal.clear()
-                rows = S.store.all(
-                    "SELECT * FROM events WHERE project = ? AND id > ? ORDER BY id LIMIT 200", key, last)
+                rows = S.store.all("SELECT * FROM events WHERE project = ? AND id > ? ORDER BY id LIMIT 200", key, last)
                 for row in rows:
                     last = row["id"]
                     if row["type"] not in events.STREAMED_KINDS:
@@ -108,13 +108,14 @@ async def stream(request: Request):
                     continue
                 try:
                     await asyncio.wait_for(signal.wait(), timeout=C.ping_seconds)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     yield ": ping\n\n"
         finally:
             events.unsubscribe(key, signal)
 
-    return StreamingResponse(body(), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return StreamingResponse(
+        body(), media_type="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    )
 
 
 routes = [

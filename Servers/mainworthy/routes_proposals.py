@@ -26,13 +26,15 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from common import S, json_body, keyed, project_access, refuse
-from routes_cases import case_row, unsorted_id
 from events import publish
+from routes_cases import case_row, unsorted_id
 
 TITLE_LIMIT = 300
 REASON_LIMIT = 500
-WHITE_SPACE = set("\t\n\u000b\u000c\r \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
-                  "\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+WHITE_SPACE = set(
+    "\t\n\u000b\u000c\r \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
 LINE_BREAKS = set("\n\u000b\u000c\r\u0085\u2028\u2029")
 FIELDS = ("title", "preconditions", "steps")
 
@@ -127,8 +129,11 @@ def checked(document, reason) -> tuple[dict, str | None]:
         if expected is not None and not isinstance(expected, str):
             bad(f"steps.{index}.expected", "not_text", f"The expected result of step {index + 1} is text.")
         elif expected and only_space(expected):
-            bad(f"steps.{index}.expected", "whitespace_only",
-                f"The expected result of step {index + 1} is only whitespace.")
+            bad(
+                f"steps.{index}.expected",
+                "whitespace_only",
+                f"The expected result of step {index + 1} is only whitespace.",
+            )
         clean_steps.append({"action": action, "expected": expected if expected else None})
     if reason is not None:
         if not isinstance(reason, str):
@@ -162,8 +167,17 @@ def needs_acceptance(folder_id: str) -> bool:
 def ask(key: str, kind: str, title: str, evidence: dict, answers: list, proposal_id: str) -> str:
     store = S.store
     qid = store.new_id("q")
-    store.run("INSERT INTO questions VALUES (?,?,?,?, 'open', ?, ?, ?, 0, NULL, NULL, ?)",
-              qid, key, kind, title, store.stamp(), json.dumps(evidence), json.dumps(answers), proposal_id)
+    store.run(
+        "INSERT INTO questions VALUES (?,?,?,?, 'open', ?, ?, ?, 0, NULL, NULL, ?)",
+        qid,
+        key,
+        kind,
+        title,
+        store.clock.stamp(),
+        json.dumps(evidence),
+        json.dumps(answers),
+        proposal_id,
+    )
     return qid
 
 
@@ -172,8 +186,17 @@ def answer(key: str, label: str, sentence: str, reason: bool = False) -> dict:
 
 
 def save_version(case_id: str, version: int, document: dict, author: str, reason: str | None) -> None:
-    S.store.run("INSERT INTO case_versions VALUES (?,?,?,?,?,?,?,?)", case_id, version, document["title"],
-                document["preconditions"], json.dumps(document["steps"]), author, S.store.stamp(), reason)
+    S.store.run(
+        "INSERT INTO case_versions VALUES (?,?,?,?,?,?,?,?)",
+        case_id,
+        version,
+        document["title"],
+        document["preconditions"],
+        json.dumps(document["steps"]),
+        author,
+        S.store.clock.stamp(),
+        reason,
+    )
 
 
 async def propose(request: Request):
@@ -192,26 +215,56 @@ async def propose(request: Request):
         document, reason = checked(data.get("document"), data.get("reason"))
         pid = store.new_id("pr")
         if needs_acceptance(folder_id):
-            store.run("INSERT INTO proposals VALUES (?,?,?, 'waiting', NULL, NULL, ?, ?, NULL, ?, ?)",
-                      pid, key, op, json.dumps({**document, "folder_id": folder_id}), reason, user["id"], store.stamp())
-            qid = ask(key, "proposal", f"New case “{document['title']}”",
-                      {"proposal": {"edit_count": 1, "edits": [{"op": "create_case", "document": document}]}},
-                      [answer("adopt", "Adopt", "Applies every edit of the proposal."),
-                       answer("reject", "Reject", "Discards the proposal; nothing changes.", reason=True)], pid)
+            store.run(
+                "INSERT INTO proposals VALUES (?,?,?, 'waiting', NULL, NULL, ?, ?, NULL, ?, ?)",
+                pid,
+                key,
+                op,
+                json.dumps({**document, "folder_id": folder_id}),
+                reason,
+                user["id"],
+                store.clock.stamp(),
+            )
+            qid = ask(
+                key,
+                "proposal",
+                f"New case “{document['title']}”",
+                {"proposal": {"edit_count": 1, "edits": [{"op": "create_case", "document": document}]}},
+                [
+                    answer("adopt", "Adopt", "Applies every edit of the proposal."),
+                    answer("reject", "Reject", "Discards the proposal; nothing changes.", reason=True),
+                ],
+                pid,
+            )
             store.run("UPDATE proposals SET question_id = ? WHERE id = ?", qid, pid)
             revision = publish(store, key, "question", {"id": qid, "kind": "proposal"})
-            return JSONResponse({"proposal": {"id": pid, "state": "waiting", "question_id": qid},
-                                 "revision": revision}, status_code=201)
+            return JSONResponse(
+                {"proposal": {"id": pid, "state": "waiting", "question_id": qid}, "revision": revision}, status_code=201
+            )
         number = (store.one("SELECT MAX(number) AS n FROM cases WHERE project = ?", key)["n"] or 0) + 1
         cid = store.new_id("c")
         store.run("INSERT INTO cases VALUES (?,?,?,?,1,0)", cid, key, number, folder_id)
         save_version(cid, 1, document, user["id"], reason)
-        store.run("INSERT INTO proposals VALUES (?,?,?, 'adopted', ?, NULL, ?, ?, NULL, ?, ?)",
-                  pid, key, op, cid, json.dumps(document), reason, user["id"], store.stamp())
+        store.run(
+            "INSERT INTO proposals VALUES (?,?,?, 'adopted', ?, NULL, ?, ?, NULL, ?, ?)",
+            pid,
+            key,
+            op,
+            cid,
+            json.dumps(document),
+            reason,
+            user["id"],
+            store.clock.stamp(),
+        )
         store.run("INSERT INTO proposal_versions VALUES (?,?,1,?)", pid, cid, json.dumps(list(FIELDS)))
         revision = publish(store, key, "case", {"id": cid, "number": f"C-{number}", "version": 1})
-        return JSONResponse({"proposal": {"id": pid, "state": "adopted", "case_id": cid, "number": f"C-{number}",
-                                          "version": 1}, "revision": revision}, status_code=201)
+        return JSONResponse(
+            {
+                "proposal": {"id": pid, "state": "adopted", "case_id": cid, "number": f"C-{number}", "version": 1},
+                "revision": revision,
+            },
+            status_code=201,
+        )
 
     ref = data.get("case_id")
     if not isinstance(ref, str):
@@ -219,11 +272,17 @@ async def propose(request: Request):
     try:
         case = case_row(key, ref)
     except Exception:
-        raise refuse(422, "invalid", f"There is no case “{ref}” in this project.", fields={"case_id": "unknown"})
+        raise refuse(
+            422, "invalid", f"There is no case “{ref}” in this project.", fields={"case_id": "unknown"}
+        ) from None
     base = data.get("base_version")
     if not isinstance(base, int) or isinstance(base, bool) or not 1 <= base <= case["version"]:
-        raise refuse(422, "invalid", f"The base version is a version of C-{case['number']}, from 1 to "
-                     f"{case['version']}.", fields={"base_version": "unknown"})
+        raise refuse(
+            422,
+            "invalid",
+            f"The base version is a version of C-{case['number']}, from 1 to {case['version']}.",
+            fields={"base_version": "unknown"},
+        )
     document, reason = checked(data.get("document"), data.get("reason"))
     pid = store.new_id("pr")
     before = stored(case["id"], base)
@@ -233,46 +292,112 @@ async def propose(request: Request):
     common = [f for f in FIELDS if f in mine and f in theirs]
 
     def insert(state: str, question_id: str | None = None):
-        store.run("INSERT INTO proposals VALUES (?,?,?,?,?,?,?,?,?,?,?)", pid, key, op, state, case["id"], base,
-                  json.dumps(document), reason, question_id, user["id"], store.stamp())
+        store.run(
+            "INSERT INTO proposals VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            pid,
+            key,
+            op,
+            state,
+            case["id"],
+            base,
+            json.dumps(document),
+            reason,
+            question_id,
+            user["id"],
+            store.clock.stamp(),
+        )
 
     if common:
         other = store.one(
-            "SELECT proposal_id, fields FROM proposal_versions WHERE case_id = ? AND version > ? "
-            "ORDER BY version DESC", case["id"], base)
+            "SELECT proposal_id, fields FROM proposal_versions WHERE case_id = ? AND version > ? ORDER BY version DESC",
+            case["id"],
+            base,
+        )
         with_id = other["proposal_id"] if other else None
         insert("overlap")
-        qid = ask(key, "overlap", f"Two edits of C-{case['number']} overlap",
-                  {"overlap": {"case": {"id": case["id"], "number": f"C-{case['number']}"}, "fields": common,
-                               "proposals": [pid, with_id]}},
-                  [answer("resolve", "Resolve", "Keeps one edit and withdraws the other.")], pid)
+        qid = ask(
+            key,
+            "overlap",
+            f"Two edits of C-{case['number']} overlap",
+            {
+                "overlap": {
+                    "case": {"id": case["id"], "number": f"C-{case['number']}"},
+                    "fields": common,
+                    "proposals": [pid, with_id],
+                }
+            },
+            [answer("resolve", "Resolve", "Keeps one edit and withdraws the other.")],
+            pid,
+        )
         store.run("UPDATE proposals SET question_id = ? WHERE id = ?", qid, pid)
         revision = publish(store, key, "question", {"id": qid, "kind": "overlap"})
-        return JSONResponse({"proposal": {"id": pid, "state": "overlap", "question_id": qid, "case_id": case["id"],
-                                          "overlap": {"fields": common, "with": with_id}},
-                             "revision": revision}, status_code=201)
+        return JSONResponse(
+            {
+                "proposal": {
+                    "id": pid,
+                    "state": "overlap",
+                    "question_id": qid,
+                    "case_id": case["id"],
+                    "overlap": {"fields": common, "with": with_id},
+                },
+                "revision": revision,
+            },
+            status_code=201,
+        )
     merged = {f: (document[f] if f in mine else current[f]) for f in FIELDS}
     if needs_acceptance(case["folder_id"]):
         insert("waiting")
-        qid = ask(key, "proposal", f"Edit of C-{case['number']}",
-                  {"proposal": {"edit_count": 1, "edits": [
-                      {"op": "edit_case", "case": f"C-{case['number']}", "base_version": base,
-                       "changes": {f: [before[f], document[f]] for f in mine}}]}},
-                  [answer("adopt", "Adopt", "Applies every edit of the proposal."),
-                   answer("reject", "Reject", "Discards the proposal; nothing changes.", reason=True)], pid)
+        qid = ask(
+            key,
+            "proposal",
+            f"Edit of C-{case['number']}",
+            {
+                "proposal": {
+                    "edit_count": 1,
+                    "edits": [
+                        {
+                            "op": "edit_case",
+                            "case": f"C-{case['number']}",
+                            "base_version": base,
+                            "changes": {f: [before[f], document[f]] for f in mine},
+                        }
+                    ],
+                }
+            },
+            [
+                answer("adopt", "Adopt", "Applies every edit of the proposal."),
+                answer("reject", "Reject", "Discards the proposal; nothing changes.", reason=True),
+            ],
+            pid,
+        )
         store.run("UPDATE proposals SET question_id = ? WHERE id = ?", qid, pid)
         revision = publish(store, key, "question", {"id": qid, "kind": "proposal"})
-        return JSONResponse({"proposal": {"id": pid, "state": "waiting", "question_id": qid, "case_id": case["id"]},
-                             "revision": revision}, status_code=201)
+        return JSONResponse(
+            {
+                "proposal": {"id": pid, "state": "waiting", "question_id": qid, "case_id": case["id"]},
+                "revision": revision,
+            },
+            status_code=201,
+        )
     version = case["version"] + 1
     save_version(case["id"], version, merged, user["id"], reason)
     store.run("UPDATE cases SET version = ? WHERE id = ?", version, case["id"])
     insert("adopted")
     store.run("INSERT INTO proposal_versions VALUES (?,?,?,?)", pid, case["id"], version, json.dumps(mine))
     revision = publish(store, key, "case", {"id": case["id"], "number": f"C-{case['number']}", "version": version})
-    return JSONResponse({"proposal": {"id": pid, "state": "adopted", "case_id": case["id"],
-                                      "number": f"C-{case['number']}", "version": version},
-                         "revision": revision}, status_code=201)
+    return JSONResponse(
+        {
+            "proposal": {
+                "id": pid,
+                "state": "adopted",
+                "case_id": case["id"],
+                "number": f"C-{case['number']}",
+                "version": version,
+            },
+            "revision": revision,
+        },
+        status_code=201,
+    )
 
 
 routes = [

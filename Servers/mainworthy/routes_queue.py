@@ -6,6 +6,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+import events
 from common import S, guarded, json_body, keyed, page, paging, person, project_access, refuse
 
 KINDS = ("failure", "proposal", "review", "sign_off", "link", "overlap")
@@ -32,8 +33,15 @@ def answer_of(question, key: str | None):
 
 
 def decision_json(row, question=None) -> dict:
-    reply = {"id": row["id"], "question_id": row["question_id"], "answer": row["answer"], "by": person(row["by_id"]),
-             "at": row["at"], "reason": row["reason"], "tracker": row["tracker"]}
+    reply = {
+        "id": row["id"],
+        "question_id": row["question_id"],
+        "answer": row["answer"],
+        "by": person(row["by_id"]),
+        "at": row["at"],
+        "reason": row["reason"],
+        "tracker": row["tracker"],
+    }
     if question is not None:
         answer = answer_of(question, row["answer"])
         reply["answer_label"] = answer["label"] if answer else row["answer"]
@@ -54,9 +62,14 @@ def question_json(row) -> dict:
     ledger = S.store.all("SELECT * FROM ledger WHERE question_id = ? ORDER BY seq", row["id"])
     number = row["id"].split("_")[1]
     return {
-        "id": row["id"], "kind": row["kind"], "state": row["state"], "title": row["title"],
-        "waiting_since": row["waiting_since"], "web_url": f"{S.base_url}/{row['project']}/q/{number}",
-        "evidence": json.loads(row["evidence"]), "answers": json.loads(row["answers"]),
+        "id": row["id"],
+        "kind": row["kind"],
+        "state": row["state"],
+        "title": row["title"],
+        "waiting_since": row["waiting_since"],
+        "web_url": f"{S.base_url}/{row['project']}/q/{number}",
+        "evidence": json.loads(row["evidence"]),
+        "answers": json.loads(row["answers"]),
         "withdraw_reason_required": bool(row["withdraw_reason_required"]),
         "decision": decision_json(current, row) if current else None,
         "ledger": [ledger_json(e) for e in ledger],
@@ -75,17 +88,21 @@ async def queue(request: Request):
     if kind is not None and kind not in KINDS:
         raise refuse(422, "invalid", f"kind must be one of {', '.join(KINDS)}.", fields={"kind": "unknown"})
     offset, limit = paging(request)
-    rows = S.store.all(
-        "SELECT * FROM questions WHERE project = ? AND state = 'open' ORDER BY waiting_since, id", key)
+    rows = S.store.all("SELECT * FROM questions WHERE project = ? AND state = 'open' ORDER BY waiting_since, id", key)
     failures = sum(1 for r in rows if r["kind"] == "failure")
     listed = [r for r in rows if kind is None or r["kind"] == kind]
     chunk, cursor = page(listed, offset, limit)
-    return JSONResponse({
-        "summary": {"failures": failures, "can_wait": len(rows) - failures},
-        "revision": S.store.revision(key), "next_cursor": cursor,
-        "items": [{"id": r["id"], "kind": r["kind"], "title": r["title"], "waiting_since": r["waiting_since"]}
-                  for r in chunk],
-    })
+    return JSONResponse(
+        {
+            "summary": {"failures": failures, "can_wait": len(rows) - failures},
+            "revision": events.revision(S.store, key),
+            "next_cursor": cursor,
+            "items": [
+                {"id": r["id"], "kind": r["kind"], "title": r["title"], "waiting_since": r["waiting_since"]}
+                for r in chunk
+            ],
+        }
+    )
 
 
 async def question(request: Request):
@@ -119,14 +136,28 @@ async def decide(request: Request):
     did = store.new_id("d")
     store.run(
         "INSERT INTO ledger VALUES (?,?,?,?, 'decision', ?, ?, ?, NULL, ?, ?)",
-        did, store.seq(), key, q["id"], answer["key"], reason, tracker, user["id"], store.stamp())
+        did,
+        store.seq(),
+        key,
+        q["id"],
+        answer["key"],
+        reason,
+        tracker,
+        user["id"],
+        store.clock.stamp(),
+    )
     store.run("UPDATE questions SET state = 'decided' WHERE id = ?", q["id"])
     set_run_state(q, "closed")
     row = store.one("SELECT * FROM ledger WHERE id = ?", did)
-    revision = store.event(key, "decision", {"id": did, "question_id": q["id"], "state": "decided"})
-    return JSONResponse({
-        "decision": decision_json(row, q), "recorded": f"{answer['label']} recorded for {q['title']}.",
-        "revision": revision}, status_code=201)
+    revision = events.publish(store, key, "decision", {"id": did, "question_id": q["id"], "state": "decided"})
+    return JSONResponse(
+        {
+            "decision": decision_json(row, q),
+            "recorded": f"{answer['label']} recorded for {q['title']}.",
+            "revision": revision,
+        },
+        status_code=201,
+    )
 
 
 async def withdraw(request: Request):
@@ -134,7 +165,8 @@ async def withdraw(request: Request):
     user, key = project_access(request, "decide")
     store = S.store
     decision = store.one(
-        "SELECT * FROM ledger WHERE id = ? AND project = ? AND type = 'decision'", request.path_params["id"], key)
+        "SELECT * FROM ledger WHERE id = ? AND project = ? AND type = 'decision'", request.path_params["id"], key
+    )
     if decision is None:
         raise refuse(404, "not_found", "There is no such decision in this project.")
     q = question_row(key, decision["question_id"])
@@ -148,14 +180,32 @@ async def withdraw(request: Request):
     wid = store.new_id("d")
     store.run(
         "INSERT INTO ledger VALUES (?,?,?,?, 'withdrawal', NULL, ?, NULL, ?, ?, ?)",
-        wid, store.seq(), key, q["id"], None if blank(reason) else reason, decision["id"], user["id"], store.stamp())
+        wid,
+        store.seq(),
+        key,
+        q["id"],
+        None if blank(reason) else reason,
+        decision["id"],
+        user["id"],
+        store.clock.stamp(),
+    )
     store.run("UPDATE questions SET state = 'open' WHERE id = ?", q["id"])
     set_run_state(q, "open")
-    revision = store.event(key, "decision", {"id": wid, "question_id": q["id"], "state": "open"})
-    return JSONResponse({
-        "withdrawal": {"id": wid, "withdraws": decision["id"], "by": person(user["id"]), "at": store.stamp(),
-                       "reason": None if blank(reason) else reason},
-        "question": {"id": q["id"], "state": "open"}, "revision": revision}, status_code=201)
+    revision = events.publish(store, key, "decision", {"id": wid, "question_id": q["id"], "state": "open"})
+    return JSONResponse(
+        {
+            "withdrawal": {
+                "id": wid,
+                "withdraws": decision["id"],
+                "by": person(user["id"]),
+                "at": store.clock.stamp(),
+                "reason": None if blank(reason) else reason,
+            },
+            "question": {"id": q["id"], "state": "open"},
+            "revision": revision,
+        },
+        status_code=201,
+    )
 
 
 async def decided(request: Request):
@@ -169,11 +219,18 @@ async def decided(request: Request):
     items = []
     for d, q in chunk:
         answer = answer_of(q, d["answer"])
-        items.append({
-            "id": d["id"], "question": {"id": q["id"], "kind": q["kind"], "title": q["title"]},
-            "answer": {"key": d["answer"], "label": answer["label"] if answer else d["answer"]},
-            "by": person(d["by_id"]), "at": d["at"], "reason": d["reason"], "tracker": d["tracker"]})
-    return JSONResponse({"items": items, "next_cursor": cursor, "revision": S.store.revision(key)})
+        items.append(
+            {
+                "id": d["id"],
+                "question": {"id": q["id"], "kind": q["kind"], "title": q["title"]},
+                "answer": {"key": d["answer"], "label": answer["label"] if answer else d["answer"]},
+                "by": person(d["by_id"]),
+                "at": d["at"],
+                "reason": d["reason"],
+                "tracker": d["tracker"],
+            }
+        )
+    return JSONResponse({"items": items, "next_cursor": cursor, "revision": events.revision(S.store, key)})
 
 
 routes = [

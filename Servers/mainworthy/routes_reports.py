@@ -14,10 +14,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from common import S, error, json_body, keyed, refuse
 import routes_changes
+from common import S, json_body, keyed, refuse
 from events import publish
-from store import hash_secret
+from standin.passwords import token_hash
 
 PIPELINE_OUTCOMES = ("pass", "fail", "error", "skip", "blocked")
 
@@ -26,21 +26,34 @@ def pipeline_project(request: Request) -> str:
     """The project the bearer token is good for, which must be the one in the path; 401 otherwise."""
     auth = request.headers.get("authorization", "")
     token = auth[7:] if auth.startswith("Bearer ") else ""
-    row = S.store.one("SELECT * FROM pipeline_tokens WHERE token_hash = ?", hash_secret(token)) if token else None
+    row = S.store.one("SELECT * FROM pipeline_tokens WHERE token_hash = ?", token_hash(token)) if token else None
     if row is None or row["project"] != request.path_params["key"]:
         raise refuse(401, "not_signed_in", "A report needs the project's pipeline token.")
     return row["project"]
 
 
 FAILURE_ANSWERS = [
-    {"key": "defect", "label": "Defect in the product",
-     "sentence": "Keeps the failure on the gate and records where it is tracked.", "reason_required": False,
-     "asks_tracker": True},
-    {"key": "flaky", "label": "Flaky test", "sentence": "Takes the failure off the gate and marks the test as flaky.",
-     "reason_required": True, "asks_tracker": False},
-    {"key": "test_wrong", "label": "The test is wrong",
-     "sentence": "Takes the failure off the gate until the test is fixed.", "reason_required": False,
-     "asks_tracker": False},
+    {
+        "key": "defect",
+        "label": "Defect in the product",
+        "sentence": "Keeps the failure on the gate and records where it is tracked.",
+        "reason_required": False,
+        "asks_tracker": True,
+    },
+    {
+        "key": "flaky",
+        "label": "Flaky test",
+        "sentence": "Takes the failure off the gate and marks the test as flaky.",
+        "reason_required": True,
+        "asks_tracker": False,
+    },
+    {
+        "key": "test_wrong",
+        "label": "The test is wrong",
+        "sentence": "Takes the failure off the gate until the test is fixed.",
+        "reason_required": False,
+        "asks_tracker": False,
+    },
 ]
 
 
@@ -64,12 +77,30 @@ def ask_about_failures(store, key: str, change_id: str, commit: str, job: str, r
             known = known or (failure.get("test") == test and failure.get("commit") == commit)
         if known:
             continue
-        evidence = {"failure": {"test": test, "message": item.get("message") or "", "job": job, "commit": commit,
-                                "location": item.get("location") or ""}}
+        evidence = {
+            "failure": {
+                "test": test,
+                "message": item.get("message") or "",
+                "job": job,
+                "commit": commit,
+                "location": item.get("location") or "",
+            }
+        }
         qid = store.new_id("q")
-        store.run("INSERT INTO questions VALUES (?,?,?,?,?,?,?,?,?,?,?,NULL)",
-                  qid, key, "failure", question_title(test), "open", now, json.dumps(evidence),
-                  json.dumps(FAILURE_ANSWERS), 1, None, change_id)
+        store.run(
+            "INSERT INTO questions VALUES (?,?,?,?,?,?,?,?,?,?,?,NULL)",
+            qid,
+            key,
+            "failure",
+            question_title(test),
+            "open",
+            now,
+            json.dumps(evidence),
+            json.dumps(FAILURE_ANSWERS),
+            1,
+            None,
+            change_id,
+        )
         publish(store, key, "question", {"id": qid, "kind": "failure", "state": "open", "change": change_id})
 
 
@@ -82,47 +113,88 @@ def apply_report(store, key: str, data: dict, raw: str) -> str | None:
     results = data.get("results") or []
     if not isinstance(results, list):
         raise refuse(422, "invalid", "results is a list.", fields={"results": "not_list"})
-    now = store.stamp()
+    now = store.clock.stamp()
     branch = data.get("branch") if isinstance(data.get("branch"), str) and data.get("branch") else None
     pull_request = data.get("pull_request") if isinstance(data.get("pull_request"), int) else None
     job = str(data.get("job") or "")
     change_id = None
     if branch or pull_request:
         existing = store.one(
-            "SELECT * FROM changes WHERE project = ? AND (branch = ? OR (pull_request IS NOT NULL AND pull_request = ?))",
-            key, branch, pull_request)
+            "SELECT * FROM changes WHERE project = ? "
+            "AND (branch = ? OR (pull_request IS NOT NULL AND pull_request = ?))",
+            key,
+            branch,
+            pull_request,
+        )
         state = data.get("state") if data.get("state") in ("open", "merged", "closed") else None
         if existing is None:
             change_id = store.new_id("ch")
-            store.run("INSERT INTO changes VALUES (?,?,?,?,?,?,?,?,?,?)",
-                      change_id, key, branch, pull_request, data.get("title") or branch or f"#{pull_request}",
-                      state or "open", commit, data.get("base") or "", now, store.seq())
+            store.run(
+                "INSERT INTO changes VALUES (?,?,?,?,?,?,?,?,?,?)",
+                change_id,
+                key,
+                branch,
+                pull_request,
+                data.get("title") or branch or f"#{pull_request}",
+                state or "open",
+                commit,
+                data.get("base") or "",
+                now,
+                store.seq(),
+            )
         else:
             change_id = existing["id"]
             store.run(
                 "UPDATE changes SET head = ?, base = ?, state = ?, title = ?, branch = ?, pull_request = ?, "
                 "updated_at = ?, seq = ? WHERE id = ?",
-                commit, data.get("base") or existing["base"], state or existing["state"],
-                data.get("title") or existing["title"], branch or existing["branch"],
-                pull_request or existing["pull_request"], now, store.seq(), change_id)
-    store.run("INSERT INTO reports (project, change_id, commit_sha, job, body, at) VALUES (?,?,?,?,?,?)",
-              key, change_id, commit, job, raw, now)
+                commit,
+                data.get("base") or existing["base"],
+                state or existing["state"],
+                data.get("title") or existing["title"],
+                branch or existing["branch"],
+                pull_request or existing["pull_request"],
+                now,
+                store.seq(),
+                change_id,
+            )
+    store.run(
+        "INSERT INTO reports (project, change_id, commit_sha, job, body, at) VALUES (?,?,?,?,?,?)",
+        key,
+        change_id,
+        commit,
+        job,
+        raw,
+        now,
+    )
     # Results go to the slots of open runs that accept this commit, and no other run.
     runs = store.all("SELECT id FROM runs WHERE project = ? AND state = 'open' AND accepts_commit = ?", key, commit)
     for item in results:
         outcome = item.get("outcome") if isinstance(item, dict) else None
         if outcome not in PIPELINE_OUTCOMES:
             continue
-        numbers = [int(c[2:]) for c in item.get("cases", []) if isinstance(c, str) and c.upper().startswith("C-")
-                   and c[2:].isdigit()]
+        numbers = [
+            int(c[2:])
+            for c in item.get("cases", [])
+            if isinstance(c, str) and c.upper().startswith("C-") and c[2:].isdigit()
+        ]
         for run in runs:
             for number in numbers:
                 slot = store.one(
                     "SELECT s.id FROM slots s JOIN cases c ON c.id = s.case_id WHERE s.run_id = ? AND c.number = ?",
-                    run["id"], number)
+                    run["id"],
+                    number,
+                )
                 if slot is not None:
-                    store.run("INSERT INTO results VALUES (?,?,?,?,NULL,NULL,'u_0',?,'pipeline',?,?)",
-                              store.new_id("res"), store.seq(), slot["id"], outcome, now, commit, item.get("message"))
+                    store.run(
+                        "INSERT INTO results VALUES (?,?,?,?,NULL,NULL,'u_0',?,'pipeline',?,?)",
+                        store.new_id("res"),
+                        store.seq(),
+                        slot["id"],
+                        outcome,
+                        now,
+                        commit,
+                        item.get("message"),
+                    )
     if change_id is not None:
         ask_about_failures(store, key, change_id, commit, job, results, now)
         change = store.one("SELECT * FROM changes WHERE id = ?", change_id)
@@ -137,14 +209,8 @@ async def report(request: Request):
     data = await json_body(request)
     raw = (await request.body()).decode()
     store = S.store
-    with store.lock:  # one transaction: one commit for the report's rows and events
-        store.db.execute("BEGIN")
-        try:
-            change_id = apply_report(store, key, data, raw)
-        except BaseException:
-            store.db.execute("ROLLBACK")
-            raise
-        store.db.execute("COMMIT")
+    with store.transaction():  # one commit for the report's rows and events
+        change_id = apply_report(store, key, data, raw)
     return JSONResponse({"change": change_id}, status_code=202)
 
 

@@ -7,6 +7,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+import events
 from common import S, guarded, json_body, keyed, page, paging, person, project_access, refuse
 
 OUTCOMES = ("pass", "fail", "blocked", "skip")
@@ -26,22 +27,40 @@ def current_result(slot_id: str):
 def result_json(row) -> dict | None:
     if row is None:
         return None
-    return {"id": row["id"], "outcome": row["outcome"], "note": row["note"], "failed_step": row["failed_step"],
-            "by": person(row["by_id"]), "at": row["at"], "source": row["source"], "commit": row["commit_sha"]}
+    return {
+        "id": row["id"],
+        "outcome": row["outcome"],
+        "note": row["note"],
+        "failed_step": row["failed_step"],
+        "by": person(row["by_id"]),
+        "at": row["at"],
+        "source": row["source"],
+        "commit": row["commit_sha"],
+    }
 
 
 def pinned(case_id: str, version: int):
     return S.store.one(
         "SELECT c.id, c.number, v.* FROM cases c JOIN case_versions v ON v.case_id = c.id "
-        "WHERE c.id = ? AND v.version = ?", case_id, version)
+        "WHERE c.id = ? AND v.version = ?",
+        case_id,
+        version,
+    )
 
 
 def slot_json(slot) -> dict:
     case = pinned(slot["case_id"], slot["case_version"])
-    return {"id": slot["id"], "position": slot["position"],
-            "case": {"id": case["id"], "number": f"C-{case['number']}", "title": case["title"],
-                     "version": slot["case_version"]},
-            "result": result_json(current_result(slot["id"]))}
+    return {
+        "id": slot["id"],
+        "position": slot["position"],
+        "case": {
+            "id": case["id"],
+            "number": f"C-{case['number']}",
+            "title": case["title"],
+            "version": slot["case_version"],
+        },
+        "result": result_json(current_result(slot["id"])),
+    }
 
 
 def verdict(slots: list[dict], state: str) -> dict:
@@ -64,9 +83,17 @@ def verdict(slots: list[dict], state: str) -> dict:
 
 def run_json(run) -> dict:
     slots = [slot_json(s) for s in S.store.all("SELECT * FROM slots WHERE run_id = ? ORDER BY position", run["id"])]
-    return {"id": run["id"], "name": run["name"], "state": run["state"], "verdict": verdict(slots, run["state"]),
-            "accepts": {"manual": True, "commit": run["accepts_commit"]}, "created_at": run["created_at"],
-            "by": person(run["created_by"]), "slots": slots, "revision": S.store.revision(run["project"])}
+    return {
+        "id": run["id"],
+        "name": run["name"],
+        "state": run["state"],
+        "verdict": verdict(slots, run["state"]),
+        "accepts": {"manual": True, "commit": run["accepts_commit"]},
+        "created_at": run["created_at"],
+        "by": person(run["created_by"]),
+        "slots": slots,
+        "revision": events.revision(S.store, run["project"]),
+    }
 
 
 async def runs(request: Request):
@@ -77,9 +104,17 @@ async def runs(request: Request):
     items = []
     for run in chunk:
         full = run_json(run)
-        items.append({"id": run["id"], "name": run["name"], "state": run["state"], "verdict": full["verdict"],
-                      "slot_count": len(full["slots"]), "created_at": run["created_at"]})
-    return JSONResponse({"items": items, "next_cursor": cursor, "revision": S.store.revision(key)})
+        items.append(
+            {
+                "id": run["id"],
+                "name": run["name"],
+                "state": run["state"],
+                "verdict": full["verdict"],
+                "slot_count": len(full["slots"]),
+                "created_at": run["created_at"],
+            }
+        )
+    return JSONResponse({"items": items, "next_cursor": cursor, "revision": events.revision(S.store, key)})
 
 
 async def run(request: Request):
@@ -100,11 +135,20 @@ async def slot(request: Request):
     slot = slot_row(run_row(key, request.path_params["id"]), request.path_params["sid"])
     case = pinned(slot["case_id"], slot["case_version"])
     results = S.store.all("SELECT * FROM results WHERE slot_id = ? ORDER BY seq DESC", slot["id"])
-    return JSONResponse({
-        "slot": slot_json(slot),
-        "case": {"id": case["id"], "number": f"C-{case['number']}", "version": slot["case_version"],
-                 "title": case["title"], "preconditions": case["preconditions"], "steps": json.loads(case["steps"])},
-        "results": [result_json(r) for r in results]})
+    return JSONResponse(
+        {
+            "slot": slot_json(slot),
+            "case": {
+                "id": case["id"],
+                "number": f"C-{case['number']}",
+                "version": slot["case_version"],
+                "title": case["title"],
+                "preconditions": case["preconditions"],
+                "steps": json.loads(case["steps"]),
+            },
+            "results": [result_json(r) for r in results],
+        }
+    )
 
 
 async def record(request: Request):
@@ -121,27 +165,48 @@ async def record(request: Request):
     step = data.get("failed_step")
     if step is not None:
         if outcome != "fail":
-            raise refuse(422, "invalid", "Only a failure names a failed step.", fields={"failed_step": "only_with_fail"})
+            raise refuse(
+                422, "invalid", "Only a failure names a failed step.", fields={"failed_step": "only_with_fail"}
+            )
         steps = json.loads(pinned(slot["case_id"], slot["case_version"])["steps"])
         if not isinstance(step, int) or isinstance(step, bool) or not 1 <= step <= len(steps):
-            raise refuse(422, "invalid", f"The failed step is a number from 1 to {len(steps)}.",
-                         fields={"failed_step": "out_of_range"})
+            raise refuse(
+                422,
+                "invalid",
+                f"The failed step is a number from 1 to {len(steps)}.",
+                fields={"failed_step": "out_of_range"},
+            )
     note = data.get("note")
     if note is not None and not isinstance(note, str):
         raise refuse(422, "invalid", "The note is text.", fields={"note": "not_text"})
     note = note if note else None
     store = S.store
     previous = store.one(
-        "SELECT * FROM results WHERE slot_id = ? AND by_id = ? ORDER BY seq DESC LIMIT 1", slot["id"], user["id"])
+        "SELECT * FROM results WHERE slot_id = ? AND by_id = ? ORDER BY seq DESC LIMIT 1", slot["id"], user["id"]
+    )
     rid = store.new_id("res")
-    store.run("INSERT INTO results VALUES (?,?,?,?,?,?,?,?,'manual',NULL,NULL)",
-              rid, store.seq(), slot["id"], outcome, note, step, user["id"], store.stamp())
-    revision = store.event(key, "run", {"id": run["id"], "slot": slot["id"], "result": rid})
-    return JSONResponse({
-        "result": result_json(store.one("SELECT * FROM results WHERE id = ?", rid)),
-        "your_previous": None if previous is None else {
-            "outcome": previous["outcome"], "note": previous["note"], "failed_step": previous["failed_step"]},
-        "revision": revision}, status_code=201)
+    store.run(
+        "INSERT INTO results VALUES (?,?,?,?,?,?,?,?,'manual',NULL,NULL)",
+        rid,
+        store.seq(),
+        slot["id"],
+        outcome,
+        note,
+        step,
+        user["id"],
+        store.clock.stamp(),
+    )
+    revision = events.publish(store, key, "run", {"id": run["id"], "slot": slot["id"], "result": rid})
+    return JSONResponse(
+        {
+            "result": result_json(store.one("SELECT * FROM results WHERE id = ?", rid)),
+            "your_previous": None
+            if previous is None
+            else {"outcome": previous["outcome"], "note": previous["note"], "failed_step": previous["failed_step"]},
+            "revision": revision,
+        },
+        status_code=201,
+    )
 
 
 CASE_NUMBER = re.compile(r"^[Cc]-(\d+)$")
@@ -150,9 +215,14 @@ CASE_NUMBER = re.compile(r"^[Cc]-(\d+)$")
 def folder_subtree(key: str, folder_id: str) -> list[str]:
     found, frontier = [folder_id], [folder_id]
     while frontier:
-        children = [r["id"] for r in S.store.all(
-            f"SELECT id FROM folders WHERE project = ? AND parent_id IN ({','.join('?' * len(frontier))})",
-            key, *frontier)]
+        children = [
+            r["id"]
+            for r in S.store.all(
+                f"SELECT id FROM folders WHERE project = ? AND parent_id IN ({','.join('?' * len(frontier))})",
+                key,
+                *frontier,
+            )
+        ]
         found += children
         frontier = children
     return found
@@ -160,8 +230,10 @@ def folder_subtree(key: str, folder_id: str) -> list[str]:
 
 def search_matches(case_row, words: list[str]) -> bool:
     """Words match the title, preconditions and step text, ignoring case; `C-12` matches that number only."""
-    text = " ".join([case_row["title"], case_row["preconditions"]] + [
-        f"{s.get('action') or ''} {s.get('expected') or ''}" for s in json.loads(case_row["steps"])]).lower()
+    text = " ".join(
+        [case_row["title"], case_row["preconditions"]]
+        + [f"{s.get('action') or ''} {s.get('expected') or ''}" for s in json.loads(case_row["steps"])]
+    ).lower()
     for word in words:
         number = CASE_NUMBER.match(word)
         if number:
@@ -176,8 +248,10 @@ def select_cases(key: str, selection) -> tuple[list, str]:
     """The current cases a selection names, in number order, and the sentence when there are none."""
     if not isinstance(selection, dict):
         raise refuse(422, "invalid", "Choose all cases, a folder, a tag or a search.", fields={"selection": "required"})
-    base = ("SELECT c.*, v.title, v.preconditions, v.steps FROM cases c JOIN case_versions v "
-            "ON v.case_id = c.id AND v.version = c.version WHERE c.project = ? AND c.archived = 0")
+    base = (
+        "SELECT c.*, v.title, v.preconditions, v.steps FROM cases c JOIN case_versions v "
+        "ON v.case_id = c.id AND v.version = c.version WHERE c.project = ? AND c.archived = 0"
+    )
     kind = selection.get("kind")
     if kind == "all":
         return S.store.all(base + " ORDER BY c.number", key), "The project has no cases."
@@ -191,7 +265,8 @@ def select_cases(key: str, selection) -> tuple[list, str]:
     if kind == "tag":
         tag = selection.get("tag")
         rows = S.store.all(
-            base + " AND c.id IN (SELECT case_id FROM case_tags WHERE tag = ?) ORDER BY c.number", key, tag)
+            base + " AND c.id IN (SELECT case_id FROM case_tags WHERE tag = ?) ORDER BY c.number", key, tag
+        )
         return rows, f"The tag “{tag}” has no cases."
     if kind == "search":
         text = selection.get("text")
@@ -218,13 +293,22 @@ async def plan(request: Request):
         raise refuse(422, "empty_selection", empty_sentence)
     store = S.store
     rid = store.new_id("r")
-    store.run("INSERT INTO runs VALUES (?,?,?, 'open', ?, ?, ?, ?)",
-              rid, key, name.strip(), commit, user["id"], store.stamp(), store.seq())
+    store.run(
+        "INSERT INTO runs VALUES (?,?,?, 'open', ?, ?, ?, ?)",
+        rid,
+        key,
+        name.strip(),
+        commit,
+        user["id"],
+        store.clock.stamp(),
+        store.seq(),
+    )
     for position, case in enumerate(cases, start=1):
         store.run("INSERT INTO slots VALUES (?,?,?,?,?)", store.new_id("s"), rid, position, case["id"], case["version"])
-    revision = store.event(key, "run", {"id": rid, "state": "open"})
+    revision = events.publish(store, key, "run", {"id": rid, "state": "open"})
     response = JSONResponse(
-        {"run": {"id": rid, "name": name.strip()}, "slot_count": len(cases), "revision": revision}, status_code=201)
+        {"run": {"id": rid, "name": name.strip()}, "slot_count": len(cases), "revision": revision}, status_code=201
+    )
     response.headers["Location"] = f"/api/projects/{key}/runs/{rid}"
     return response
 

@@ -7,25 +7,26 @@ schema: they read and write the same rows the fixture loads.
 Rules kept here:
 - ids are prefixed strings made from one counter per prefix (`q_`, `d_`, `r_`, `s_`, `c_`, `ch_`, `f_`,
   `se_`, `res_`, `pr_`, `u_`);
-- every write to a project goes through `Store.event()`, which appends an event (the later live stream
+- every write to a project goes through `events.publish()`, which appends an event (the live stream
   reads them) and sets the project's `revision` to that event's id, so list replies carry a revision
   that rises with every change;
 - times are ISO 8601 UTC with `Z`.
+
+The rows live in the shared store (`standin.store.Store`, without snapshots: each reset builds the fixture
+again, so its times are relative to the moment of the reset).
 """
 
-import hashlib
-import hmac
 import json
 import secrets
-import sqlite3
-import threading
-import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import cases_fixture
+import events
+from standin.clock import Clock
+from standin.passwords import hash_password, token_hash
+from standin.store import Store
 
 SCHEMA = """
-CREATE TABLE counters (prefix TEXT PRIMARY KEY, next INTEGER NOT NULL);
 CREATE TABLE users (
     id TEXT PRIMARY KEY, name TEXT UNIQUE NOT NULL, password_hash TEXT);
 CREATE TABLE sessions (
@@ -88,116 +89,26 @@ CREATE TABLE idempotency (
 PASSWORDS = {"ada": "ada-Passw0rd-1", "bo": "bo-Passw0rd-2"}
 PIPELINE_TOKEN = "mwt_fixture_pipeline_token_shop"
 
-# Called as hook(store, project, kind, data, event_id) after every appended event (`events.py` wakes
-# the open streams through it).
-EVENT_HOOKS: list = []
-
-
-def hash_secret(value: str) -> str:
-    return hashlib.sha256(value.encode()).hexdigest()
-
-
-def hash_password(password: str) -> str:
-    salt = secrets.token_bytes(16)
-    digest = hashlib.scrypt(password.encode(), salt=salt, n=2**12, r=8, p=1)
-    return f"scrypt${salt.hex()}${digest.hex()}"
-
-
-def check_password(password: str, stored: str) -> bool:
-    _, salt, digest = stored.split("$")
-    candidate = hashlib.scrypt(password.encode(), salt=bytes.fromhex(salt), n=2**12, r=8, p=1)
-    return hmac.compare_digest(candidate.hex(), digest)
-
 
 def iso(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    """Mainworthy's times: ISO 8601 UTC with milliseconds and `Z`."""
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
-class Store:
-    """One SQLite connection guarded by a lock; the server is one process with one event loop."""
-
-    def __init__(self, path: str):
-        self.lock = threading.RLock()
-        self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self.db.row_factory = sqlite3.Row
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.clock_offset = 0.0
-        self.reset("default")
-
-    # ---- time ---------------------------------------------------------------------------------
-
-    def now(self) -> float:
-        return time.time() + self.clock_offset
-
-    def stamp(self, offset: float = 0.0) -> str:
-        return iso(self.now() + offset)
-
-    # ---- queries ------------------------------------------------------------------------------
-
-    def one(self, sql: str, *args):
-        with self.lock:
-            return self.db.execute(sql, args).fetchone()
-
-    def all(self, sql: str, *args):
-        with self.lock:
-            return self.db.execute(sql, args).fetchall()
-
-    def run(self, sql: str, *args) -> None:
-        with self.lock:
-            self.db.execute(sql, args)
-
-    def new_id(self, prefix: str) -> str:
-        with self.lock:
-            row = self.db.execute("SELECT next FROM counters WHERE prefix = ?", (prefix,)).fetchone()
-            number = row["next"] if row else 1
-            self.db.execute(
-                "INSERT INTO counters (prefix, next) VALUES (?, ?) ON CONFLICT(prefix) DO UPDATE SET next = ?",
-                (prefix, number + 1, number + 1))
-            return f"{prefix}_{number}"
-
-    def seq(self) -> int:
-        """A global, increasing number for ordering rows written in the same millisecond."""
-        return int(self.new_id("seq").split("_")[1])
-
-    def event(self, project: str, kind: str, data: dict) -> int:
-        """Appends an event for `project` and raises its revision to the event's id."""
-        with self.lock:
-            cursor = self.db.execute(
-                "INSERT INTO events (project, type, data, at) VALUES (?,?,?,?)",
-                (project, kind, json.dumps(data), self.stamp()))
-            revision = cursor.lastrowid
-            self.db.execute("UPDATE projects SET revision = ? WHERE key = ?", (revision, project))
-            for hook in list(EVENT_HOOKS):
-                hook(self, project, kind, data, revision)
-            return revision
-
-    def revision(self, project: str) -> int:
-        return self.one("SELECT revision FROM projects WHERE key = ?", project)["revision"]
-
-    # ---- fixtures -----------------------------------------------------------------------------
-
-    def reset(self, fixture: str) -> None:
-        if fixture not in FIXTURES:
-            raise KeyError(fixture)
-        with self.lock:
-            tables = [r["name"] for r in self.db.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
-            for table in tables:
-                self.db.execute(f"DROP TABLE {table}")
-            if self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").fetchone():
-                self.db.execute("DELETE FROM sqlite_sequence")
-            self.db.executescript(SCHEMA)
-            self.clock_offset = 0.0
-            self.db.execute("BEGIN")
-            for load in FIXTURES[fixture]:
-                load(self)
-            self.db.execute("COMMIT")
+def open_store(path: str) -> Store:
+    """The server's store in a fresh file at `path`, with the default fixture loaded."""
+    return Store(path, SCHEMA, FIXTURES, clock=Clock(iso))
 
 
 def case_title(number: int) -> str:
     special = {
-        1: "Add an item to the cart", 2: "Remove an item from the cart", 3: "Apply a discount code",
-        4: "Change the delivery address", 12: "Pay by card", 13: "Pay by bank transfer", 14: "Refund a payment",
+        1: "Add an item to the cart",
+        2: "Remove an item from the cart",
+        3: "Apply a discount code",
+        4: "Change the delivery address",
+        12: "Pay by card",
+        13: "Pay by bank transfer",
+        14: "Refund a payment",
     }
     return special.get(number, f"Checkout scenario {number}")
 
@@ -212,11 +123,11 @@ def default_steps(number: int) -> list:
 
 def fixture_default(s: Store) -> None:
     db = s.db
-    t0 = s.now() - 30 * 86400
-    at = lambda days: iso(t0 + days * 86400)  # noqa: E731
+    t0 = s.clock.now() - 30 * 86400
 
-    for name in ("u", "se", "f", "c", "q", "d", "r", "s", "res", "ch", "pr", "seq"):
-        db.execute("INSERT INTO counters (prefix, next) VALUES (?, 1)", (name,))
+    def at(days: float) -> str:
+        return iso(t0 + days * 86400)
+
     ada, bo, cy = s.new_id("u"), s.new_id("u"), s.new_id("u")
     db.execute("INSERT INTO users VALUES (?,?,?)", (ada, "ada", hash_password(PASSWORDS["ada"])))
     db.execute("INSERT INTO users VALUES (?,?,?)", (bo, "bo", hash_password(PASSWORDS["bo"])))
@@ -225,8 +136,18 @@ def fixture_default(s: Store) -> None:
     def session(user, client, opened_by, days, place):
         db.execute(
             "INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,0)",
-            (s.new_id("se"), user, hash_secret(secrets.token_urlsafe(24)), client, opened_by, at(days), place,
-             at(days + 1), place))
+            (
+                s.new_id("se"),
+                user,
+                token_hash(secrets.token_urlsafe(24)),
+                client,
+                opened_by,
+                at(days),
+                place,
+                at(days + 1),
+                place,
+            ),
+        )
 
     session(ada, "Firefox on macOS", "passkey", 2, "Lisbon, PT")
     session(bo, "Safari on iPadOS", "password", 3, "Porto, PT")
@@ -240,7 +161,7 @@ def fixture_default(s: Store) -> None:
     db.execute("INSERT INTO memberships VALUES (?, 'shop', ?)", (bo, json.dumps(["read"])))
     db.execute("INSERT INTO memberships VALUES (?, 'shop', ?)", (cy, json.dumps(["read", "decide"])))
     db.execute("INSERT INTO memberships VALUES (?, 'ops', ?)", (ada, json.dumps(["read"])))
-    db.execute("INSERT INTO pipeline_tokens VALUES ('pt_1', 'shop', ?, 'CI')", (hash_secret(PIPELINE_TOKEN),))
+    db.execute("INSERT INTO pipeline_tokens VALUES ('pt_1', 'shop', ?, 'CI')", (token_hash(PIPELINE_TOKEN),))
 
     unsorted, checkout, payments = s.new_id("f"), s.new_id("f"), s.new_id("f")
     ops_unsorted = s.new_id("f")
@@ -267,11 +188,20 @@ def fixture_default(s: Store) -> None:
             title = case_title(number) if version == versions else f"{case_title(number)} (version {version})"
             steps = default_steps(number)
             if number == 12 and version < versions:
-                steps = [{"action": "Open the old card form", "expected": None}] + steps[1:]
+                steps = [{"action": "Open the old card form", "expected": None}, *steps[1:]]
             db.execute(
                 "INSERT INTO case_versions VALUES (?,?,?,?,?,?,?,?)",
-                (cid, version, title, "Signed in as a customer with a filled cart.", json.dumps(steps), ada,
-                 at(version), None if version == 1 else "Card form changed"))
+                (
+                    cid,
+                    version,
+                    title,
+                    "Signed in as a customer with a filled cart.",
+                    json.dumps(steps),
+                    ada,
+                    at(version),
+                    None if version == 1 else "Card form changed",
+                ),
+            )
         if number <= 40:
             db.execute("INSERT INTO case_tags VALUES (?, 'smoke')", (cid,))
     for number in range(1, 4):
@@ -279,13 +209,15 @@ def fixture_default(s: Store) -> None:
         db.execute("INSERT INTO cases VALUES (?, 'ops', ?, ?, 1, 0)", (cid, number, ops_unsorted))
         db.execute(
             "INSERT INTO case_versions VALUES (?,1,?,?,?,?,?,NULL)",
-            (cid, f"Runbook step {number}", "", json.dumps(default_steps(number)), ada, at(1)))
+            (cid, f"Runbook step {number}", "", json.dumps(default_steps(number)), ada, at(1)),
+        )
 
     # Runs: an open one of five slots (C-12 pinned at version 2, before its last edit) and a closed one.
     open_run, closed_run = s.new_id("r"), s.new_id("r")
     db.execute(
         "INSERT INTO runs VALUES (?, 'shop', 'Release 4.2', 'open', 'a1b2c3d', ?, ?, ?)",
-        (open_run, ada, at(20), s.seq()))
+        (open_run, ada, at(20), s.seq()),
+    )
     slot_ids = []
     for position, (number, version) in enumerate([(12, 2), (1, 1), (2, 1), (3, 1), (4, 1)], start=1):
         sid = s.new_id("s")
@@ -293,115 +225,247 @@ def fixture_default(s: Store) -> None:
         db.execute("INSERT INTO slots VALUES (?,?,?,?,?)", (sid, open_run, position, case_ids[number], version))
     db.execute(
         "INSERT INTO results VALUES (?,?,?,'fail','500 on submit',2,?,?,'manual',NULL,NULL)",
-        (s.new_id("res"), s.seq(), slot_ids[0], ada, at(21)))
+        (s.new_id("res"), s.seq(), slot_ids[0], ada, at(21)),
+    )
     db.execute(
         "INSERT INTO results VALUES (?,?,?,'pass',NULL,NULL,?,?,'manual',NULL,NULL)",
-        (s.new_id("res"), s.seq(), slot_ids[2], bo, at(21)))
+        (s.new_id("res"), s.seq(), slot_ids[2], bo, at(21)),
+    )
     db.execute(
         "INSERT INTO runs VALUES (?, 'shop', 'Release 4.1', 'closed', NULL, ?, ?, ?)",
-        (closed_run, ada, at(10), s.seq()))
+        (closed_run, ada, at(10), s.seq()),
+    )
     for position, number in enumerate([1, 2, 3], start=1):
         sid = s.new_id("s")
         db.execute("INSERT INTO slots VALUES (?,?,?,?,1)", (sid, closed_run, position, case_ids[number]))
         db.execute(
             "INSERT INTO results VALUES (?,?,?,'pass',NULL,NULL,?,?,'manual',NULL,NULL)",
-            (s.new_id("res"), s.seq(), sid, ada, at(11)))
+            (s.new_id("res"), s.seq(), sid, ada, at(11)),
+        )
 
     # Questions. Waiting order (oldest first) puts a review before the failure, so the app's
     # "failures first" is its own doing.
-    def question(kind, title, days, evidence, answers, withdraw_reason=False, run_id=None, state="open",
-                 project="shop"):
+    def question(
+        kind, title, days, evidence, answers, withdraw_reason=False, run_id=None, state="open", project="shop"
+    ):
         qid = s.new_id("q")
         db.execute(
             "INSERT INTO questions VALUES (?,?,?,?,?,?,?,?,?,?,NULL,NULL)",
-            (qid, project, kind, title, state, at(days), json.dumps(evidence), json.dumps(answers),
-             1 if withdraw_reason else 0, run_id))
+            (
+                qid,
+                project,
+                kind,
+                title,
+                state,
+                at(days),
+                json.dumps(evidence),
+                json.dumps(answers),
+                1 if withdraw_reason else 0,
+                run_id,
+            ),
+        )
         return qid
 
     def answer(key, label, sentence, reason=False, tracker=False):
         return {"key": key, "label": label, "sentence": sentence, "reason_required": reason, "asks_tracker": tracker}
 
     question(
-        "review", "Review of C-14 found a missing step", 5,
-        {"review": {"case": {"id": case_ids[14], "number": "C-14"}, "finding": "Step 3 has no expected result.",
-                    "by": {"name": "bo"}}},
-        [answer("accept", "Accept the finding", "Opens an edit of C-14 for its author."),
-         answer("dismiss", "Dismiss", "Closes the finding without a change.", reason=True)])
+        "review",
+        "Review of C-14 found a missing step",
+        5,
+        {
+            "review": {
+                "case": {"id": case_ids[14], "number": "C-14"},
+                "finding": "Step 3 has no expected result.",
+                "by": {"name": "bo"},
+            }
+        },
+        [
+            answer("accept", "Accept the finding", "Opens an edit of C-14 for its author."),
+            answer("dismiss", "Dismiss", "Closes the finding without a change.", reason=True),
+        ],
+    )
     question(
-        "failure", "checkout › pays with card", 6,
-        {"failure": {"test": "checkout.spec.ts › pays with card", "message": "expected 200, got 500", "job": "e2e",
-                     "commit": "a1b2c3d", "location": "checkout.spec.ts:42"}},
-        [answer("defect", "Defect in the product", "Keeps the failure on the gate and records where it is tracked.",
-                tracker=True),
-         answer("flaky", "Flaky test", "Takes the failure off the gate and marks the test as flaky.", reason=True),
-         answer("test_wrong", "The test is wrong", "Takes the failure off the gate until the test is fixed.")],
-        withdraw_reason=True)
-    edits = [{"op": "create_case", "document": {"title": f"Gift card scenario {i}", "preconditions": "",
-                                                "steps": [{"action": "Redeem a gift card", "expected": None}]}}
-             for i in range(1, 21)]
-    edits.append({"op": "edit_case", "case": "C-12", "base_version": 3, "changes": {"title": ["Pay by card", "Pay by credit card"]}})
+        "failure",
+        "checkout › pays with card",
+        6,
+        {
+            "failure": {
+                "test": "checkout.spec.ts › pays with card",
+                "message": "expected 200, got 500",
+                "job": "e2e",
+                "commit": "a1b2c3d",
+                "location": "checkout.spec.ts:42",
+            }
+        },
+        [
+            answer(
+                "defect",
+                "Defect in the product",
+                "Keeps the failure on the gate and records where it is tracked.",
+                tracker=True,
+            ),
+            answer("flaky", "Flaky test", "Takes the failure off the gate and marks the test as flaky.", reason=True),
+            answer("test_wrong", "The test is wrong", "Takes the failure off the gate until the test is fixed."),
+        ],
+        withdraw_reason=True,
+    )
+    edits = [
+        {
+            "op": "create_case",
+            "document": {
+                "title": f"Gift card scenario {i}",
+                "preconditions": "",
+                "steps": [{"action": "Redeem a gift card", "expected": None}],
+            },
+        }
+        for i in range(1, 21)
+    ]
+    edits.append(
+        {
+            "op": "edit_case",
+            "case": "C-12",
+            "base_version": 3,
+            "changes": {"title": ["Pay by card", "Pay by credit card"]},
+        }
+    )
     question(
-        "proposal", "Import of 21 gift card cases", 7, {"proposal": {"edit_count": 21, "edits": edits}},
-        [answer("adopt", "Adopt", "Applies every edit of the proposal."),
-         answer("reject", "Reject", "Discards the proposal; nothing changes.", reason=True)])
+        "proposal",
+        "Import of 21 gift card cases",
+        7,
+        {"proposal": {"edit_count": 21, "edits": edits}},
+        [
+            answer("adopt", "Adopt", "Applies every edit of the proposal."),
+            answer("reject", "Reject", "Discards the proposal; nothing changes.", reason=True),
+        ],
+    )
     question(
-        "proposal", "Move C-20 to Payments", 8,
-        {"proposal": {"edit_count": 1, "edits": [{"op": "move", "case": "C-20", "to": {"id": payments, "name": "Payments"}}]}},
-        [answer("adopt", "Adopt", "Moves the case."),
-         answer("reject", "Reject", "Discards the proposal; nothing changes.", reason=True)])
+        "proposal",
+        "Move C-20 to Payments",
+        8,
+        {
+            "proposal": {
+                "edit_count": 1,
+                "edits": [{"op": "move", "case": "C-20", "to": {"id": payments, "name": "Payments"}}],
+            }
+        },
+        [
+            answer("adopt", "Adopt", "Moves the case."),
+            answer("reject", "Reject", "Discards the proposal; nothing changes.", reason=True),
+        ],
+    )
     question(
-        "link", "Link checkout.spec.ts › applies a coupon to a case", 9,
+        "link",
+        "Link checkout.spec.ts › applies a coupon to a case",
+        9,
         {"link": {"test": "checkout.spec.ts › applies a coupon", "suggested": [{"id": case_ids[3], "number": "C-3"}]}},
-        [answer("link", "Link to a case", "Links the test to the case you choose.")])
+        [answer("link", "Link to a case", "Links the test to the case you choose.")],
+    )
     question(
-        "overlap", "Two edits of C-13 overlap", 10,
+        "overlap",
+        "Two edits of C-13 overlap",
+        10,
         {"overlap": {"case": {"id": case_ids[13], "number": "C-13"}, "fields": ["title"]}},
-        [answer("resolve", "Resolve", "Keeps one edit and withdraws the other.")])
+        [answer("resolve", "Resolve", "Keeps one edit and withdraws the other.")],
+    )
     sign_off = question(
-        "sign_off", "Release 4.1", 11, {"sign_off": {"run": {"id": closed_run, "name": "Release 4.1"}}},
-        [answer("sign_off", "Sign off", "Closes the run; it accepts no more results.")], run_id=closed_run,
-        state="decided")
+        "sign_off",
+        "Release 4.1",
+        11,
+        {"sign_off": {"run": {"id": closed_run, "name": "Release 4.1"}}},
+        [answer("sign_off", "Sign off", "Closes the run; it accepts no more results.")],
+        run_id=closed_run,
+        state="decided",
+    )
     db.execute(
         "INSERT INTO ledger VALUES (?,?, 'shop', ?, 'decision', 'sign_off', NULL, NULL, NULL, ?, ?)",
-        (s.new_id("d"), s.seq(), sign_off, bo, at(12)))
+        (s.new_id("d"), s.seq(), sign_off, bo, at(12)),
+    )
     question(
-        "review", "Runbook step 2 needs a rollback", 3,
+        "review",
+        "Runbook step 2 needs a rollback",
+        3,
         {"review": {"case": {"number": "C-2"}, "finding": "No rollback step.", "by": {"name": "ada"}}},
-        [answer("accept", "Accept the finding", "Opens an edit for its author.")], project="ops")
+        [answer("accept", "Accept the finding", "Opens an edit for its author.")],
+        project="ops",
+    )
 
     # Changes: three, one merged, each with the pipeline report of its head. Newest report first:
     # fix/vat (passing), feat/cart (failing: the failure question above is its unexplained failure),
     # feat/wallet (merged, passing).
     card_test = "checkout.spec.ts › pays with card"
     for branch, pr, title, state, head, days, results, touches in [
-        ("feat/cart", 412, "Cart rework", "open", "a1b2c3d", 20,
-         [{"test": card_test, "outcome": "fail", "message": "expected 200, got 500", "cases": ["C-12"],
-           "location": "checkout.spec.ts:42"},
-          {"test": "cart.spec.ts › adds an item", "outcome": "pass", "cases": ["C-1"]}],
-         ["C-12", "C-1", "C-2"]),
-        ("fix/vat", 415, "VAT rounding", "open", "b2c3d4e", 21,
-         [{"test": "vat.spec.ts › rounds half up", "outcome": "pass", "cases": ["C-13"]}], ["C-13"]),
-        ("feat/wallet", 398, "Wallet payments", "merged", "c3d4e5f", 15,
-         [{"test": "wallet.spec.ts › pays with a wallet", "outcome": "pass", "cases": ["C-14"]}], ["C-14"]),
+        (
+            "feat/cart",
+            412,
+            "Cart rework",
+            "open",
+            "a1b2c3d",
+            20,
+            [
+                {
+                    "test": card_test,
+                    "outcome": "fail",
+                    "message": "expected 200, got 500",
+                    "cases": ["C-12"],
+                    "location": "checkout.spec.ts:42",
+                },
+                {"test": "cart.spec.ts › adds an item", "outcome": "pass", "cases": ["C-1"]},
+            ],
+            ["C-12", "C-1", "C-2"],
+        ),
+        (
+            "fix/vat",
+            415,
+            "VAT rounding",
+            "open",
+            "b2c3d4e",
+            21,
+            [{"test": "vat.spec.ts › rounds half up", "outcome": "pass", "cases": ["C-13"]}],
+            ["C-13"],
+        ),
+        (
+            "feat/wallet",
+            398,
+            "Wallet payments",
+            "merged",
+            "c3d4e5f",
+            15,
+            [{"test": "wallet.spec.ts › pays with a wallet", "outcome": "pass", "cases": ["C-14"]}],
+            ["C-14"],
+        ),
     ]:
         change_id = s.new_id("ch")
         db.execute(
             "INSERT INTO changes VALUES (?, 'shop', ?, ?, ?, ?, ?, '0f0e0d0', ?, ?)",
-            (change_id, branch, pr, title, state, head, at(days), s.seq()))
-        body = {"commit": head, "base": "0f0e0d0", "branch": branch, "pull_request": pr, "state": state,
-                "job": "e2e", "results": results, "touches": touches}
-        db.execute("INSERT INTO reports (project, change_id, commit_sha, job, body, at) VALUES ('shop',?,?,?,?,?)",
-                   (change_id, head, "e2e", json.dumps(body), at(days)))
+            (change_id, branch, pr, title, state, head, at(days), s.seq()),
+        )
+        body = {
+            "commit": head,
+            "base": "0f0e0d0",
+            "branch": branch,
+            "pull_request": pr,
+            "state": state,
+            "job": "e2e",
+            "results": results,
+            "touches": touches,
+        }
+        db.execute(
+            "INSERT INTO reports (project, change_id, commit_sha, job, body, at) VALUES ('shop',?,?,?,?,?)",
+            (change_id, head, "e2e", json.dumps(body), at(days)),
+        )
         if branch == "feat/cart":
-            db.execute("UPDATE questions SET change_id = ? WHERE project = 'shop' AND kind = 'failure' AND title = ?",
-                       (change_id, "checkout › pays with card"))
+            db.execute(
+                "UPDATE questions SET change_id = ? WHERE project = 'shop' AND kind = 'failure' AND title = ?",
+                (change_id, "checkout › pays with card"),
+            )
 
     cases_fixture.load(s)  # the cases part: folders at depth, more tags, the acceptance policy
 
     # Revisions start at 1000 so a test can tell a revision from a count.
     db.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('events', 999)")
-    s.event("shop", "fixture", {"fixture": "default"})
-    s.event("ops", "fixture", {"fixture": "default"})
+    events.publish(s, "shop", "fixture", {"fixture": "default"})
+    events.publish(s, "ops", "fixture", {"fixture": "default"})
 
 
 FIXTURES = {"default": [fixture_default]}

@@ -5,27 +5,24 @@ Usage: python make_agenda_vault.py <sgit> <server-url> <work-folder>
        python make_agenda_vault.py <sgit> <server-url> <work-folder> --grow   (a vault that grows: the first call
        makes it with one commit and prints its read key; each later call pushes one more commit)
 The keys are throwaway keys made for this run; nothing here is committed."""
+
 import hashlib
 import json
 import os
 import secrets
 import shutil
 import string
-import subprocess
 import sys
+
+# The shared helper module (Servers/common/standin), found from this file: the script is also run on its own.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "common"))
+from standin.sgit_cli import SgitCLI
 
 SGIT, SERVER, OUT = sys.argv[1], sys.argv[2], sys.argv[3]
 HOME = os.path.join(OUT, "home")
 
 
-def sgit(*args, cwd):
-    env = dict(os.environ, HOME=HOME, SGIT_DEFAULT_BASE_URL=SERVER)
-    result = subprocess.run([SGIT, "--base-url", SERVER, "--token", "localtest", *args], cwd=cwd, env=env,
-                            capture_output=True, text=True, timeout=600)
-    if result.returncode != 0:
-        sys.stderr.write(f"sgit {' '.join(args[:2])} failed:\n{result.stdout}\n{result.stderr}\n")
-        raise SystemExit(1)
-    return result.stdout
+sgit = SgitCLI(SGIT, SERVER, HOME)
 
 
 def make(name, files):
@@ -67,10 +64,13 @@ def main():
     shutil.rmtree(OUT, ignore_errors=True)
     os.makedirs(HOME)
     readme = "# Reader vault\n\nThe website mirrors the schedule here.\n"
-    picks = {"v": 1, "picks": [
-        {"id": "ai-doom-or-boom", "at": "2026-11-08T02:45:00.000Z"},
-        {"id": "web-vault-pick", "at": 1794106000000},
-    ]}
+    picks = {
+        "v": 1,
+        "picks": [
+            {"id": "ai-doom-or-boom", "at": "2026-11-08T02:45:00.000Z"},
+            {"id": "web-vault-pick", "at": 1794106000000},
+        ],
+    }
     good = make("reader", {"README.md": readme, "apps/agenda/picks.json": json.dumps(picks)})
     broken = make("broken", {"README.md": readme, "apps/agenda/picks.json": '{"v": 7, "picks": "later"}'})
     print(good)

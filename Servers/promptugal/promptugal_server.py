@@ -12,11 +12,14 @@ import json
 import os
 import random
 import sys
-import threading
-import time
-from datetime import datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
+from datetime import UTC, datetime, timedelta
+from http.server import ThreadingHTTPServer
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from standin.clock import Clock
+from standin.faults import Faults
+from standin.http_server import StandInHandler
+from standin.request_log import RequestLog
 
 SEED = 20261110
 PERSON_ID = "p-0042"
@@ -53,13 +56,15 @@ def build_files() -> dict[str, tuple[str, bytes]]:
     kinds = ["stage", "room", "booth", "lounge", "food", "entrance"]
     for index in range(PLACE_COUNT):
         kind = kinds[index % len(kinds)]
-        places.append({
-            "id": f"place-{index + 1:03d}",
-            "name": f"{kind.title()} {index + 1}",
-            "kind": kind,
-            "area": rng.choice(["Pavilion 1", "Pavilion 2", "Pavilion 3", "Pavilion 4", "Altice Arena", "Outdoor"]),
-            "capacity": rng.choice([40, 120, 300, 800, 2500, 12000]),
-        })
+        places.append(
+            {
+                "id": f"place-{index + 1:03d}",
+                "name": f"{kind.title()} {index + 1}",
+                "kind": kind,
+                "area": rng.choice(["Pavilion 1", "Pavilion 2", "Pavilion 3", "Pavilion 4", "Altice Arena", "Outdoor"]),
+                "capacity": rng.choice([40, 120, 300, 800, 2500, 12000]),
+            }
+        )
     put_json("/api/v1/places.json", {"generatedAt": "2026-11-07T22:00:00.000Z", "places": places})
 
     events = []
@@ -72,128 +77,211 @@ def build_files() -> dict[str, tuple[str, bytes]]:
             slug = f"{slug}-{index}"
         seen.add(slug)
         start = first_day + timedelta(days=index % 4, minutes=30 * rng.randint(0, 18))
-        events.append({
-            "slug": slug,
-            "title": title,
-            # Lisbon wall time, no offset, as the website publishes it.
-            "start": start.strftime("%Y-%m-%dT%H:%M"),
-            "end": (start + timedelta(minutes=rng.choice([20, 30, 45, 60]))).strftime("%Y-%m-%dT%H:%M"),
-            "place": places[rng.randrange(PLACE_COUNT)]["id"],
-            "url": f"/events/{slug}/index.html",
-            "speakers": [sentence(rng, 2).rstrip(".").title() for _ in range(rng.randint(1, 4))],
-            "summary": sentence(rng, rng.randint(12, 30)),
-        })
+        events.append(
+            {
+                "slug": slug,
+                "title": title,
+                # Lisbon wall time, no offset, as the website publishes it.
+                "start": start.strftime("%Y-%m-%dT%H:%M"),
+                "end": (start + timedelta(minutes=rng.choice([20, 30, 45, 60]))).strftime("%Y-%m-%dT%H:%M"),
+                "place": places[rng.randrange(PLACE_COUNT)]["id"],
+                "url": f"/events/{slug}/index.html",
+                "speakers": [sentence(rng, 2).rstrip(".").title() for _ in range(rng.randint(1, 4))],
+                "summary": sentence(rng, rng.randint(12, 30)),
+            }
+        )
     # A fixed event the docs and the demo name.
-    events.append({
-        "slug": "ai-doom-or-boom", "title": "AI: doom or boom?", "start": "2026-11-10T10:00",
-        "end": "2026-11-10T10:30", "place": "place-001", "url": "/events/ai-doom-or-boom/index.html",
-        "speakers": ["Ana Lima", "Rui Costa"], "summary": "Two views on where the models go next.",
-    })
+    events.append(
+        {
+            "slug": "ai-doom-or-boom",
+            "title": "AI: doom or boom?",
+            "start": "2026-11-10T10:00",
+            "end": "2026-11-10T10:30",
+            "place": "place-001",
+            "url": "/events/ai-doom-or-boom/index.html",
+            "speakers": ["Ana Lima", "Rui Costa"],
+            "summary": "Two views on where the models go next.",
+        }
+    )
     put_json("/api/v1/live/agenda.json", {"timezone": "Europe/Lisbon", "events": events})
     for event in events:
-        files[event["url"]] = ("text/html; charset=utf-8", (
-            f"<!doctype html><title>{event['title']}</title><h1>{event['title']}</h1>"
-            f"<p>{event['summary']}</p>").encode())
+        files[event["url"]] = (
+            "text/html; charset=utf-8",
+            (
+                f"<!doctype html><title>{event['title']}</title><h1>{event['title']}</h1><p>{event['summary']}</p>"
+            ).encode(),
+        )
 
-    stories = [{
-        "id": f"story-{index + 1:04d}", "title": sentence(rng, rng.randint(5, 10)).rstrip("."),
-        "desk": rng.choice(["ai", "climate", "money", "policy", "culture"]),
-        "status": rng.choice(["draft", "review", "published"]),
-        "body": " ".join(sentence(rng, rng.randint(8, 20)) for _ in range(rng.randint(3, 8))),
-    } for index in range(STORY_COUNT)]
-    desks = [{"id": desk, "name": desk.title(), "editors": rng.randint(1, 5)}
-             for desk in ["ai", "climate", "money", "policy", "culture"]]
+    stories = [
+        {
+            "id": f"story-{index + 1:04d}",
+            "title": sentence(rng, rng.randint(5, 10)).rstrip("."),
+            "desk": rng.choice(["ai", "climate", "money", "policy", "culture"]),
+            "status": rng.choice(["draft", "review", "published"]),
+            "body": " ".join(sentence(rng, rng.randint(8, 20)) for _ in range(rng.randint(3, 8))),
+        }
+        for index in range(STORY_COUNT)
+    ]
+    desks = [
+        {"id": desk, "name": desk.title(), "editors": rng.randint(1, 5)}
+        for desk in ["ai", "climate", "money", "policy", "culture"]
+    ]
     put_json("/api/v1/newsroom/desks.json", {"desks": desks})
     put_json("/api/v1/newsroom/stories.json", {"stories": stories})
-    put_json("/api/v1/newsroom/dashboard.json", {
-        "published": sum(1 for s in stories if s["status"] == "published"),
-        "inReview": sum(1 for s in stories if s["status"] == "review"),
-        "drafts": sum(1 for s in stories if s["status"] == "draft"),
-    })
-    put_json("/api/v1/newsroom/decisions.json", {"decisions": [
-        {"id": f"d-{i}", "question": sentence(rng, 8), "owner": PERSON_ID if i % 3 == 0 else f"p-{i:04d}",
-         "due": f"2026-11-{10 + i % 4}T18:00:00.000Z"} for i in range(40)]})
+    put_json(
+        "/api/v1/newsroom/dashboard.json",
+        {
+            "published": sum(1 for s in stories if s["status"] == "published"),
+            "inReview": sum(1 for s in stories if s["status"] == "review"),
+            "drafts": sum(1 for s in stories if s["status"] == "draft"),
+        },
+    )
+    put_json(
+        "/api/v1/newsroom/decisions.json",
+        {
+            "decisions": [
+                {
+                    "id": f"d-{i}",
+                    "question": sentence(rng, 8),
+                    "owner": PERSON_ID if i % 3 == 0 else f"p-{i:04d}",
+                    "due": f"2026-11-{10 + i % 4}T18:00:00.000Z",
+                }
+                for i in range(40)
+            ]
+        },
+    )
     put_json("/api/v1/newsroom/status.json", {"state": "live", "updatedAt": "2026-11-10T08:55:00.000Z"})
-    put_json("/api/v1/newsletter.json", {"issues": [
-        {"id": f"n-{i}", "subject": sentence(rng, 6), "sections": [sentence(rng, 25) for _ in range(5)]}
-        for i in range(30)]})
+    put_json(
+        "/api/v1/newsletter.json",
+        {
+            "issues": [
+                {"id": f"n-{i}", "subject": sentence(rng, 6), "sections": [sentence(rng, 25) for _ in range(5)]}
+                for i in range(30)
+            ]
+        },
+    )
     put_json("/api/v1/story.json", {"stories": stories[:60]})
-    put_json("/api/v1/search/docs.json", {"docs": [
-        {"id": f"doc-{i}", "title": sentence(rng, 5), "text": sentence(rng, 40), "url": f"/docs/{i}.html"}
-        for i in range(DOC_COUNT)]})
+    put_json(
+        "/api/v1/search/docs.json",
+        {
+            "docs": [
+                {"id": f"doc-{i}", "title": sentence(rng, 5), "text": sentence(rng, 40), "url": f"/docs/{i}.html"}
+                for i in range(DOC_COUNT)
+            ]
+        },
+    )
     items = "".join(
         f"<item><title>{s['title']}</title><link>/stories/{s['id']}.html</link><guid>{s['id']}</guid></item>"
-        for s in stories[:50])
-    files["/feed.xml"] = ("application/rss+xml", (
-        '<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>PrompTugal</title>'
-        f"{items}</channel></rss>").encode())
+        for s in stories[:50]
+    )
+    files["/feed.xml"] = (
+        "application/rss+xml",
+        (
+            '<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>PrompTugal</title>'
+            f"{items}</channel></rss>"
+        ).encode(),
+    )
 
-    put_json("/me.json", {
-        "personId": PERSON_ID, "name": "Inês Duarte", "team": "newsroom",
-        "counts": {"badge": 4, "onlyYou": 1, "decide": 2, "overdue": 1},
-    })
-    put_json(f"/people/{PERSON_ID}/app/data.json", {
-        "tasks": [{"id": f"t-{i}", "title": sentence(rng, 6), "done": i % 4 == 0} for i in range(25)],
-        "decisions": [{"id": f"d-{i}", "question": sentence(rng, 8)} for i in range(0, 40, 3)],
-        "namedForMe": [{"id": f"m-{i}", "text": sentence(rng, 10)} for i in range(6)],
-        "today": [{"at": f"2026-11-10T{9 + i:02d}:00", "what": sentence(rng, 5)} for i in range(8)],
-    })
-    put_json("/meetings/index.json", {"meetings": [
-        {"id": f"mt-{i}", "kind": rng.choice(["stand-up", "briefing"]), "at": f"2026-11-{10 + i % 4}T08:30",
-         "notes": sentence(rng, 30)} for i in range(16)]})
+    put_json(
+        "/me.json",
+        {
+            "personId": PERSON_ID,
+            "name": "Inês Duarte",
+            "team": "newsroom",
+            "counts": {"badge": 4, "onlyYou": 1, "decide": 2, "overdue": 1},
+        },
+    )
+    put_json(
+        f"/people/{PERSON_ID}/app/data.json",
+        {
+            "tasks": [{"id": f"t-{i}", "title": sentence(rng, 6), "done": i % 4 == 0} for i in range(25)],
+            "decisions": [{"id": f"d-{i}", "question": sentence(rng, 8)} for i in range(0, 40, 3)],
+            "namedForMe": [{"id": f"m-{i}", "text": sentence(rng, 10)} for i in range(6)],
+            "today": [{"at": f"2026-11-10T{9 + i:02d}:00", "what": sentence(rng, 5)} for i in range(8)],
+        },
+    )
+    put_json(
+        "/meetings/index.json",
+        {
+            "meetings": [
+                {
+                    "id": f"mt-{i}",
+                    "kind": rng.choice(["stand-up", "briefing"]),
+                    "at": f"2026-11-{10 + i % 4}T08:30",
+                    "notes": sentence(rng, 30),
+                }
+                for i in range(16)
+            ]
+        },
+    )
     for name in ["wakes", "reports", "pulse", "log"]:
-        put_json(f"/{name}/index.json", {name: [
-            {"id": f"{name}-{i}", "agent": rng.choice(["desk-bot", "scout", "editor"]),
-             "at": f"2026-11-10T0{i % 9}:00:00.000Z", "text": sentence(rng, 20)} for i in range(50)]})
+        put_json(
+            f"/{name}/index.json",
+            {
+                name: [
+                    {
+                        "id": f"{name}-{i}",
+                        "agent": rng.choice(["desk-bot", "scout", "editor"]),
+                        "at": f"2026-11-10T0{i % 9}:00:00.000Z",
+                        "text": sentence(rng, 20),
+                    }
+                    for i in range(50)
+                ]
+            },
+        )
 
-    files["/llms.txt"] = ("text/plain; charset=utf-8", "\n".join([
-        "# Team site",
-        "",
-        "> The team's public data, read without keys.",
-        "",
-        "## People",
-        "- [Me](/me.json): who the reader is, with counts",
-        f"- [Command centre](/people/{PERSON_ID}/app/data.json): tasks, decisions, today",
-        "",
-        "## Meetings",
-        "- [Meetings](/meetings/index.json): stand-ups and briefings",
-        "",
-        "## Agents",
-        "- [Wakes](/wakes/index.json): when agents woke",
-        "- [Reports](/reports/index.json): what they reported",
-        "- [Pulse](/pulse/index.json): what they are doing",
-        "- [Log](/log/index.json): everything, newest first",
-        "",
-    ]).encode())
+    files["/llms.txt"] = (
+        "text/plain; charset=utf-8",
+        "\n".join(
+            [
+                "# Team site",
+                "",
+                "> The team's public data, read without keys.",
+                "",
+                "## People",
+                "- [Me](/me.json): who the reader is, with counts",
+                f"- [Command centre](/people/{PERSON_ID}/app/data.json): tasks, decisions, today",
+                "",
+                "## Meetings",
+                "- [Meetings](/meetings/index.json): stand-ups and briefings",
+                "",
+                "## Agents",
+                "- [Wakes](/wakes/index.json): when agents woke",
+                "- [Reports](/reports/index.json): what they reported",
+                "- [Pulse](/pulse/index.json): what they are doing",
+                "- [Log](/log/index.json): everything, newest first",
+                "",
+            ]
+        ).encode(),
+    )
     return files
+
+
+def iso(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 class State:
     def __init__(self) -> None:
         self.vaults: dict[str, str] = {}
-        self.lock = threading.Lock()
         self.files = build_files()
-        self.faults: dict[str, dict] = {}
-        self.requests: list[dict] = []
-
-    def take_fault(self, path: str) -> dict | None:
-        with self.lock:
-            fault = self.faults.get(path) or self.faults.get("*")
-            if fault is None:
-                return None
-            if fault.get("count") is not None:
-                fault["count"] -= 1
-                if fault["count"] <= 0:
-                    self.faults = {k: v for k, v in self.faults.items() if v is not fault}
-            return dict(fault)
 
 
 STATE = State()
 
 
-class Handler(BaseHTTPRequestHandler):
+def failure(status: int, path: str) -> tuple[str, bytes]:
+    """The body of a failure armed with `POST /_control/fail`."""
+    return "application/json", json.dumps({"error": "fault", "message": "Injected fault."}).encode()
+
+
+class Handler(StandInHandler):
     protocol_version = "HTTP/1.1"
     server_version = "PrompTugalStandIn/1"
+    standin_log = RequestLog()
+    standin_faults = Faults()
+    standin_clock = Clock(iso)
+    standin_switch = "PROMPTUGAL_REF_CONTROL"
 
     def log_message(self, *args) -> None:  # quiet
         pass
@@ -215,15 +303,10 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(length) if length else b""
 
-    def record(self, body: bytes) -> None:
-        parts = urlsplit(self.path)
-        with STATE.lock:
-            STATE.requests.append({
-                "method": self.command, "path": parts.path, "query": parts.query,
-                "headers": {name: value for name, value in self.headers.items()},
-                "body": body.decode("utf-8", "replace"),
-            })
-            del STATE.requests[:-500]
+    def logged(self, body: bytes) -> dict:
+        """PrompTugal's own fields of a request log entry: the headers and the body, so a test can check
+        what a request carried (team data is public: no request carries a secret of the reader's)."""
+        return {"headers": dict(self.headers.items()), "body": body.decode("utf-8", "replace")}
 
     def do_GET(self) -> None:
         self.handle_any()
@@ -234,26 +317,17 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self.handle_any()
 
+    def do_DELETE(self) -> None:
+        self.handle_any()
+
     def handle_any(self) -> None:
         body = self.read_body()
         parts = urlsplit(self.path)
         path = parts.path
         if path.startswith("/_control/"):
-            return self.control(path[len("/_control/"):], parse_qs(parts.query), body)
-        self.record(body)
-        fault = STATE.take_fault(path)
-        if fault:
-            mode = fault.get("mode")
-            if mode == "status":
-                return self.send_json(int(fault.get("status", 500)), {"error": "fault", "message": "Injected fault."})
-            if mode == "garbage":
-                return self.send_body(200, "application/json", b"{\"places\": [ this is not json")
-            if mode == "drop":
-                self.close_connection = True
-                self.connection.shutdown(2)
-                return
-            if mode == "slow":
-                time.sleep(float(fault.get("seconds", 5)))
+            return self.serve_control(body, self.no_control)
+        if self.standin_begin(failure, **self.logged(body)):
+            return
         if path.startswith("/api/vault/"):
             return self.vault(path, parse_qs(parts.query))
         if self.command not in ("GET", "HEAD"):
@@ -266,7 +340,6 @@ class Handler(BaseHTTPRequestHandler):
 
     def vault(self, path: str, query: dict) -> None:
         """A static vault host: `read/<vault_id>/<file id>` and `list/<vault_id>?prefix=` from a folder of objects."""
-        from urllib.parse import unquote
         parts = path.split("/", 5)  # "", "api", "vault", route, vault id, rest
         if len(parts) < 5 or parts[4] not in STATE.vaults:
             return self.send_json(404, {"error": "not_found", "message": "No such vault."})
@@ -291,49 +364,56 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_json(200, {"files": sorted(names)})
         self.send_json(404, {"error": "not_found", "message": "No such route."})
 
-    def control(self, name: str, query: dict, body: bytes) -> None:
-        if name == "reset":
-            with STATE.lock:
-                STATE.faults.clear()
-                STATE.requests.clear()
-            return self.send_json(200, {"ok": True})
-        if name == "fault":
-            # POST {"path": "/api/v1/places.json" | "*", "mode": "status"|"garbage"|"drop"|"slow",
-            #       "status": 503, "seconds": 5, "count": 1}; {"path": ..., "mode": "off"} clears it.
-            spec = json.loads(body or b"{}")
-            with STATE.lock:
-                if spec.get("mode") == "off":
-                    STATE.faults.pop(spec.get("path", "*"), None)
-                else:
-                    STATE.faults[spec.get("path", "*")] = spec
-            return self.send_json(200, {"ok": True})
-        if name == "requests":
-            prefix = (query.get("prefix") or [""])[0]
-            with STATE.lock:
-                rows = [r for r in STATE.requests if r["path"].startswith(prefix)]
-            return self.send_json(200, {"requests": rows})
-        if name == "echo":
-            # Answers with what arrived, so a test can check what a request carried.
-            self.record(body)
-            return self.send_json(200, {
-                "method": self.command, "query": urlsplit(self.path).query,
-                "headers": {n: v for n, v in self.headers.items()}, "body": body.decode("utf-8", "replace")})
-        if name == "redirect":
-            target = (query.get("to") or ["/"])[0]
-            self.record(body)
-            return self.send_body(int((query.get("status") or ["302"])[0]), "text/plain", b"moved",
-                                  {"Location": target})
-        if name == "sizes":
-            return self.send_json(200, {path: len(data) for path, (_, data) in sorted(STATE.files.items())
-                                        if not path.startswith("/events/")})
-        self.send_json(404, {"error": "not_found", "message": f"No control endpoint {name}."})
+    def no_control(self) -> None:
+        self.send_json(404, {"error": "not_found", "message": f"No control endpoint at {urlsplit(self.path).path}."})
+
+    # ---- control endpoints (standin.control; `requests`, `fail` and `drop-reply` are the shared ones) ----
+
+    def control_reset(self, query: dict, body: bytes) -> None:
+        self.standin_faults.clear()
+        self.standin_log.clear()
+        self.send_json(200, {"ok": True})
+
+    def control_echo(self, query: dict, body: bytes) -> None:
+        """Answers with what arrived (and logs it), so a test can check what a request carried."""
+        self.standin_record(**self.logged(body))
+        self.send_json(
+            200,
+            {
+                "method": self.command,
+                "query": urlsplit(self.path).query,
+                "headers": dict(self.headers.items()),
+                "body": body.decode("utf-8", "replace"),
+            },
+        )
+
+    def control_redirect(self, query: dict, body: bytes) -> None:
+        """`?to=<url>&status=302`: a redirect (logged)."""
+        self.standin_record(**self.logged(body))
+        self.send_body(int(query.get("status", "302")), "text/plain", b"moved", {"Location": query.get("to", "/")})
+
+    def control_sizes(self, query: dict, body: bytes) -> None:
+        self.send_json(
+            200, {path: len(data) for path, (_, data) in sorted(STATE.files.items()) if not path.startswith("/events/")}
+        )
+
+    standin_endpoints = {  # noqa: RUF012 (read only)
+        "reset": control_reset,
+        "echo": control_echo,
+        "redirect": control_redirect,
+        "sizes": control_sizes,
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--vault", action="append", default=[],
-                        help="VAULT_ID=FOLDER: serve a folder of stored vault objects on the SG/Send read routes")
+    parser.add_argument(
+        "--vault",
+        action="append",
+        default=[],
+        help="VAULT_ID=FOLDER: serve a folder of stored vault objects on the SG/Send read routes",
+    )
     args = parser.parse_args()
     for spec in args.vault:
         vid, _, folder = spec.partition("=")

@@ -1,11 +1,15 @@
 """Builds the P5 benchmark vault with the real sgit CLI: FILES files, about TOTAL_MB megabytes in all, in nested
 folders, one commit, pushed to the running SG/Send server. Prints the read-key string on the last line."""
+
 import hashlib
 import os
 import secrets
 import string
-import subprocess
 import sys
+
+# The shared helper module (Servers/common/standin), found from this file: the script is also run on its own.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "common"))
+from standin.sgit_cli import SgitCLI
 
 SGIT, SERVER, OUT = sys.argv[1], sys.argv[2], sys.argv[3]
 FILES = int(os.environ.get("SGIT_BENCH_FILES", "1000"))
@@ -14,14 +18,7 @@ HOME = os.path.join(OUT, "home")
 os.makedirs(HOME, exist_ok=True)
 
 
-def sgit(*args, cwd):
-    env = dict(os.environ, HOME=HOME, SGIT_DEFAULT_BASE_URL=SERVER)
-    result = subprocess.run([SGIT, "--base-url", SERVER, "--token", "localtest", *args], cwd=cwd, env=env,
-                            capture_output=True, text=True, timeout=1800)
-    if result.returncode != 0:
-        sys.stderr.write(f"sgit {args[0]} failed:\n{result.stdout}\n{result.stderr}\n")
-        raise SystemExit(1)
-    return result.stdout
+sgit = SgitCLI(SGIT, SERVER, HOME, timeout=1800)
 
 
 phrase = "".join(secrets.choice(string.ascii_lowercase + string.digits) for _ in range(24))

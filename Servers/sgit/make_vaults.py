@@ -4,14 +4,18 @@ manifest the Swift tests read. `scripts/servers start sgit` runs it with the CLI
 Every file is written here, committed and pushed with `sgit`, and recorded with its sha256 at every commit, so the
 Swift reader can be checked byte for byte against what the real CLI stored. Keys in the manifest are throwaway
 test keys made for this run."""
+
 import hashlib
 import json
 import os
 import secrets
 import shutil
 import string
-import subprocess
 import sys
+
+# The shared helper module (Servers/common/standin), found from this file: the script is also run on its own.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "common"))
+from standin.sgit_cli import SgitCLI
 
 SGIT, SERVER, OUT = sys.argv[1], sys.argv[2], sys.argv[3]
 BIG_MB = float(os.environ.get("SGIT_BIG_FILE_MB", "10.5"))
@@ -19,14 +23,7 @@ WORK = os.path.join(OUT, "work")
 HOME = os.path.join(OUT, "home")
 
 
-def sgit(*args, cwd):
-    env = dict(os.environ, HOME=HOME, SGIT_DEFAULT_BASE_URL=SERVER)
-    result = subprocess.run([SGIT, "--base-url", SERVER, "--token", "localtest", *args], cwd=cwd, env=env,
-                            capture_output=True, text=True, timeout=600)
-    if result.returncode != 0:
-        sys.stderr.write(f"sgit {' '.join(args[:2])} failed:\n{result.stdout}\n{result.stderr}\n")
-        raise SystemExit(1)
-    return result.stdout
+sgit = SgitCLI(SGIT, SERVER, HOME)
 
 
 def passphrase():
@@ -89,9 +86,13 @@ class Vault:
 
     def manifest(self):
         return {
-            "name": self.name, "vault_id": self.vid, "packs": self.packs, "access": self.access,
+            "name": self.name,
+            "vault_id": self.vid,
+            "packs": self.packs,
+            "access": self.access,
             "key_string": self.read_key if self.access == "read" else self.vault_key,
-            "read_key_string": self.read_key, "vault_key_string": self.vault_key,
+            "read_key_string": self.read_key,
+            "vault_key_string": self.vault_key,
             "branches": {name: list(reversed(commits)) for name, commits in self.branches.items()},
             "working_copy": self.folder,
         }
@@ -171,8 +172,10 @@ def main():
     sgit("branch", "merge", "feature", cwd=f)
     sgit("push", cwd=f)
     log = sgit("history", "log", cwd=f)
-    merge_message = next((line.split("(HEAD)", 1)[1].strip().split("  ")[0] for line in log.splitlines()
-                          if "(HEAD)" in line), "Merge feature")
+    merge_message = next(
+        (line.split("(HEAD)", 1)[1].strip().split("  ")[0] for line in log.splitlines() if "(HEAD)" in line),
+        "Merge feature",
+    )
     v.branches["current"].append({"message": merge_message, "files": snapshot(f), "merge": True})
     vaults.append(v)
 

@@ -1,6 +1,5 @@
 import CompanionCore
 import Foundation
-import Synchronization
 
 /// Where stored credentials live: the Keychain on Apple platforms, an encrypted file per account on
 /// Linux, memory in tests.
@@ -42,7 +41,7 @@ public enum SecretStoreError: Error, Sendable, Hashable, CustomStringConvertible
 
 /// A store in memory, for tests and previews. Thread-safe.
 public final class InMemorySecretStore: SecretStore {
-    private let entries = Mutex<[AccountKey: StoredCredential]>([:])
+    private let entries = Locked<[AccountKey: StoredCredential]>([:])
 
     /// Creates an empty store.
     public init() {}

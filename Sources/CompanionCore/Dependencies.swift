@@ -1,5 +1,3 @@
-import Synchronization
-
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -26,11 +24,11 @@ public struct SystemWallClock: WallClock {
 
 /// A clock that moves only when a test moves it.
 public final class ManualWallClock: WallClock {
-    private let current: Mutex<Date>
+    private let current: Locked<Date>
 
     /// Creates a clock standing at `start`.
     public init(_ start: Date = Date(timeIntervalSince1970: 1_764_400_000)) {
-        current = Mutex(start)
+        current = Locked(start)
     }
 
     /// The instant the clock stands at.
@@ -67,7 +65,7 @@ public struct TaskSleeper: Sleeper {
 
 /// A sleeper that returns at once and remembers every requested delay, for tests.
 public final class RecordingSleeper: Sleeper {
-    private let recorded = Mutex<[Duration]>([])
+    private let recorded = Locked<[Duration]>([])
     private let clock: ManualWallClock?
 
     /// Creates a recording sleeper; when `clock` is given, each sleep advances it by the delay.
@@ -131,10 +129,10 @@ public struct SystemRandomSource: RandomSource {
 
 /// A deterministic source (SplitMix64) for tests: the same seed gives the same sequence.
 public final class SeededRandomSource: RandomSource {
-    private let state: Mutex<UInt64>
+    private let state: Locked<UInt64>
 
     /// Creates a source whose sequence is fixed by `seed`.
-    public init(seed: UInt64) { state = Mutex(seed) }
+    public init(seed: UInt64) { state = Locked(seed) }
 
     /// The next value of the sequence.
     public func next() -> UInt64 {

@@ -1,5 +1,3 @@
-import Synchronization
-
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -63,7 +61,7 @@ public struct JournalEvent: Sendable, Hashable, Codable, Identifiable {
 /// - It keeps the newest `capacity` events and drops the oldest, so a long session cannot grow memory.
 /// - Every message and field passes through the `Redactor` and then through the registered-secret
 ///   scrubber, so a secret that slipped into free text (an error body echoing a token) is still masked.
-/// - It is thread-safe (`Mutex`); writers never suspend.
+/// - It is thread-safe (`Locked`); writers never suspend.
 /// - An exchange recorded with `record(_:deferred:)` (the HTTP journal middleware's) is described and redacted
 ///   when the journal is first read, not on the request's path: no reader, no redaction work. Redaction is
 ///   deferred, never skipped: every way out of the journal (`events`, `newestFirst`, `exportJSONLines`) redacts
@@ -96,7 +94,7 @@ public final class Journal: Sendable {
     /// The rules used to mask secrets.
     public let redactor: Redactor
     private let clock: any WallClock
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates an empty journal keeping at most `capacity` events.
     public init(capacity: Int = 2_000, redactor: Redactor = Redactor(), clock: any WallClock = SystemWallClock()) {

@@ -2,7 +2,6 @@
     import CCurl
     import CompanionCore
     import Foundation
-    import Synchronization
 
     /// One libcurl multi handle driven by one thread, shared by every `CurlTransport`.
     ///
@@ -13,7 +12,7 @@
     final class CurlEngine: @unchecked Sendable {
         // Why `@unchecked Sendable` is sound: `multi`, `running`, `handles` and `pool` are read and written only
         // by `run()`, on the engine's own thread (started once, in `init`). Other threads use `inbox`
-        // (a `Mutex`) and `curl_multi_wakeup`, which libcurl documents as thread-safe.
+        // (a `Locked`) and `curl_multi_wakeup`, which libcurl documents as thread-safe.
         static let shared = CurlEngine()
 
         /// A transfer on the multi handle, with the header list libcurl reads until it ends.
@@ -28,7 +27,7 @@
         }
 
         private let multi: UnsafeMutableRawPointer
-        private let inbox = Mutex<[Command]>([])
+        private let inbox = Locked<[Command]>([])
         private var running: [UnsafeMutableRawPointer: Running] = [:]
         private var handles: [ObjectIdentifier: UnsafeMutableRawPointer] = [:]
         private var pool: [UnsafeMutableRawPointer] = []
@@ -204,7 +203,7 @@
         let request: HTTPRequest
         private let body: AsyncThrowingStream<Data, any Error>.Continuation
         private let timeoutNanoseconds: UInt64
-        private let state: Mutex<State>
+        private let state: Locked<State>
 
         init(request: HTTPRequest, body: AsyncThrowingStream<Data, any Error>.Continuation) {
             self.request = request
@@ -213,7 +212,7 @@
             let nanoseconds =
                 max(0, components.seconds) * 1_000_000_000 + max(0, components.attoseconds) / 1_000_000_000
             self.timeoutNanoseconds = UInt64(max(1_000_000, nanoseconds))
-            self.state = Mutex(State())
+            self.state = Locked(State())
         }
 
         var isCancelled: Bool { state.withLock { $0.cancelled } }

@@ -1,6 +1,5 @@
 import CompanionCore
 import Foundation
-import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -127,12 +126,12 @@ private final class Exchange: Sendable {
 
     let url: URL
     let body: AsyncThrowingStream<Data, any Error>.Continuation
-    let state: Mutex<State>
+    let state: Locked<State>
 
     init(url: URL, headers: HTTPHeaders, body: AsyncThrowingStream<Data, any Error>.Continuation) {
         self.url = url
         self.body = body
-        self.state = Mutex(State(currentHeaders: headers))
+        self.state = Locked(State(currentHeaders: headers))
     }
 
     /// Stores the continuation, or fails it at once when the task already failed before it was stored.
@@ -196,7 +195,7 @@ private final class Exchange: Sendable {
 
 /// Routes session callbacks to the exchange of each task.
 private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    private let exchanges = Mutex<[Int: Exchange]>([:])
+    private let exchanges = Locked<[Int: Exchange]>([:])
     private let redirectPolicy: RedirectPolicy
 
     init(redirectPolicy: RedirectPolicy) { self.redirectPolicy = redirectPolicy }

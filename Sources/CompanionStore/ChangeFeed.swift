@@ -1,4 +1,4 @@
-import Synchronization
+import CompanionCore
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -11,7 +11,7 @@ import Synchronization
 /// Rule: a change is published only after its transaction committed, so a screen that reloads on
 /// a change always reads the new state. Subscribers that stop iterating are dropped.
 final class ChangeFeed: Sendable {
-    private let subscribers = Mutex<[UUID: AsyncStream<StoreChange>.Continuation]>([:])
+    private let subscribers = Locked<[UUID: AsyncStream<StoreChange>.Continuation]>([:])
 
     func subscribe() -> AsyncStream<StoreChange> {
         let (stream, continuation) = AsyncStream<StoreChange>.makeStream(bufferingPolicy: .bufferingNewest(1_000))

@@ -28,6 +28,8 @@ public struct Snapshot<Value: Sendable>: Sendable {
 
 /// The stored replies of one snapshot group, read back as typed values.
 public struct SnapshotMembers: Sendable {
+    /// The group's name.
+    public let group: String
     /// When the whole group was fetched.
     public let fetchedAt: Date
     let resources: [String: CachedResource]
@@ -35,7 +37,7 @@ public struct SnapshotMembers: Sendable {
 
     /// The reply to `request` in this group, decoded with the client's decoder.
     public func value<Response>(_ request: Request<Response>) throws(HTTPError) -> Response {
-        let key = CachedFetcher.key(for: request)
+        let key = SnapshotSync.memberKey(request, in: group)
         guard let resource = resources.values.first(where: { $0.key == key }) else {
             throw .undecodable(
                 HTTPError.DecodingFailure(

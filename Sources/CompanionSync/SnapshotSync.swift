@@ -27,7 +27,7 @@ public struct SnapshotSync: Sendable {
         for (member, reply) in fetched.members {
             guard let request = requests[member] else { continue }
             members[member] = CachedResource(
-                key: CachedFetcher.key(for: request), body: reply.data, mediaType: reply.response.mediaType,
+                key: Self.memberKey(request, in: name), body: reply.data, mediaType: reply.response.mediaType,
                 etag: reply.response.headers["ETag"], lastModified: reply.response.headers["Last-Modified"],
                 fetchedAt: fetched.fetchedAt)
         }
@@ -114,10 +114,20 @@ public struct SnapshotSync: Sendable {
     private func assembled<Value: Sendable>(
         _ snapshot: Snapshot<Value>, _ group: SnapshotGroup, origin: Loaded<Value>.Origin, failure: HTTPError?
     ) throws(HTTPError) -> Loaded<Value> {
-        let members = SnapshotMembers(fetchedAt: group.fetchedAt, resources: group.members, client: client)
+        let members = SnapshotMembers(
+            group: snapshot.name, fetchedAt: group.fetchedAt, resources: group.members, client: client)
         let value = try snapshot.assemble(members)
         let age = origin == .network ? 0 : max(0, store.clock.now().timeIntervalSince(group.fetchedAt))
         return Loaded(value: value, origin: origin, fetchedAt: group.fetchedAt, age: age, failure: failure)
+    }
+
+    /// The store key of `request` as a member of group `name`.
+    ///
+    /// Rule: a member is kept apart from the same request read on its own (`CachedFetcher`) or in another
+    /// group, so neither replaces the other: a screen reading `/accounts` alone never takes the accounts out of
+    /// an overview's stored group (which would then no longer assemble offline).
+    public static func memberKey(_ request: any AnyRequest, in name: String) -> String {
+        "group:\(name):" + CachedFetcher.key(for: request)
     }
 
     /// The stored group, if any: what to show offline, with its one fetch time.

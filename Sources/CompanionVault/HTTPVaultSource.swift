@@ -2,7 +2,6 @@ import CompanionCore
 import CompanionCrypto
 import CompanionHTTP
 import Foundation
-import Synchronization
 
 /// An SG/Send server (or a static host serving the same routes), read with plain GETs and no credentials:
 /// `GET <server>/api/vault/read/<vault_id>/<percent-encoded file id>` and `GET <server>/api/vault/list/<vault_id>?prefix=`.
@@ -208,7 +207,7 @@ public struct HTTPVaultSource: VaultSource {
 
 /// Whether a server offers the batch route, learnt from its first answer and shared by copies of a source.
 final class BatchRouteMemo: Sendable {
-    private let offered = Mutex(true)
+    private let offered = Locked(true)
 
     /// `true` until the server refused a batch.
     var isOffered: Bool { offered.withLock { $0 } }

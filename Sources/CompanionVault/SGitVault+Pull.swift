@@ -1,6 +1,5 @@
 import CompanionCore
 import Foundation
-import Synchronization
 
 extension SGitVault {
     // MARK: Pull
@@ -344,7 +343,7 @@ extension SGitVault {
 
 /// Trees parsed by the tasks that staged them, by id.
 final class ParsedTrees: Sendable {
-    private let trees = Mutex<[String: [VaultFormat.TreeEntryRecord]]>([:])
+    private let trees = Locked<[String: [VaultFormat.TreeEntryRecord]]>([:])
 
     func keep(_ id: String, _ entries: [VaultFormat.TreeEntryRecord]) { trees.withLock { $0[id] = entries } }
 

@@ -1,5 +1,5 @@
+import CompanionCore
 import Foundation
-import Synchronization
 
 /// The on-disk cache of one vault: verified stored objects, and a small state file.
 ///
@@ -65,7 +65,7 @@ final class VaultCache: Sendable {
     /// Packs whose index or length was found damaged when the cache was opened: they were removed, and their
     /// objects will be fetched again.
     let droppedPacks: [String]
-    private let loaded: Mutex<Loaded>
+    private let loaded: Locked<Loaded>
 
     init(root: URL) throws(VaultError) {
         self.root = root
@@ -111,7 +111,7 @@ final class VaultCache: Sendable {
             unlink(packsPath + "/" + name)
         }
         self.droppedPacks = dropped
-        self.loaded = Mutex(state)
+        self.loaded = Locked(state)
     }
 
     private static func fileSize(_ path: String) -> Int? {
@@ -343,7 +343,7 @@ final class PackWriter: Sendable {
     /// The pack's name in `packs/` once committed.
     let name: String
     let temporaryPath: String
-    private let content: Mutex<Content>
+    private let content: Locked<Content>
 
     init(cache: VaultCache) throws(VaultError) {
         // A time prefix keeps packs in the order they were written; the UUID keeps two writers apart.
@@ -352,7 +352,7 @@ final class PackWriter: Sendable {
         temporaryPath = cache.packsPath + "/.tmp-" + name + ".pack"
         let descriptor = open(temporaryPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .cache(reason: "could not create a pack in the cache") }
-        content = Mutex(Content(descriptor: descriptor))
+        content = Locked(Content(descriptor: descriptor))
     }
 
     deinit { abandon() }

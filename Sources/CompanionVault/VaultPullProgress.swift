@@ -1,5 +1,5 @@
+import CompanionCore
 import Foundation
-import Synchronization
 
 /// How far a pull has come, for a progress line.
 public struct VaultPullProgress: Sendable, Hashable {
@@ -25,7 +25,7 @@ final class ProgressCounter: Sendable {
         var bytes = 0
         var lastReport: ContinuousClock.Instant?
     }
-    private let counts = Mutex(Counts())
+    private let counts = Locked(Counts())
     private let started: ContinuousClock.Instant
     private let progress: (@Sendable (VaultPullProgress) -> Void)?
 

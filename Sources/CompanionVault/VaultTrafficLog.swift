@@ -1,6 +1,5 @@
 import CompanionCore
 import Foundation
-import Synchronization
 
 /// One thing the vault reader did: a request, a cache hit, a verification, a decryption, a key import or a failure.
 ///
@@ -58,7 +57,7 @@ public struct VaultTrafficEvent: Identifiable, Sendable, Hashable {
 
 /// The vault traffic log: newest first, capped at 2,000 events, optionally mirrored into the kit's `Journal`.
 ///
-/// It is thread-safe (`Mutex`) so the reader can record without suspending; a SwiftUI panel observes it through
+/// It is thread-safe (`Locked`) so the reader can record without suspending; a SwiftUI panel observes it through
 /// `changes` or polls `events`.
 public final class VaultTrafficLog: Sendable {
     /// How many events are kept.
@@ -69,9 +68,9 @@ public final class VaultTrafficLog: Sendable {
         var events: [VaultTrafficEvent] = []
         var head = 0
     }
-    private let state = Mutex(Ring())
-    private let counter = Mutex<[VaultTrafficEvent.Kind: Int]>([:])
-    private let observers = Mutex<[UUID: @Sendable (VaultTrafficEvent) -> Void]>([:])
+    private let state = Locked(Ring())
+    private let counter = Locked<[VaultTrafficEvent.Kind: Int]>([:])
+    private let observers = Locked<[UUID: @Sendable (VaultTrafficEvent) -> Void]>([:])
 
     /// Creates an empty log keeping the newest `capacity` events; each event also goes to `journal` as `.vault`.
     public init(capacity: Int = 2_000, journal: Journal? = nil, clock: any WallClock = SystemWallClock()) {

@@ -1,12 +1,15 @@
 import CertainCore
+import CompanionApp
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
 import CompanionScreen
+import CompanionStore
 import Foundation
 
-/// `companion certain …`: the Certain app's core, headless. Every screen is the app's own model; the
-/// terminal only prints it (text, or `--json` as documented in docs/cli-json.md).
+/// `companion certain …`: the Certain app's core, headless. Every screen is the app's own model on the kit's
+/// road (`CertainServer`); the terminal only prints it (text, or `--json` as documented in docs/cli-json.md,
+/// carrying what the text shows).
 ///
 /// The sign-in is the one of `companion login` (one sign-in per server): `certain login` runs that flow for a
 /// Certain server, and every other subcommand uses (and keeps) what it stored. Offline data lives in the
@@ -72,21 +75,21 @@ enum CertainCommands {
                         options: common, run: tokens),
                     Command(
                         name: "logout", summary: "revoke this device's token, forget it and wipe the offline data",
-                        options: [lang], run: logout),
+                        options: [lang, .httpsOnly], run: logout),
                 ])
         ])
 
     private static let lang = Command.Option.option(
         "lang", "de|en", "texts and server messages in this language (default: from $LANG, else German)")
-    private static let common: [Command.Option] = [lang, .json]
+    private static let common: [Command.Option] = [lang, .json, .httpsOnly]
     private static let exitCodes =
-        "Exit codes: 0 shown (live or an offline copy), 1 failed or not signed in, 2 usage error."
+        "Exit codes: 0 shown (live, empty or an offline copy), 1 failed or not signed in, 2 usage error."
 
     static func login(_ arguments: Arguments) async throws -> Int32 {
         var certain = arguments
         certain.options["server"] = ["certain"]
         let code = try await AuthCommands.login(certain)
-        if code == 0 { await loadLookups() }
+        if code == 0 { await loadLookups(https: arguments.flag("https-only")) }
         return code
     }
 
@@ -102,60 +105,79 @@ enum CertainCommands {
         return Language.resolve(preferred: [tag])
     }
 
-    /// The signed-in Certain account's connection, with offline data in the home folder's `store/`.
-    static func connect(_ arguments: Arguments) throws -> (CertainConnection, CredentialSession) {
+    /// The signed-in Certain account on the kit's road, with offline data in the home folder's `store/`.
+    static func open(_ arguments: Arguments) async throws -> CertainServer {
         try arguments.expectAtMost(0)
-        let (current, session, _) = try AuthCommands.signedIn()
-        guard String(describing: current.kind) == "certain" else {
+        return try await open(language: try language(arguments), https: arguments.flag("https-only"))
+    }
+
+    /// The signed-in Certain account in `language`; `https` refuses plain http even where the sign-in
+    /// allowed it.
+    static func open(language: Language, https: Bool) async throws -> CertainServer {
+        let (current, _, _) = try AuthCommands.signedIn()
+        guard current.kind == .certain else {
             throw CommandFailure(
                 "The signed-in server (\(current.address.serverKey)) is not a Certain server. "
                     + "Run `companion certain login <address>` first.")
         }
-        let language = try language(arguments)
-        let client = CertainAccount.client(
-            address: current.address.url, session: session, language: language,
-            transportPolicy: .terminal(httpsOnly: current.httpsOnly), journal: Terminal.journal)
+        let secrets = try AuthCommands.store()
+        guard let stored = try? secrets.load(current.account) else {
+            throw CommandFailure("You are signed out. Run `companion certain login <address>` again.")
+        }
+        let environment = AppEnvironment(
+            transportPolicy: .terminal(httpsOnly: current.httpsOnly || https),
+            stores: StoreRegistry(location: .directory(try Terminal.stateFolder("store"))), secrets: secrets,
+            journal: Terminal.journal)
+        let server = try await CertainServer.open(stored, language: language, environment: environment)
         // Cached finance data is private: the folder 0700, the database 0600.
-        let folder = try Terminal.stateFolder("store")
-        let store = try CertainAccount.offlineStore(for: current.account, in: folder)
-        if let file = store.fileURL {
+        if let file = server.bundle.store.fileURL {
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
         }
-        return (CertainConnection(client: client, store: store, language: language), session)
+        return server
     }
 
     // MARK: Subcommands
 
     /// Right after sign-in: the lookups, loaded once and kept offline (C-LOOK-1). A failure here is not the
     /// sign-in's: the screens load them when they first meet an id.
-    static func loadLookups() async {
-        guard let arguments = try? Arguments([], flags: [], options: []),
-            let (connection, _) = try? connect(arguments)
-        else { return }
-        _ = try? await connection.reloadLookups()
+    static func loadLookups(https: Bool) async {
+        guard let server = try? await open(language: .german, https: https) else { return }
+        _ = try? await server.lookups.reload()
     }
 
     static func overview(_ arguments: Arguments) async throws -> Int32 {
-        let (connection, _) = try connect(arguments)
-        let model = await OverviewModel(connection: connection)
+        let server = try await open(arguments)
+        let model = await OverviewModel(server: server)
         await model.refresh()
-        let state = await model.state
         let lookups = await model.lookups
-        return try show(ScreenReport(screen: "overview", state, now: Date()), arguments, texts: connection.texts) {
-            overview, texts in
+        let texts = server.texts
+        let state = await model.state.map { overview in
+            CertainShown(
+                value: overview,
+                extra: CertainOverviewExtra(
+                    rows: TransactionLine.lines(overview.latestRows, lookups: lookups, texts: texts),
+                    categoryNames: categoryNames(overview.budget, lookups, texts),
+                    redGroupIDs: overview.budget.redGroupIDs))
+        }
+        let report = ScreenReport(screen: "overview", state, now: server.bundle.clock.now())
+        return try show(report, arguments, texts: texts, empty: "overview.empty") { shown in
+            let overview = shown.value
             let language = texts.language
+            let month = overview.month
             var lines = [
-                "\(texts["overview.month"]) (\(overview.month.month.formatted(language))): "
-                    + "\(texts["overview.income"]) \(Money(overview.month.income, overview.month.currency).formatted(language))"
-                    + "  \(texts["overview.expenses"]) \(Money(overview.month.expenses, overview.month.currency).formatted(language))",
+                "\(texts["overview.month"]) (\(month.month.formatted(language))): "
+                    + "\(texts["overview.income"]) \(Money(month.income, month.currency).formatted(language))"
+                    + "  \(texts["overview.expenses"]) \(Money(month.expenses, month.currency).formatted(language))",
                 "", texts["overview.budget"] + " (\(overview.budget.month.formatted(language)))",
             ]
             lines +=
-                overview.budget.groups.isEmpty ? ["  " + texts["budget.empty"]] : groupLines(overview.budget, texts)
+                overview.budget.groups.isEmpty
+                ? ["  " + texts["budget.empty"]]
+                : overview.budget.groups.map { "  " + groupLine($0, currency: overview.budget.currency, texts) }
             lines += ["", texts["overview.accounts"]]
             lines += overview.accounts.map { "  \($0.name)  \($0.money.formatted(language))" }
             lines += ["", texts["overview.latest"]]
-            lines += overview.latestRows.map { "  " + rowLine($0, lookups, texts) }
+            lines += shown.extra.rows.map { "  " + $0.text(texts) }
             return lines
         }
     }
@@ -167,22 +189,36 @@ enum CertainCommands {
             month = parsed
         }
         if arguments.flag("prev") && arguments.flag("next") { throw UsageError("--prev or --next, not both") }
-        let (connection, _) = try connect(arguments)
-        let model = await BudgetModel(connection: connection)
+        let server = try await open(arguments)
+        let model = await BudgetModel(server: server)
         await model.load(month)
         if arguments.flag("prev") { await model.previous() }
         if arguments.flag("next") { await model.next() }
-        let state = await model.state
         let lookups = await model.lookups
-        return try show(ScreenReport(screen: "budget", state, now: Date()), arguments, texts: connection.texts) {
-            reply, texts in
-            let language = texts.language
-            // A neighbour shows as the month its link names; a link naming none shows as sent; none: "-".
-            func label(_ month: BudgetMonth?, _ link: String?) -> String {
-                month?.formatted(language) ?? link ?? "-"
-            }
+        let texts = server.texts
+        let shownMonth = await model.reply
+        let state = await model.state.map { reply in
+            CertainShown(
+                value: reply,
+                extra: CertainBudgetExtra(
+                    incomplete: reply.isIncomplete, previousMonth: reply.previousMonth, nextMonth: reply.nextMonth,
+                    categoryNames: categoryNames(reply, lookups, texts), notices: reply.warnings.map { $0.text(texts) },
+                    redGroupIDs: reply.redGroupIDs, redCategoryIDs: reply.redCategoryIDs))
+        }
+        let report = CertainPagedReport(
+            report: ScreenReport(screen: "budget", state, now: server.bundle.clock.now()),
+            links: CertainLinks(prev: shownMonth?.prev, next: shownMonth?.next))
+        let language = texts.language
+        // A neighbour shows as the month its link names; a link naming none shows as sent; none: "-".
+        func label(_ month: BudgetMonth?, _ link: String?) -> String { month?.formatted(language) ?? link ?? "-" }
+        let footer = shownMonth.map {
+            "\(texts["budget.prev"]): \(label($0.previousMonth, $0.prev))   "
+                + "\(texts["budget.next"]): \(label($0.nextMonth, $0.next))"
+        }
+        let emptyLines = [shownMonth?.month.formatted(language), texts["budget.empty"], footer].compactMap { $0 }
+        return try show(report, report.report, arguments, texts: texts, emptyLines: emptyLines) { shown in
+            let reply = shown.value
             var lines = [reply.month.formatted(language)]
-            if reply.groups.isEmpty { lines.append(texts["budget.empty"]) }
             for group in reply.groups {
                 lines.append(groupLine(group, currency: reply.currency, texts))
                 for line in group.categories {
@@ -192,13 +228,10 @@ enum CertainCommands {
                             + " / \(Money(line.actual, reply.currency).formatted(language))")
                 }
             }
-            if !reply.warnings.isEmpty {
-                lines += ["", texts["budget.notices"]] + reply.warnings.map { "  - " + $0.text(texts) }
-            }
+            let notices = shown.extra.notices
+            if !notices.isEmpty { lines += ["", texts["budget.notices"]] + notices.map { "  - " + $0 } }
             if reply.isIncomplete { lines.append(texts["budget.incomplete"]) }
-            lines.append(
-                "\(texts["budget.prev"]): \(label(reply.previousMonth, reply.prev))   "
-                    + "\(texts["budget.next"]): \(label(reply.nextMonth, reply.next))")
+            if let footer { lines.append(footer) }
             return lines
         }
     }
@@ -219,28 +252,36 @@ enum CertainCommands {
         let query = TransactionQuery(
             search: arguments.option("search") ?? "", accountID: try number("account"),
             categoryID: try number("category"), tagID: try number("tag"), from: try day("from"), to: try day("to"))
-        let (connection, _) = try connect(arguments)
-        let model = await TransactionsModel(connection: connection, pageSize: limit)
+        let server = try await open(arguments)
+        let model = await TransactionsModel(server: server, pageSize: limit)
         await model.apply(query)
         if arguments.flag("all") { await model.loadAll() }
-        let state = await model.state
         let lookups = await model.lookups
-        return try show(ScreenReport(screen: "transactions", state, now: Date()), arguments, texts: connection.texts) {
-            list, texts in
-            var lines = list.rows.map { rowLine($0, lookups, texts) }
-            if lines.isEmpty { lines.append(texts["transactions.empty"]) }
-            if list.nextCursor != nil { lines.append("… \(texts["transactions.more"]): --all") }
+        let texts = server.texts
+        let state = await model.state.map { list in
+            CertainShown(
+                value: list,
+                extra: CertainRowsExtra(rows: TransactionLine.lines(list.rows, lookups: lookups, texts: texts)))
+        }
+        let report = ScreenReport(screen: "transactions", state, now: server.bundle.clock.now())
+        return try show(report, arguments, texts: texts, empty: "transactions.empty") { shown in
+            var lines = shown.extra.rows.map { $0.text(texts) }
+            if shown.value.nextCursor != nil { lines.append("… \(texts["transactions.more"]): --all") }
             return lines
         }
     }
 
     static func contracts(_ arguments: Arguments) async throws -> Int32 {
-        let (connection, _) = try connect(arguments)
-        let model = await ContractsModel(connection: connection)
+        let server = try await open(arguments)
+        let model = await ContractsModel(server: server)
         await model.load()
-        let state = await model.state
-        return try show(ScreenReport(screen: "contracts", state, now: Date()), arguments, texts: connection.texts) {
-            list, texts in
+        let texts = server.texts
+        let state = await model.state.map { list in
+            CertainShown(value: list, extra: CertainNoticesExtra(notices: list.warnings.map { $0.text(texts) }))
+        }
+        let report = ScreenReport(screen: "contracts", state, now: server.bundle.clock.now())
+        return try show(report, arguments, texts: texts, empty: "contracts.empty") { shown in
+            let list = shown.value
             let language = texts.language
             var lines = list.items.map { contract in
                 "\(contract.name)  \(contract.money.formatted(language))  \(texts[contract.rhythm.textKey])"
@@ -250,31 +291,32 @@ enum CertainCommands {
                 "\(texts["contracts.monthly_total"]): \(Money(list.monthlyTotal, list.currency).formatted(language))"
                     + "   \(texts["contracts.yearly_total"]): \(Money(list.yearlyTotal, list.currency).formatted(language))"
             )
-            lines += list.warnings.map { "  - " + $0.text(texts) }
+            lines += shown.extra.notices.map { "  - " + $0 }
             return lines
         }
     }
 
     static func accounts(_ arguments: Arguments) async throws -> Int32 {
-        let (connection, _) = try connect(arguments)
-        let model = await AccountsModel(connection: connection)
+        let server = try await open(arguments)
+        let model = await AccountsModel(server: server)
         await model.load()
-        let state = await model.state
-        return try show(ScreenReport(screen: "accounts", state, now: Date()), arguments, texts: connection.texts) {
-            accounts, texts in
+        let texts = server.texts
+        let report = ScreenReport(screen: "accounts", await model.state, now: server.bundle.clock.now())
+        return try show(report, arguments, texts: texts, empty: "accounts.empty") { accounts in
             accounts.map { "\($0.id)  \($0.name)  \($0.money.formatted(texts.language))" }
         }
     }
 
     static func tokens(_ arguments: Arguments) async throws -> Int32 {
-        let (connection, session) = try connect(arguments)
-        guard let stored = await session.credential else {
+        let server = try await open(arguments)
+        guard let stored = await server.session?.credential else {
             throw CommandFailure("You are signed out. Run `companion certain login <address>` again.")
         }
-        let me = try? await connection.fetch(Request<JSONValue>.get("/api/auth/me"))
+        let user = await UserModel(server: server)
+        await user.load()
         let reply = TokenReply(
             id: stored.serverID, account: stored.account.userID, server: stored.address.serverKey,
-            username: me?["username"]?.stringValue)
+            username: await user.state.value?.username, user: await user.state.value)
         if arguments.flag("json") {
             Terminal.out(try JSONOutput.document(reply))
         } else {
@@ -286,9 +328,8 @@ enum CertainCommands {
     }
 
     static func logout(_ arguments: Arguments) async throws -> Int32 {
-        let (connection, session) = try connect(arguments)
-        let problem = await CertainSignIn.signOut(session: session, client: connection.client)
-        await connection.wipeOfflineData()
+        let server = try await open(arguments)
+        let problem = await server.signOut()
         if let file = try? AuthCommands.currentFile() { try? FileManager.default.removeItem(at: file) }
         if let problem { Terminal.err("The server did not confirm the sign-out: \(problem.description)") }
         Terminal.out("Signed out; this device's token is revoked and its offline data deleted.")
@@ -297,41 +338,51 @@ enum CertainCommands {
 
     // MARK: Printing
 
-    /// Prints a screen's report (text or JSON) and returns the exit code: 0 when something is shown, 1 when
-    /// failed.
+    /// Prints a screen's report (text or JSON) and returns the exit code: 0 when something is shown (an
+    /// empty answer included), 1 when failed.
     static func show<Value: Encodable & Sendable & Equatable>(
-        _ report: ScreenReport<Value>, _ arguments: Arguments, texts: Texts, lines: (Value, Texts) -> [String]
+        _ report: ScreenReport<Value>, _ arguments: Arguments, texts: Texts, empty: String,
+        lines: (Value) -> [String]
+    ) throws -> Int32 {
+        try show(report, report, arguments, texts: texts, emptyLines: [texts[empty]], lines: lines)
+    }
+
+    /// Prints `document` as `--json`, or `report`'s state as text.
+    static func show<Value: Encodable & Sendable & Equatable>(
+        _ document: some Encodable, _ report: ScreenReport<Value>, _ arguments: Arguments, texts: Texts,
+        emptyLines: [String], lines: (Value) -> [String]
     ) throws -> Int32 {
         if arguments.flag("json") {
-            Terminal.out(try JSONOutput.document(report))
+            Terminal.out(try JSONOutput.document(document))
             return report.state == .failed ? 1 : 0
         }
         switch report.state {
         case .loading: Terminal.out(texts["state.loading"])
-        case .content, .empty: break
+        case .content: break
+        case .empty: emptyLines.forEach(Terminal.out)
         case .stale:
-            Terminal.err("\(texts["state.stale"]) — \(asOf(report.age ?? 0, texts)): \(report.reason ?? "")")
+            Terminal.err("\(texts["state.stale"]) — \(asOf(report, texts)): \(report.reason ?? "")")
         case .offline:
-            Terminal.err("\(texts["state.offline"]) — \(asOf(report.age ?? 0, texts)): \(report.reason ?? "")")
+            Terminal.err("\(texts["state.offline"]) — \(asOf(report, texts)): \(report.reason ?? "")")
         case .failed:
             let reason = report.reason ?? texts["state.failed"]
             throw CommandFailure(
                 report.signInRequired
                     ? "\(reason) \(texts["state.sign_in"]): `companion certain login <address>`." : reason)
         }
-        if let value = report.value { lines(value, texts).forEach(Terminal.out) }
+        if let value = report.value { lines(value).forEach(Terminal.out) }
         return 0
     }
 
     /// "As of 2026-11-30 15:39 UTC (8 s)": when the shown copy was fetched, and how old it is.
-    static func asOf(_ age: TimeInterval, _ texts: Texts) -> String {
-        let fetched = Date().addingTimeInterval(-age)
-        let stamp = fetched.formatted(
-            Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().dateSeparator(.dash).time(
-                includingFractionalSeconds: false
-            )
-            .timeSeparator(.colon).dateTimeSeparator(.space))
-        return texts.format("state.as_of", "\(stamp) UTC (\(ageText(age)))")
+    static func asOf<Value>(_ report: ScreenReport<Value>, _ texts: Texts) -> String {
+        let stamp =
+            report.fetchedAt?.formatted(
+                Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().dateSeparator(.dash).time(
+                    includingFractionalSeconds: false
+                )
+                .timeSeparator(.colon).dateTimeSeparator(.space)) ?? "-"
+        return texts.format("state.as_of", "\(stamp) UTC (\(ageText(report.age ?? 0)))")
     }
 
     static func ageText(_ age: TimeInterval) -> String {
@@ -342,34 +393,24 @@ enum CertainCommands {
         return "\(seconds / 86_400) d"
     }
 
+    /// A group's line, `!` marking a red group (C-BUD-6).
     static func groupLine(_ group: BudgetGroup, currency: String, _ texts: Texts) -> String {
         let language = texts.language
         return "\(group.isRed ? "!" : " ") \(group.name)  \(Money(group.planned, currency).formatted(language))"
             + " / \(Money(group.actual, currency).formatted(language))"
     }
 
-    static func groupLines(_ reply: BudgetMonthReply, _ texts: Texts) -> [String] {
-        reply.groups.map { "  " + groupLine($0, currency: reply.currency, texts) }
-    }
-
-    static func rowLine(_ row: TransactionRow, _ lookups: Lookups, _ texts: Texts) -> String {
-        let language = texts.language
-        switch row {
-        case .booking(let item):
-            let who = item.counterparty ?? item.purpose ?? "-"
-            let category = item.categoryID.map { "  [\(lookups.categoryName($0, texts))]" } ?? ""
-            return "\(item.bookedOn.formatted(language))  \(who)  \(item.money.formatted(language))\(category)"
-        case .transfer(let transfer):
-            let title = texts.format(
-                "transfer.row", lookups.accountName(transfer.fromAccountID, texts),
-                lookups.accountName(transfer.toAccountID, texts))
-            let partial = transfer.isComplete ? "" : "  (\(texts["transfer.partial"]))"
-            return "\(transfer.bookedOn.formatted(language))  \(title)  "
-                + "\(transfer.amount.formatted(language, signed: false))\(partial)"
+    /// The name of every category a budget month names, by id (the placeholder for one the lookups lack).
+    static func categoryNames(_ reply: BudgetMonthReply, _ lookups: Lookups, _ texts: Texts) -> [String: String] {
+        var names: [String: String] = [:]
+        for line in reply.groups.flatMap(\.categories) {
+            names[String(line.categoryID)] = lookups.categoryName(line.categoryID, texts)
         }
+        return names
     }
-
 }
+
+// MARK: What `--json` prints beside the core's values (docs/cli-json.md)
 
 /// `certain tokens --json`.
 struct TokenReply: Encodable {
@@ -377,4 +418,89 @@ struct TokenReply: Encodable {
     let account: String
     let server: String
     let username: String?
+    let user: CertainUser?
+}
+
+/// A screen's value with what its text shows beside it, as more members of the same JSON object: names from
+/// the lookups, sentences, rows as lines.
+struct CertainShown<Value: Encodable & Sendable & Equatable, Extra: Encodable & Sendable & Equatable>: Encodable,
+    Sendable, Equatable
+{
+    let value: Value
+    let extra: Extra
+
+    func encode(to encoder: any Encoder) throws {
+        try value.encode(to: encoder)
+        try extra.encode(to: encoder)
+    }
+}
+
+/// What the overview's text shows beside its value: the latest five as lines, the budget's category names and
+/// its red groups (the text's `!`).
+struct CertainOverviewExtra: Encodable, Sendable, Equatable {
+    let rows: [TransactionLine]
+    let categoryNames: [String: String]
+    let redGroupIDs: [Int]
+
+    enum CodingKeys: String, CodingKey {
+        case rows
+        case categoryNames = "category_names"
+        case redGroupIDs = "red_group_ids"
+    }
+}
+
+/// What a budget month's text shows beside the reply: whether its totals are incomplete, the months its links
+/// name, its categories' names, its notices as sentences, and its red groups and categories (the text's `!`).
+struct CertainBudgetExtra: Encodable, Sendable, Equatable {
+    let incomplete: Bool
+    let previousMonth: BudgetMonth?
+    let nextMonth: BudgetMonth?
+    let categoryNames: [String: String]
+    let notices: [String]
+    let redGroupIDs: [Int]
+    let redCategoryIDs: [Int]
+
+    enum CodingKeys: String, CodingKey {
+        case incomplete, notices
+        case redGroupIDs = "red_group_ids"
+        case redCategoryIDs = "red_category_ids"
+        case previousMonth = "prev_month"
+        case nextMonth = "next_month"
+        case categoryNames = "category_names"
+    }
+}
+
+/// The transactions' rows as lines (names, tags, the placeholder for an unknown one).
+struct CertainRowsExtra: Encodable, Sendable, Equatable {
+    let rows: [TransactionLine]
+}
+
+/// Notices as sentences.
+struct CertainNoticesExtra: Encodable, Sendable, Equatable {
+    let notices: [String]
+}
+
+/// A screen's report with the links of the month shown (`prev`, `next`), an empty month's included.
+struct CertainPagedReport<Value: Encodable & Sendable & Equatable>: Encodable {
+    let report: ScreenReport<Value>
+    let links: CertainLinks
+
+    func encode(to encoder: any Encoder) throws {
+        try report.encode(to: encoder)
+        try links.encode(to: encoder)
+    }
+}
+
+/// The `prev` and `next` links of the budget month shown.
+struct CertainLinks: Encodable {
+    let prev: String?
+    let next: String?
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(prev, forKey: .prev)
+        try container.encode(next, forKey: .next)
+    }
+
+    enum CodingKeys: String, CodingKey { case prev, next }
 }

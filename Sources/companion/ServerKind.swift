@@ -52,7 +52,7 @@ enum ServerKind: String, CaseIterable, Codable, Sendable {
     /// Which refusals end the stored credential (the server's own revocation signals).
     var revocationRule: RevocationRule {
         switch self {
-        case .certain: .certain
+        case .certain: CertainServer.revocation
         case .allauth: .allauth
         case .omnigent: .omnigent
         }

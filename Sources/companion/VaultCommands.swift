@@ -1,7 +1,6 @@
 import CompanionCore
 import CompanionVault
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -93,7 +92,7 @@ enum VaultCommands {
             key: key, source: source, cache: folder.appendingPathComponent("cache"), log: VaultTrafficLog())
         let showProgress = isatty(STDERR_FILENO) == 1
         let started = ContinuousClock.now
-        let counts = Mutex(VaultPullProgress(objects: 0, bytes: 0, elapsed: 0))
+        let counts = Locked(VaultPullProgress(objects: 0, bytes: 0, elapsed: 0))
         let head = try await vault.pull(branch: arguments.option("branch")) { progress in
             counts.withLock { $0 = progress }
             guard showProgress else { return }

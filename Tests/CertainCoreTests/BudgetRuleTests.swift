@@ -85,6 +85,25 @@ import Testing
         #expect(empty.isEmpty)
     }
 
+    @Test("C-BUD-10: a group shows the server's sums, even where its categories add up to something else")
+    func groupSumsAreTheServers() throws {
+        // The server's group sum counts what the listed categories do not (1030 + 170 of an unlisted plan).
+        let json = #"""
+            {"id":1,"name":"Wohnen","planned":"1200.00","actual":"1250.00",
+             "categories":[{"category_id":3,"kind":"expense","planned":"900.00","actual":"950.00"},
+                           {"category_id":9,"kind":"savings","planned":"130.00","actual":"100.00"}]}
+            """#
+        let group = try JSONDecoder().decode(BudgetGroup.self, from: Data(json.utf8))
+        #expect(group.planned.description == "1200.00" && group.actual.description == "1250.00")
+        #expect(Money(group.planned, "EUR").formatted(.german) == "1.200,00\u{00A0}€")
+        let listed = group.categories.map(\.planned).reduce(Amount.zero, +)
+        #expect(listed.description == "1030.00" && group.planned != listed)
+        // The red mark compares; it shows no sum: 950 spent against 900 planned is red.
+        #expect(group.isRed)
+        let encoded = try JSONSerialization.jsonObject(with: try JSONEncoder().encode(group)) as? [String: Any]
+        #expect(encoded?["planned"] as? String == "1200.00" && encoded?["actual"] as? String == "1250.00")
+    }
+
     @Test("C-ERR-3: a missing required field is a decode error naming its path")
     func missingFieldNamesItsPath() {
         let json =

@@ -6,7 +6,7 @@ import CompanionTestSupport
 import Foundation
 import Testing
 
-extension CertainServer {
+extension CertainStandIn {
     /// Certain's sign-in end to end against the Certain stand-in (Servers/certain), one account per test
     /// after a reset; serialized because they share the server's fixture.
     @Suite struct CertainSignInTests {
@@ -58,7 +58,8 @@ extension CertainServer {
             // C-AUTH-7 and C-TOK-3: the token alone reads /api/auth/me, with no cookie.
             let session = try CredentialSession(account: account, store: store, journal: journal)
             let client = SignInFixture.client(
-                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .certain)]
+                control.url, journal: journal,
+                middlewares: [AuthenticationMiddleware(session: session, rule: CertainServer.revocation)]
             )
             let me = try await client.send(Request<JSONValue>.get("/api/auth/me"))
             #expect(me["username"]?.stringValue == "plain")
@@ -152,6 +153,33 @@ extension CertainServer {
 
         @Test("C-AUTH-5") @MainActor func forcedPasswordChangeBlocksMintingUntilDone() async throws {
             let password = try await control.password("mustchange")
+            // Until the change, every other call with the pending cookie gets 403, minting included; the core's
+            // mint in that state fails, and no token exists.
+            let flow = CertainSignIn(
+                address: try SignInFixture.address(control.url),
+                client: SignInFixture.client(control.url, journal: journal),
+                tokenName: "CompanionKit tests (Linux)")
+            #expect(try await flow.signIn(username: "mustchange", password: password) == .passwordChange)
+            await #expect(throws: AuthError.self) { _ = try await flow.issueCredential() }
+            let pending = try await SignInFixture.client(control.url, journal: journal).exchange(
+                Request<JSONValue>.post(
+                    "/api/auth/login", body: ["username": "mustchange", "password": JSONValue.string(password)]))
+            let cookie = try #require(
+                pending.response.headers["Set-Cookie"]?.split(separator: ";").first.map(String.init))
+            let web = SignInFixture.client(control.url, journal: journal)
+            for request in [
+                Request<JSONValue>.post("/api/inbox/tokens", body: ["scope": "app"]),
+                Request<JSONValue>.get("/api/accounts"),
+                Request<JSONValue>.get("/api/auth/me"),
+            ] {
+                var withCookie = request
+                withCookie.headers["Cookie"] = cookie
+                let reply = try await web.reply(withCookie)
+                #expect(reply.status == 403, "\(request.path)")
+                #expect(reply.failure?.envelope?.code == "password_change_required", "\(request.path)")
+            }
+            #expect(
+                try await control.client.send(Request<JSONValue>.get("/_control/tokens")).arrayValue?.isEmpty == true)
             let model = model(store: InMemorySecretStore())
             await model.submitAddress(control.url.absoluteString)
             await model.submitPassword(username: "mustchange", password: password)
@@ -170,6 +198,8 @@ extension CertainServer {
                 Issue.record("expected signed in, got \(model.state)")
                 return
             }
+            // After the change, minting went through: one token.
+            #expect(try await control.client.send(Request<JSONValue>.get("/_control/tokens")).arrayValue?.count == 1)
             expectNoSecrets([password, new], journal: journal)
         }
 
@@ -189,22 +219,44 @@ extension CertainServer {
         }
 
         @Test("C-ADDR-3") @MainActor func aServerThatIsNotCertainStaysOnTheAddressStep() async throws {
-            let model = model(store: InMemorySecretStore())
-            await model.submitAddress(try TestServers.fault().absoluteString)
-            guard case .enteringAddress(.notRecognized?) = model.state else {
-                Issue.record("expected the address step with a reason, got \(model.state)")
-                return
+            /// The address step's reason after probing `url`, or `nil` when the probe passed.
+            func reason(_ url: URL) async throws -> String? {
+                let model = model(store: InMemorySecretStore())
+                await model.submitAddress(url.absoluteString)
+                switch model.state {
+                case .enteringAddress(.notRecognized(let reason)?): return reason
+                case .enteringPassword: return nil
+                default: throw Failure("unexpected state \(model.state)")
+                }
             }
+            // Certain answers: the sign-in step.
+            #expect(try await reason(control.url) == nil)
+            // Other JSON (the fault server's version has no "name": "certain").
+            let other = try #require(try await reason(try TestServers.fault()))
+            // A 404, and an HTML page, where the version should be (the stand-in armed for one request each).
+            try await control.post("/_control/fail", ["path": "/api/version", "status": 404, "times": 1])
+            let missing = try #require(try await reason(control.url))
+            try await control.post(
+                "/_control/fail",
+                [
+                    "path": "/api/version", "status": 200, "times": 1, "body": "<html><body>Welcome</body></html>",
+                    "content_type": "text/html",
+                ])
+            let html = try #require(try await reason(control.url))
+            // A TLS failure (an untrusted certificate) and a network failure (nothing listens).
+            let tls = try #require(try await reason(try TestServers.faultTLS()))
+            let network = try #require(try await reason(deadServer))
+            #expect(missing.contains("404"))
+            #expect(html.contains("text/html"))
+            #expect(other.contains("not Certain"))
+            #expect(tls.lowercased().contains("certificate") || tls.lowercased().contains("secure"))
+            #expect(network.contains("Could not reach"))
+            #expect(Set([other, missing, html, tls, network]).count == 5, "the reasons must tell the cases apart")
         }
 
         @Test("C-ADDR-1 C-ADDR-2") @MainActor func plainHTTPIsRefusedByDefaultBeforeAnyRequest() async throws {
             let model = SignInModel(store: InMemorySecretStore()) { address in
-                CertainSignIn(
-                    address: address,
-                    client: Client(
-                        baseURL: address.url,
-                        configuration: Client.Configuration(transportPolicy: .allowingInsecureLoopback)), tokenName: "x"
-                )
+                CertainSignIn(address: address, client: TestClients.loopback(address.url), tokenName: "x")
             }
             let before = try await control.requests().count
             await model.submitAddress(control.url.absoluteString)
@@ -235,7 +287,8 @@ extension CertainServer {
             var drafts: [AccountKey: String] = [stored.account: "half-written note"]
             let session = CredentialSession(stored: stored, store: store, journal: journal)
             let client = SignInFixture.client(
-                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .certain)]
+                control.url, journal: journal,
+                middlewares: [AuthenticationMiddleware(session: session, rule: CertainServer.revocation)]
             )
             _ = try await client.send(Request<JSONValue>.get("/api/settings"))
             // Revoke from the "web settings": a cookie session of the same user deletes the token.
@@ -279,7 +332,8 @@ extension CertainServer {
             #expect(mints.count == 2)
             let session = CredentialSession(stored: stored, store: store, journal: journal)
             let client = SignInFixture.client(
-                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .certain)]
+                control.url, journal: journal,
+                middlewares: [AuthenticationMiddleware(session: session, rule: CertainServer.revocation)]
             )
             #expect(try await client.send(Request<JSONValue>.get("/api/auth/me"))["username"]?.stringValue == "plain")
         }
@@ -299,7 +353,8 @@ extension CertainServer {
             try await control.post("/_control/clock", ["advance_days": .integer(31)])
             let session = CredentialSession(stored: stored, store: store, journal: journal)
             let client = SignInFixture.client(
-                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .certain)]
+                control.url, journal: journal,
+                middlewares: [AuthenticationMiddleware(session: session, rule: CertainServer.revocation)]
             )
             #expect(try await client.send(Request<JSONValue>.get("/api/auth/me"))["username"]?.stringValue == "plain")
             let error = await #expect(throws: HTTPError.self) {
@@ -313,11 +368,17 @@ extension CertainServer {
             let stored = try await signIn("plain", store: store)
             let session = CredentialSession(stored: stored, store: store, journal: journal)
             let client = SignInFixture.client(
-                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .certain)]
+                control.url, journal: journal,
+                middlewares: [AuthenticationMiddleware(session: session, rule: CertainServer.revocation)]
             )
+            let tokensBefore =
+                try await control.client.send(Request<JSONValue>.get("/_control/tokens")).arrayValue ?? []
             let error = await #expect(throws: AuthError.self) {
                 _ = try await CertainSignIn.mint(client: client, name: "thief")
             }
+            let tokensAfter = try await control.client.send(Request<JSONValue>.get("/_control/tokens")).arrayValue ?? []
+            #expect(tokensAfter == tokensBefore)  // the server's token count is unchanged
+            #expect(tokensAfter.count == 1)
             guard case .tokenCannotMint(let sentence)? = error else {
                 Issue.record("expected tokenCannotMint, got \(String(describing: error))")
                 return
@@ -332,13 +393,15 @@ extension CertainServer {
             let stored = try await signIn("plain", store: store)
             let session = CredentialSession(stored: stored, store: store, journal: journal)
             let client = SignInFixture.client(
-                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: session, rule: .certain)]
+                control.url, journal: journal,
+                middlewares: [AuthenticationMiddleware(session: session, rule: CertainServer.revocation)]
             )
             #expect(await CertainSignIn.signOut(session: session, client: client) == nil)
             #expect(store.accounts().isEmpty)
             let reuse = CredentialSession(stored: stored, store: InMemorySecretStore(), journal: journal)
             let stale = SignInFixture.client(
-                control.url, journal: journal, middlewares: [AuthenticationMiddleware(session: reuse, rule: .certain)])
+                control.url, journal: journal,
+                middlewares: [AuthenticationMiddleware(session: reuse, rule: CertainServer.revocation)])
             let error = await #expect(throws: HTTPError.self) {
                 try await stale.send(Request<JSONValue>.get("/api/auth/me"))
             }

@@ -13,8 +13,11 @@ import Testing
         let b = try #require(Amount(exactly: "0.20"))
         #expect(a + b == Amount(exactly: "0.30"))
         #expect((a + b).description == "0.30")
-        // The Double route would not be exact: 0.1 + 0.2 != 0.3 in binary.
-        #expect(0.1 + 0.2 != 0.3)
+        // Digits a binary floating-point number cannot hold: read, added and written back exactly.
+        let big = try #require(Amount(exactly: "12345678901234567.89"))
+        #expect(big.description == "12345678901234567.89")
+        #expect((big + (try #require(Amount(exactly: "0.01")))).description == "12345678901234567.90")
+        #expect(try decode([Amount].self, #"["9007199254740993.01"]"#).first?.description == "9007199254740993.01")
         let decoded = try decode([Amount].self, #"["0.10", "-12.3456", "250", "1000000.01"]"#)
         #expect(decoded.map(\.description) == ["0.10", "-12.3456", "250.00", "1000000.01"])
     }
@@ -47,6 +50,24 @@ import Testing
         let franc = Money(try #require(Amount(exactly: "1000000")), "CHF")
         #expect(franc.formatted(.german) == "1.000.000,00\u{00A0}CHF")
         #expect(franc.formatted(.english) == "CHF\u{00A0}1,000,000.00")
+    }
+
+    @Test("C-MONEY-1: each currency shows its ISO 4217 minor units (JPY 0, EUR 2, TND 3), never losing a digit")
+    func minorUnitsOfTheCurrency() throws {
+        func money(_ text: String, _ currency: String) throws -> Money {
+            Money(try #require(Amount(exactly: text)), currency)
+        }
+        #expect(try money("-31039", "JPY").formatted(.english) == "-¥31,039")
+        #expect(try money("-31039.00", "JPY").formatted(.german) == "-31.039\u{00A0}¥")
+        #expect(try money("250", "EUR").formatted(.german) == "250,00\u{00A0}€")
+        #expect(try money("1.5", "EUR").formatted(.english) == "€1.50")
+        #expect(try money("12.5", "TND").formatted(.german) == "12,500\u{00A0}TND")
+        #expect(try money("-0.125", "TND").formatted(.english) == "-TND\u{00A0}0.125")
+        #expect(try money("1234.5", "KRW").formatted(.english) == "KRW\u{00A0}1,234.5")  // a fraction is kept
+        #expect(try money("-12.3456", "USD").formatted(.english) == "-$12.3456")
+        #expect(CurrencyUnits.minorUnits(of: "jpy") == 0 && CurrencyUnits.minorUnits(of: "XYZ") == 2)
+        // The amount's own text (and JSON) stays the server's decimal string.
+        #expect(try money("-31039", "JPY").amount.description == "-31039.00")
     }
 
     @Test("C-TIME-3: booked_on 2026-10-14 shows 14 October in every device time zone")

@@ -1,9 +1,10 @@
 import CertainCore
 import CompanionCore
+import CompanionHTTP
 import Foundation
 import Testing
 
-extension CertainServer {
+extension CertainStandIn {
     /// The transactions tab on the `edge` fixture: hand-made shapes, found by purpose, never by id.
     @Suite struct TransactionsTests {
         let server: ReferenceServer
@@ -17,10 +18,17 @@ extension CertainServer {
             log.filter { $0.path == "/api/transactions" }.map(\.query)
         }
 
-        @Test("C-TXN-1 C-TXN-2 C-TXN-3 O-10: typing sends nothing; each submit sends one request; a filter at once")
+        /// The query items of one logged query string.
+        func items(_ query: String) -> [String: String] {
+            var items: [String: String] = [:]
+            for item in URLComponents(string: "?" + query)?.queryItems ?? [] { items[item.name] = item.value }
+            return items
+        }
+
+        @Test("C-TXN-1 C-TXN-2 C-TXN-3 O-10: typing sends nothing; each submit sends one request; every filter at once")
         @MainActor func searchOnSubmitFilterAtOnce() async throws {
             let account = try await server.connect()
-            let model = TransactionsModel(connection: account.connection, pageSize: 3)
+            let model = TransactionsModel(server: account.server, pageSize: 3)
             await model.load()
             try await server.clearRequests()
             for text in ["B", "Bä", "Bäc", "Bäcker"] { model.searchText = text }
@@ -29,28 +37,52 @@ extension CertainServer {
             await model.submit()
             var log = queries(try await server.requests())
             #expect(log.count == 2)
-            #expect(log.allSatisfy { $0.contains("q=B%C3%A4cker") })
+            #expect(log.allSatisfy { items($0)["q"] == "Bäcker" })
             #expect(model.state.value?.items.allSatisfy { $0.counterparty?.hasPrefix("Bäcker") == true } == true)
             await model.clearSearch()
-            let accounts = await account.connection.resolving().accounts
-            let giro = try #require(accounts.first { $0.name == "Girokonto" })
+            let lookups = await account.server.lookups.current
+            let giro = try #require(lookups.accounts.first { $0.name == "Girokonto" })
             await model.filter(account: giro.id)
             log = queries(try await server.requests())
             #expect(log.count == 4)
-            #expect(!log[2].contains("q="))
-            #expect(log[3].contains("account_id=\(giro.id)"))
+            #expect(items(log[2])["q"] == nil)
+            #expect(items(log[3])["account_id"] == String(giro.id))
+            // Category, tag and date range each go to the server as their own parameter, one request each, and
+            // what comes back obeys them (the client never filters a list).
+            await model.filter(account: nil)
+            let groceries = try #require(lookups.categories.first { $0.name == "Lebensmittel" })
+            await model.filter(category: groceries.id)
+            #expect(model.state.value?.items.isEmpty == false)
+            #expect(model.state.value?.items.allSatisfy { $0.categoryID == groceries.id } == true)
+            await model.filter(category: nil)
+            let holiday = try #require(lookups.tags.first { $0.name == "Urlaub" })
+            await model.filter(tag: holiday.id)
+            #expect(model.state.value?.items.map(\.counterparty) == ["Ramen Ichiran"])
+            await model.filter(tag: nil)
+            let (from, to) = (TransferRowTests.day("2026-10-08"), TransferRowTests.day("2026-10-10"))
+            await model.filter(from: from, to: to)
+            #expect(model.state.value?.items.isEmpty == false)
+            #expect(model.state.value?.items.allSatisfy { $0.bookedOn >= from && $0.bookedOn <= to } == true)
+            log = Array(queries(try await server.requests()).dropFirst(4))
+            #expect(log.count == 6)
+            #expect(items(log[1])["category_id"] == String(groceries.id))
+            #expect(items(log[3])["tag_id"] == String(holiday.id))
+            #expect(items(log[5])["from"] == "2026-10-08" && items(log[5])["to"] == "2026-10-10")
+            #expect(log.allSatisfy { items($0)["limit"] == "3" })
         }
 
         @Test("C-TXN-4 C-XFER-3 C-XFER-7: legs on different pages: a lone leg first, one row once the next page comes")
         @MainActor func pagingJoinsASplitPair() async throws {
             let account = try await server.connect()
-            let model = TransactionsModel(connection: account.connection, pageSize: 3)
+            let model = TransactionsModel(server: account.server, pageSize: 3)
             await model.load()
             let first = try #require(model.state.value)
             #expect(first.items.count == 3 && first.nextCursor != nil)
             guard case .transfer(let lone) = first.rows.first else { throw Failure("\(first.rows)") }
             #expect(!lone.isComplete && lone.legs.map(\.purpose) == ["Split Hin"])
+            try await server.clearRequests()
             await model.loadMore()
+            #expect(items(try #require(queries(try await server.requests()).first))["cursor"] == first.nextCursor)
             let second = try #require(model.state.value)
             guard case .transfer(let pair) = second.rows.first else { throw Failure("\(second.rows)") }
             #expect(pair.isComplete && pair.legs.count == 2)
@@ -59,18 +91,26 @@ extension CertainServer {
             let all = try #require(model.state.value)
             #expect(all.nextCursor == nil)
             #expect(Set(all.items.map(\.id)).count == all.items.count)  // no id twice
-            #expect(all.items.count == 13)
+            #expect(all.items.count == 16)
+            try await server.clearRequests()
+            await model.loadMore()  // the end: nothing is sent
+            #expect(queries(try await server.requests()).isEmpty)
+        }
+
+        /// Signs in, loads the lookups and filters by the account named `name`.
+        @MainActor func filtered(byAccount name: String) async throws -> (TransactionsModel, Lookups, TransactionList) {
+            let account = try await server.connect()
+            let lookups = try await account.server.lookups.reload()
+            let model = TransactionsModel(server: account.server)
+            await model.filter(account: try #require(lookups.accounts.first { $0.name == name }).id)
+            return (model, lookups, try #require(model.state.value))
         }
 
         @Test("C-TXN-5 C-XFER-3 C-XFER-4 C-XFER-5: an account filter keeps a lone leg, marked, pointing by its link")
         @MainActor func filtersKeepLoneLegs() async throws {
-            let account = try await server.connect()
-            let lookups = try await account.connection.reloadLookups()
+            let (model, lookups, list) = try await filtered(byAccount: "Tagesgeld")
             let savings = try #require(lookups.accounts.first { $0.name == "Tagesgeld" })
             let giro = try #require(lookups.accounts.first { $0.name == "Girokonto" })
-            let model = TransactionsModel(connection: account.connection)
-            await model.filter(account: savings.id)
-            let list = try #require(model.state.value)
             let transfers = list.rows.compactMap { if case .transfer(let row) = $0 { row } else { nil } }
             #expect(transfers.count == 2)
             #expect(
@@ -88,10 +128,25 @@ extension CertainServer {
             #expect(!row.isComplete && row.amount.description == "300.00 EUR")
         }
 
+        @Test("C-TXN-5 C-XFER-1: an account filter finds a one-piece transfer into that account through to_account_id")
+        @MainActor func aOnePieceTransferIsFoundThroughItsTarget() async throws {
+            let (_, lookups, list) = try await filtered(byAccount: "Girokonto")
+            let giro = try #require(lookups.accounts.first { $0.name == "Girokonto" })
+            let cash = try #require(lookups.accounts.first { $0.name == "Bargeld" })
+            let deposit = try #require(list.items.first { $0.purpose == "Bareinzahlung" })
+            #expect(deposit.accountID == cash.id && deposit.toAccountID == giro.id)  // found by its other side
+            let row = try #require(list.rows.first { $0.transactionIDs == [deposit.id] })
+            guard case .transfer(let transfer) = row else { throw Failure("\(row)") }
+            #expect(transfer.isComplete && transfer.fromAccountID == cash.id && transfer.toAccountID == giro.id)
+            #expect(transfer.amount.description == "200.00 EUR")
+            let line = TransactionLine(row, lookups: lookups, texts: Texts(.english))
+            #expect(line.text(Texts(.english)) == "3 Oct 2026  Transfer from Bargeld to Girokonto  €200.00")
+        }
+
         @Test("C-OVER-5 C-XFER-3: the overview's latest five pair only within themselves; a lone leg stays a row")
         @MainActor func latestFiveAreRowsOfTheirOwn() async throws {
             let account = try await server.connect()
-            let model = OverviewModel(connection: account.connection)
+            let model = OverviewModel(server: account.server)
             await model.refresh()
             let overview = try #require(model.state.value)
             // Newest first: "Split Hin" is among the five, its partner "Split Her" is not.
@@ -100,6 +155,8 @@ extension CertainServer {
             guard case .transfer(let row) = overview.latestRows.first else { throw Failure("\(overview.latestRows)") }
             #expect(!row.isComplete)
             #expect(overview.latestRows.count == 5)
+            #expect(model.latestLines.first?.isComplete == false)
+            #expect(model.latestLines.first?.title == "Transfer from Girokonto to Tagesgeld")
         }
 
         @Test("C-LOOK-4: unknown ids reload the lookups once, shared by every screen; still unknown → a placeholder")
@@ -107,9 +164,9 @@ extension CertainServer {
             let account = try await server.connect()
             try await server.clearRequests()
             // No lookups loaded yet: every id is unknown to three screens opened together.
-            let a = TransactionsModel(connection: account.connection)
-            let b = BudgetModel(connection: account.connection)
-            let c = ContractsModel(connection: account.connection)
+            let a = TransactionsModel(server: account.server)
+            let b = BudgetModel(server: account.server)
+            let c = ContractsModel(server: account.server)
             async let one: Void = a.load()
             async let two: Void = b.load(BudgetMonth("2026-10"))
             async let three: Void = c.load()
@@ -118,29 +175,97 @@ extension CertainServer {
             let log = try await server.requests()
             #expect(log.filter { $0.path == "/api/categories" }.count == 1)
             #expect(log.filter { $0.path == "/api/tags" }.count == 1)
-            #expect(a.lookups.accountName(a.state.value?.items.first?.accountID, Texts(.english)) == "Girokonto")
+            let english = Texts(.english)
+            #expect(a.lookups.accountName(a.state.value?.items.first?.accountID, english) == "Girokonto")
             #expect(a.lookups.accountName(9_999, Texts(.german)) == "Unbekannt")
+            // A tag deleted on the web, still on a booking: its name is the placeholder, beside the known one,
+            // after the one shared reload (and never a request of its own).
+            let ramen = try #require(a.lines.first { $0.title == "Ramen Ichiran" })
+            #expect(ramen.tagNames == ["Urlaub", "Unknown"])
+            #expect(ramen.tagIDs.count == 2)
+            #expect(ramen.text(english).hasSuffix("#Urlaub #Unknown"))
             // An id the server does not know either: one more reload, then never again for it.
-            #expect(await account.connection.resolving(accounts: [9_999]).account(9_999) == nil)
-            #expect(await account.connection.resolving(accounts: [9_999]).account(9_999) == nil)
-            #expect(try await server.requests().filter { $0.path == "/api/categories" }.count == 2)
+            #expect(await account.server.lookups.resolving(accounts: [9_999]).account(9_999) == nil)
+            #expect(await account.server.lookups.resolving(accounts: [9_999]).account(9_999) == nil)
+            let after = try await server.requests()
+            #expect(after.filter { $0.path == "/api/categories" }.count == 2)
+            #expect(after.allSatisfy { !$0.path.contains(where: \.isNumber) })  // no request per unknown id
         }
 
-        @Test("C-MONEY-1 C-ACC-1 C-OVER-4: four-decimal USD amounts exact; an empty account; transfers not income")
+        @Test(
+            "C-MONEY-1 C-ACC-1 C-OVER-4: exact amounts in their currency's minor units; an empty account; transfers not income"
+        )
         @MainActor func edgeAmountsAndAccounts() async throws {
             let account = try await server.connect()
-            let accounts = AccountsModel(connection: account.connection)
+            let accounts = AccountsModel(server: account.server)
             await accounts.load()
             let list = try #require(accounts.state.value)
             #expect(list.first { $0.name == "Leeres Konto" }?.balance.description == "0.00")
             #expect(list.first { $0.name == "Depot" }?.money.formatted(.german) == "-12,346\u{00A0}$")
-            let model = TransactionsModel(connection: account.connection)
+            let model = TransactionsModel(server: account.server)
             model.searchText = "Fractional"
             await model.submit()
             #expect(model.state.value?.items.first?.amount.description == "-12.3456")
-            let report = try await account.connection.fetch(
+            #expect(model.lines.first?.text(Texts(.english)).contains("-$12.3456") == true)
+            // A yen amount has no minor unit: no decimals, in both languages.
+            model.searchText = "Ramen"
+            await model.submit()
+            let ramen = try #require(model.state.value?.items.first)
+            #expect(ramen.currency == "JPY")
+            #expect(ramen.money.formatted(.english) == "-¥1,850")
+            #expect(ramen.money.formatted(.german) == "-1.850\u{00A0}¥")
+            let report = try await account.server.bundle.client.send(
                 CertainAPI.monthReport.adding(query: ["month": "2026-10"]))
             #expect(report.income.description == "1042.00")  // salary and the flea market; no transfer leg
+        }
+
+        @Test("C-TXN-2 C-TXN-4: a newer search always wins over a late page of an older one")
+        @MainActor func aNewerSearchWinsOverALatePage() async throws {
+            let account = try await server.connect()
+            let model = TransactionsModel(server: account.server, pageSize: 3)
+            await model.load()  // the first page of everything, and the lookups it needed
+            #expect(model.state.value?.nextCursor != nil)
+            // The server holds the next two requests until both are in, then answers the later one (the newer
+            // search) first and the earlier one (the older search's next page) after it.
+            try await server.post("/_control/hold", ["count": 2, "timeout_ms": 5000, "release": "last_first"])
+            let version = try await server.logVersion()
+            let page = Task { await model.loadMore() }
+            try await server.waitForLog(after: version)  // the page's request is in, and held
+            model.searchText = "Bäcker"
+            let search = Task { await model.submit() }
+            await search.value
+            await page.value
+            #expect(try await server.get("/_control/hold")["reached"]?.boolValue == true)
+            let list = try #require(model.state.value)
+            #expect(list.query.search == "Bäcker" && model.query.search == "Bäcker")
+            #expect(list.items.map(\.counterparty) == ["Bäcker C", "Bäcker B", "Bäcker A"])
+            #expect(!model.isLoadingPage)
+        }
+
+        @Test("C-BUD-8 C-BUD-10: an amount without an exchange rate is named and left out of its category's actual")
+        @MainActor func anAmountWithoutARateIsLeftOut() async throws {
+            let account = try await server.connect()
+            let budget = BudgetModel(server: account.server)
+            await budget.load(BudgetMonth("2026-10"))
+            let reply = try #require(budget.state.value)
+            let groceries = try #require(budget.lookups.categories.first { $0.name == "Lebensmittel" })
+            let line = try #require(reply.groups.flatMap(\.categories).first { $0.categoryID == groceries.id })
+            let model = TransactionsModel(server: account.server)
+            await model.apply(
+                TransactionQuery(
+                    categoryID: groceries.id, from: TransferRowTests.day("2026-10-01"),
+                    to: TransferRowTests.day("2026-10-31")))
+            let items = try #require(model.state.value?.items)
+            let snack = try #require(items.first { $0.currency == "USD" })
+            let euros = items.filter { $0.currency == "EUR" }.map(\.amount).reduce(Amount.zero, +)
+            // The actual is the EUR bookings' only: the USD snack of 12 October is in no sum, never taken 1:1.
+            #expect(line.actual.value == -euros.value)
+            #expect(line.actual.description == "54.80")
+            #expect(
+                reply.warnings.contains(
+                    .missingExchangeRate(
+                        currency: "USD", date: TransferRowTests.day("2026-10-12"), transactionIDs: [snack.id])))
+            #expect(reply.isIncomplete)
         }
     }
 }

@@ -49,7 +49,7 @@ struct OAuthIDTokenVerificationTests {
 
     func provider(clientID: String = "companion-tests") async throws -> Provider {
         let url = try TestServers.url("OIDC_PROVIDER_URL")
-        let plain = Client(baseURL: url, configuration: .init(transportPolicy: .allowingInsecureLoopback))
+        let plain = TestClients.loopback(url, retry: RetryPolicy())
         let discovery = try await plain.send(Request<JSONValue>.get("/.well-known/openid-configuration"))
         func path(_ name: String) throws -> String {
             try #require(discovery[name]?.stringValue.flatMap(URL.init(string:))?.path, "\(name) in the discovery")
@@ -67,9 +67,7 @@ struct OAuthIDTokenVerificationTests {
     func client(_ provider: Provider, verifier: IDTokenVerifier?) -> OAuthClient {
         OAuthClient(
             address: provider.address,
-            client: Client(
-                baseURL: provider.address.url,
-                configuration: .init(retryPolicy: .never, transportPolicy: .allowingInsecureLoopback, journal: journal)),
+            client: TestClients.loopback(provider.address.url, journal: journal),
             configuration: provider.configuration, idTokenVerifier: verifier)
     }
 

@@ -91,4 +91,23 @@ import Testing
             #expect(redactor.scrubShapes(once) == once)
         }
     }
+
+    /// Rule (Redactor): any `X-…-Token`, `X-…-Key` or `X-…-Secret` header is secret by its name alone, also under a
+    /// redactor whose field rules would not catch the name.
+    @Test func xTokenKeyAndSecretHeadersAreSecretByNameAlone() {
+        let headerRulesOnly = Redactor(fieldFragments: [], fieldSuffixes: [])
+        for name in ["X-Api-Token", "X-Api-Key", "X-Client-Secret"] {
+            #expect(headerRulesOnly.isSecretHeader(name), "\(name)")
+        }
+        #expect(!headerRulesOnly.isSecretHeader("X-Request-Id"))
+    }
+
+    /// Rule (Redactor, by value and by name in free text): a secret at the very start of a text is found, and a
+    /// quoted string that ends a message is read without running past the text's end.
+    @Test func bothEndsOfATextAreScanned() {
+        #expect(Redactor.text("s3cret-token then more", contains: "s3cret-token"))
+        #expect(!Redactor.text("s3cret", contains: "s3cret-token"))
+        #expect(redactor.scrubShapes(#"the server said "no""#) == #"the server said "no""#)
+        #expect(redactor.scrubShapes(#"{"password": "p"} and "bye"  "#) == #"{"password": "<redacted>"} and "bye"  "#)
+    }
 }

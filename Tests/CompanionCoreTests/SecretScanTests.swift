@@ -16,7 +16,7 @@ struct SecretScanTests {
         var home: URL { root.appendingPathComponent("home") }
 
         init() throws {
-            root = FileManager.default.temporaryDirectory.appendingPathComponent("secret-scan-\(UUID().uuidString)")
+            root = try TemporaryFolder.make(prefix: "secret-scan")
             let fm = FileManager.default
             try fm.createDirectory(
                 at: state.appendingPathComponent("omnigent"), withIntermediateDirectories: true)

@@ -80,6 +80,9 @@ struct RejectedAddress: Sendable, CustomTestStringConvertible {
         AcceptedAddress(
             "host.example/go?next=https://other.example", "https://host.example/go?next=https://other.example"),
         AcceptedAddress("https://host.example/go?next=ftp://x", "https://host.example/go?next=ftp://x"),
+        // A `://` after `?` or `#` is in the query or the fragment, not the end of a scheme.
+        AcceptedAddress("host.example?next=https://other.example", "https://host.example?next=https://other.example"),
+        AcceptedAddress("host.example#https://other.example", "https://host.example"),
     ]
 
     @Test(arguments: accepted)

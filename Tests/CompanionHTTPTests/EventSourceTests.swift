@@ -55,9 +55,7 @@ struct EventSourceTests {
 
     @Test func theServersRetryFieldSetsTheReconnectDelay() async throws {
         let sleeper = RecordingSleeper()
-        let client = Client(
-            baseURL: try TestServers.fault(),
-            configuration: Client.Configuration(transportPolicy: .allowingInsecureLoopback, sleeper: sleeper))
+        let client = TestClients.loopback(try TestServers.fault(), retry: RetryPolicy(), sleeper: sleeper)
         let stream = "retry-\(UUID().uuidString.prefix(8))"
         _ = try await collect(
             client.events(.empty(.get, "/sse?count=3&interval_ms=5&drop_after=1&retry=2500&stream=\(stream)")), limit: 3
@@ -93,9 +91,7 @@ struct EventSourceTests {
 
     @Test func aNotFoundStreamFailsWithoutReconnecting() async throws {
         let sleeper = RecordingSleeper()
-        let client = Client(
-            baseURL: try TestServers.fault(),
-            configuration: Client.Configuration(transportPolicy: .allowingInsecureLoopback, sleeper: sleeper))
+        let client = TestClients.loopback(try TestServers.fault(), retry: RetryPolicy(), sleeper: sleeper)
         await #expect {
             _ = try await collect(client.events(.empty(.get, "/status/404")))
         } throws: { error in
@@ -119,10 +115,8 @@ struct EventSourceTests {
     }
 
     @Test func tooManyFailedReconnectsEndTheSubscription() async throws {
-        let client = Client(
-            baseURL: try #require(URL(string: "http://127.0.0.1:1")),
-            configuration: Client.Configuration(transportPolicy: .allowingInsecureLoopback, sleeper: RecordingSleeper())
-        )
+        let client = TestClients.loopback(
+            try #require(URL(string: "http://127.0.0.1:1")), retry: RetryPolicy(), sleeper: RecordingSleeper())
         let settings = EventSourceConfiguration(maxConsecutiveFailures: 3)
         await #expect {
             _ = try await collect(client.events(.empty(.get, "/sse"), configuration: settings))

@@ -16,10 +16,7 @@ struct JournalPageTests {
     static func journal() async throws -> Journal {
         let journal = Journal()
         journal.register(secret: secret)
-        let client = Client(
-            baseURL: try TestServers.fault(),
-            configuration: Client.Configuration(
-                retryPolicy: .never, transportPolicy: .allowingInsecureLoopback, journal: journal))
+        let client = TestClients.loopback(try TestServers.fault(), journal: journal)
         _ = try await client.send(Request<JSONValue>.get("/echo", query: ["note": "first"]))
         _ = try? await client.send(Request<JSONValue>.get("/status/404"))
         var authorized = Request<JSONValue>.get("/auth/required", query: ["token": secret])
@@ -35,10 +32,7 @@ struct JournalPageTests {
 
     /// Writes the page to the state folder (or a temporary one) and returns its file URL.
     static func writePage(_ journal: Journal) throws -> URL {
-        let root =
-            ProcessInfo.processInfo.environment["COMPANION_STATE"].map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.temporaryDirectory
-        let folder = root.appendingPathComponent("journal-page")
+        let folder = try TemporaryFolder.make(prefix: "journal-page")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent("journal.html")
         try Data(JournalPage.html(journal.events, title: "journal page test").utf8).write(to: file)

@@ -57,9 +57,7 @@ struct OmnigentHTTPTests {
     }
 
     @Test func probeOfANonServerSaysWhy() async throws {
-        let client = Client(
-            baseURL: try #require(URL(string: "http://127.0.0.1:1")),
-            configuration: Client.Configuration(retryPolicy: .never, transportPolicy: .allowingInsecureLoopback))
+        let client = TestClients.loopback(try #require(URL(string: "http://127.0.0.1:1")))
         let report = await client.probe(manifestName: "omnigent")
         #expect(!report.isReachable)
         #expect(report.steps.count == 1)

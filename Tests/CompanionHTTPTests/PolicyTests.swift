@@ -76,6 +76,22 @@ struct PolicyTests {
         #expect(transport.requests.count == 4)
     }
 
+    /// RetryPolicy (RFC 9110 §10.2.3): `Retry-After: 0` means "now", a wait of zero, not an invalid value.
+    @Test func retryAfterZeroIsAWaitOfZero() {
+        #expect(RetryPolicy.retryAfter("0", now: Date(timeIntervalSince1970: 0)) == .zero)
+        #expect(RetryPolicy.retryAfter("-1", now: Date(timeIntervalSince1970: 0)) == nil)
+    }
+
+    /// RetryPolicy's default: at most 3 sends in all, the first included, so a GET that keeps failing waits twice.
+    @Test func theDefaultPolicySendsAtMostThreeTimes() async throws {
+        let transport = ScriptedTransport([.respond(status: 503)])
+        let sleeper = RecordingSleeper()
+        let client = try client(transport, sleeper: sleeper)
+        await #expect(throws: HTTPError.self) { try await client.send(Request<JSONValue>.get("/x")) }
+        #expect(transport.requests.count == 3)
+        #expect(sleeper.delays.count == 2)
+    }
+
     @Test func retryAfterBeyondTheCapIsNotWaited() async throws {
         let transport = ScriptedTransport([.respond(status: 429, headers: ["Retry-After": "3600"])])
         let sleeper = RecordingSleeper()

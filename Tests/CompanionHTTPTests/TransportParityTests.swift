@@ -180,9 +180,7 @@ struct TransportParityTests {
 
     @Test("an Omnigent event posted to a session arrives over its stream", arguments: TransportKind.available)
     func omnigentStream(_ kind: TransportKind) async throws {
-        let client = Client(
-            baseURL: try TestServers.omnigent(),
-            configuration: Client.Configuration(transportPolicy: .allowingInsecureLoopback), transport: kind.make())
+        let client = TestClients.loopback(try TestServers.omnigent(), retry: RetryPolicy(), transport: kind.make())
         let agents = try await client.send(Request<JSONValue>.get("/v1/agents"))
         let agent = try #require(agents["data"]?[0]?["id"]?.stringValue)
         let session = try await client.send(

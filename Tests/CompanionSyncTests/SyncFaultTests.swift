@@ -113,10 +113,7 @@ struct SyncFaultTests {
                 status: 409, headers: ["Content-Type": "application/json"],
                 body: #"{"error":{"code":"decision_changed","message":"Decided meanwhile.","current":"decision-2"}}"#)
         ])
-        let client = Client(
-            baseURL: try #require(URL(string: "http://127.0.0.1:9")),
-            configuration: Client.Configuration(retryPolicy: .never, transportPolicy: .allowingInsecureLoopback),
-            transport: transport)
+        let client = TestClients.loopback(try #require(URL(string: "http://127.0.0.1:9")), transport: transport)
         let outcome = try await OptimisticWrite.send(
             Request<JSONValue>(method: .post, path: "/q/1/decisions", body: Data("{}".utf8)), basedOn: "decision-1",
             through: client
@@ -211,10 +208,7 @@ struct SyncFaultTests {
         ])
         let clock = ManualWallClock(Date(timeIntervalSince1970: 1_800_000_000))
         let store = try OfflineStore(scope: testScope(), location: .memory, clock: clock)
-        let client = Client(
-            baseURL: try #require(URL(string: "http://127.0.0.1:9")),
-            configuration: Client.Configuration(retryPolicy: .never, transportPolicy: .allowingInsecureLoopback),
-            transport: transport)
+        let client = TestClients.loopback(try #require(URL(string: "http://127.0.0.1:9")), transport: transport)
         let fetcher = CachedFetcher(client: client, store: store)
         let request = Request<Data>.raw(.get, "/list")
         _ = try await fetcher.loadLatest(request, policy: .staleWhileRevalidate)

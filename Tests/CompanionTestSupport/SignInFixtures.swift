@@ -79,7 +79,7 @@ public struct CertainControl: Sendable {
 
     /// The requests the server saw.
     public func requests() async throws -> [JSONValue] {
-        try await client.send(Request<JSONValue>.get("/_control/requests")).arrayValue ?? []
+        try await client.send(Request<JSONValue>.get("/_control/requests"))["items"]?.arrayValue ?? []
     }
 
     /// The server's counters.

@@ -95,13 +95,22 @@ import Testing
         }
     }
 
+    /// Noise never traps the parser, and whatever it accepts obeys the key rules: a vault id of 4-24 lowercase
+    /// letters and digits, a 32-byte read key, a passphrase that is not empty.
     @Test func parserNeverTrapsOnNoise() {
         var generator = SystemRandomNumberGenerator()
         let alphabet = Array("sgit_privatereadvultpubic0123456789abcdefABCDEF:# \n/é")
         for _ in 0..<2_000 {
             let length = Int.random(in: 0..<90, using: &generator)
             let text = String((0..<length).map { _ in alphabet.randomElement(using: &generator) ?? "a" })
-            _ = try? VaultKey.parse(text)
+            switch try? VaultKey.parse(text) {
+            case .read(let key, let vaultID, _)?:
+                #expect(key.count == 32 && VaultKey.isValidVaultID(vaultID), "accepted \(text.debugDescription)")
+            case .passphrase(let passphrase, let vaultID)?:
+                #expect(!passphrase.isEmpty && VaultKey.isValidVaultID(vaultID), "accepted \(text.debugDescription)")
+            case nil:
+                break
+            }
         }
     }
 }

@@ -36,11 +36,19 @@ import Testing
             #"{"schema":"tree_v1","entries":[{"blob_id":"obj-cas-imm-051353f5c6fb","name_enc":"x","size_enc":"y"},{"tree_id":"obj-cas-imm-1a57354f4966","name_enc":"z"}]}"#,
             #"{"schema":"branch_index_v1","branches":[{"name":"current","head_ref_id":"ref-pid-muw-3a5d094fc10e"}],"features":["packs"]}"#,
         ]
+        // Whatever a parser accepts names only well-formed object ids: a mutated id is refused, never passed on.
         for seed in seeds {
             for input in mutations(of: Data(seed.utf8), count: 400) {
-                _ = try? VaultFormat.parseRef(input)
-                _ = try? VaultFormat.parseCommit(input)
-                _ = try? VaultFormat.parseTree(input)
+                if let ref = try? VaultFormat.parseRef(input) { #expect(VaultFormat.isObjectID(ref)) }
+                if let commit = try? VaultFormat.parseCommit(input) {
+                    #expect(([commit.treeID] + commit.parents).allSatisfy(VaultFormat.isObjectID))
+                }
+                for entry in (try? VaultFormat.parseTree(input)) ?? [] {
+                    switch entry.kind {
+                    case .file(let blobID, _, _, _, _): #expect(VaultFormat.isObjectID(blobID))
+                    case .folder(let treeID): #expect(VaultFormat.isObjectID(treeID))
+                    }
+                }
                 _ = try? VaultFormat.parseBranchIndex(input)
             }
         }
@@ -94,5 +102,41 @@ import Testing
         for cut in stride(from: 0, to: zip.count, by: 7) {
             _ = try? VaultPack.members(of: zip.prefix(cut), name: "cut")
         }
+    }
+
+    /// Vault rule (envelope v1 is `IV ‖ ciphertext ‖ tag`): only an object shorter than the IV and the tag together
+    /// (28 bytes) is truncated; one of 28 bytes or more that does not decrypt is a decryption failure.
+    @Test func truncatedMeansShorterThanTheIVAndTheTag() throws {
+        let key = try VaultTestSupport.fixtureReadKey()
+        #expect(throws: VaultError.truncated(path: "object")) { try VaultFormat.decrypt(Data(count: 27), key: key) }
+        #expect(throws: VaultError.decryptionFailed(path: "object")) {
+            try VaultFormat.decrypt(Data(count: 28), key: key)
+        }
+        // The same for an encrypted metadata field (base64 of a v1 envelope).
+        #expect(throws: VaultError.truncated(path: "name")) {
+            try VaultFormat.openField(Data(count: 27).base64EncodedString(), key: key.readKey, path: "name")
+        }
+        #expect(throws: VaultError.decryptionFailed(path: "name")) {
+            try VaultFormat.openField(Data(count: 28).base64EncodedString(), key: key.readKey, path: "name")
+        }
+    }
+
+    /// Vault rule: an unknown schema is named in the error, clipped to its first 40 characters.
+    @Test func anUnknownSchemaIsClippedInTheError() {
+        let schema = String(repeating: "s", count: 50)
+        #expect(throws: VaultError.unsupportedSchema(path: "index", schema: String(repeating: "s", count: 40))) {
+            try VaultFormat.parseBranchIndex(Data(#"{"schema":"\#(schema)"}"#.utf8))
+        }
+    }
+
+    /// Vault rule: a branch of type `clone` in the branch index is not a named branch; any other type, or none, is.
+    @Test func cloneBranchesAreNotNamed() throws {
+        let branches = [("current", "named"), ("local", "clone"), ("old", nil)].enumerated().map { index, branch in
+            #"{"name":"\#(branch.0)","head_ref_id":"ref-pid-muw-\#(index)""#
+                + (branch.1.map { #","branch_type":"\#($0)""# } ?? "") + "}"
+        }
+        let json = #"{"schema":"branch_index_v1","branches":["# + branches.joined(separator: ",") + "]}"
+        let index = try VaultFormat.parseBranchIndex(Data(json.utf8))
+        #expect(index.branches.map(\.isNamed) == [true, false, true])
     }
 }

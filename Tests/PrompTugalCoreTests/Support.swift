@@ -38,19 +38,36 @@ enum StandIn {
         return value
     }
 
-    /// Sets a fault on `path`.
-    static func fault(_ path: String, _ spec: String) async throws {
-        try await control("fault", body: #"{"path":"\#(path)",\#(spec)}"#)
+    /// The next `times` requests to `path` (`nil`: every one until `clear`) fail with `status` and the stand-in's
+    /// error body (`POST /_control/fail`).
+    static func fail(_ path: String, status: Int, times: Int? = 1) async throws {
+        try await control("fail", body: #"{"path":"\#(path)","status":\#(status),"times":\#(count(times))}"#)
     }
 
-    /// Clears the fault on `path`.
-    static func clear(_ path: String) async throws {
-        try await control("fault", body: #"{"path":"\#(path)","mode":"off"}"#)
+    /// The next `times` requests to `path` answer 200 with a body that is not JSON.
+    static func garbage(_ path: String, times: Int? = 1) async throws {
+        let body = #"{\"places\": [ this is not json"#
+        try await control(
+            "fail", body: #"{"path":"\#(path)","status":200,"body":"\#(body)","times":\#(count(times))}"#)
     }
+
+    /// The next `times` requests to `path` lose their connection before any byte of the reply
+    /// (`POST /_control/drop-reply`).
+    static func dropReply(_ path: String, times: Int? = 1) async throws {
+        try await control("drop-reply", body: #"{"path":"\#(path)","times":\#(count(times))}"#)
+    }
+
+    /// Takes every fault on `path` away.
+    static func clear(_ path: String) async throws {
+        try await control("fail", body: #"{"path":"\#(path)","times":0}"#)
+        try await control("drop-reply", body: #"{"path":"\#(path)","times":0}"#)
+    }
+
+    private static func count(_ times: Int?) -> String { times.map(String.init) ?? "null" }
 
     /// The requests the stand-in recorded under `prefix`.
     static func requests(prefix: String) async throws -> [JSONValue] {
-        try await control("requests?prefix=\(prefix)", method: "GET")["requests"]?.arrayValue ?? []
+        try await control("requests?prefix=\(prefix)", method: "GET")["items"]?.arrayValue ?? []
     }
 }
 

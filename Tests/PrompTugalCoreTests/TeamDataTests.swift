@@ -136,8 +136,12 @@ struct TeamDataTests {
         rig.clock.advance(by: 720)
         var results: [String] = []
         // A dropped connection is retried once by libcurl on its own, so the drop stays on until cleared.
-        for spec in [#""mode":"status","status":503,"count":1"#, #""mode":"drop""#] {
-            try await StandIn.fault("/api/v1/places.json", spec)
+        for drop in [false, true] {
+            if drop {
+                try await StandIn.dropReply("/api/v1/places.json", times: nil)
+            } else {
+                try await StandIn.fail("/api/v1/places.json", status: 503)
+            }
             let state = await rig.team.places()
             try await StandIn.clear("/api/v1/places.json")
             #expect(state.value?.places.count == 83 && TeamData.age(state) == 720)
@@ -147,7 +151,7 @@ struct TeamDataTests {
         }
         // A 503 is a problem of the site (stale); a dropped connection is the network (offline).
         #expect(results == ["stale, 12 min old", "offline, 12 min old"])
-        try await StandIn.fault("/me.json", #""mode":"status","status":500,"count":1"#)
+        try await StandIn.fail("/me.json", status: 500)
         let empty = try Rig()
         defer { try? FileManager.default.removeItem(at: empty.folder) }
         guard case .failed(let reason, false) = await empty.team.me() else {
@@ -175,7 +179,7 @@ struct TeamDataTests {
         let relaunched = try Rig(folder: folder)
         relaunched.clock.advance(by: 3_600)
         #expect(await relaunched.team.places(offline: true).value?.places.count == 83)
-        try await StandIn.fault("/api/v1/live/agenda.json", #""mode":"drop""#)
+        try await StandIn.dropReply("/api/v1/live/agenda.json", times: nil)
         let agenda = await relaunched.team.agenda()
         try await StandIn.clear("/api/v1/live/agenda.json")
         #expect(TeamData.summary(agenda) == "offline, 1 h old")
@@ -189,7 +193,7 @@ struct TeamDataTests {
         _ = await rig.team.places()
         let before = try #require(try await rig.store.resource(rig.team.cacheKey(.places)))
         rig.clock.advance(by: 60)
-        try await StandIn.fault("/api/v1/places.json", #""mode":"garbage","count":1"#)
+        try await StandIn.garbage("/api/v1/places.json")
         let state = await rig.team.places()
         guard case .stale(let value, _, let problem?) = state else {
             Issue.record("expected stale, got \(TeamData.summary(state))")
@@ -212,7 +216,7 @@ struct TeamDataTests {
             isMainFrame: true, frameOrigin: "https://promptugal.news", pageURL: "https://promptugal.news/")
         let online = await endpoint.receive(["id": "1", "op": "identity.get"], from: page)
         #expect(online?.json["result"] == ["personId": "p-0042"])
-        try await StandIn.fault("/me.json", #""mode":"status","status":503"#)
+        try await StandIn.fail("/me.json", status: 503, times: nil)
         let offline = await endpoint.receive(["id": "2", "op": "identity.get"], from: page)
         try await StandIn.clear("/me.json")
         #expect(offline?.json["result"] == ["personId": "p-0042"])
@@ -228,7 +232,7 @@ struct TeamDataTests {
         await model.load()
         #expect(model.state.value?.places.count == 83)
         rig.clock.advance(by: 90)
-        try await StandIn.fault("/api/v1/places.json", #""mode":"status","status":502,"count":1"#)
+        try await StandIn.fail("/api/v1/places.json", status: 502)
         await model.load()
         #expect(model.state.value?.places.count == 83 && TeamData.summary(model.state) == "stale, 1 min old")
     }

@@ -157,7 +157,7 @@ struct VaultTests {
         let id = try rig.session.importKey(fixture.readKeyString, server: try StandIn.url())
         // The head commit's stored bytes, replaced by the stand-in's garbage body.
         let path = "/api/vault/read/fixturevault01/bare%2Fdata%2F\(fixture.head)"
-        try await StandIn.fault(path, #""mode":"garbage","count":1"#)
+        try await StandIn.garbage(path)
         await #expect(throws: VaultError.self) { try await rig.session.pull(id) }
         try await StandIn.clear(path)
         #expect(rig.log.events.first?.kind == .error)

@@ -35,7 +35,7 @@ func checkAmount(_ text: String) {
     require(again.description == written, "writing \(written) is not stable")
     require(amount.magnitude.isNegative == false, "a magnitude below zero")
     for language in [Language.german, .english] {
-        for currency in ["EUR", "USD", "CHF"] {
+        for currency in ["EUR", "USD", "CHF", "JPY", "TND"] {
             _ = Money(amount, currency).formatted(language)
             _ = Money(amount, currency).formatted(language, signed: false)
         }

@@ -110,27 +110,25 @@ public actor CertainSignIn: SignInServer {
 
     /// Mints a device token of scope `app` with whatever credential `headers` (or the client's
     /// middleware) carries. A device token trying this gets `AuthError.tokenCannotMint` (C-TOK-7).
+    ///
+    /// The mint is a `WriteCommand`: one `Idempotency-Key`, made once, and its own resend rule (a reply lost
+    /// after the request left is sent again twice at most, with the same key, C-TOK-8), so the server replays
+    /// the same token instead of minting an orphan. The transport never resends it by itself.
     public static func mint(client: Client, name: String, headers: HTTPHeaders = HTTPHeaders()) async throws(AuthError)
         -> (id: String, token: String)
     {
-        var headers = headers
-        headers[HTTPRequest.idempotencyKeyHeader] = client.configuration.random.uuid().uuidString.lowercased()
-        var attempt = 0
-        var reply: RawReply
-        while true {
-            // A reply lost on the way back is sent again with the same key (C-TOK-8): the server replays
-            // the same token instead of minting an orphan.
-            attempt += 1
-            do {
-                reply = try await client.call(
-                    .post, "/api/inbox/tokens", json: ["name": .string(name), "scope": .string("app")],
-                    headers: headers)
-                break
-            } catch {
-                guard attempt < 3, case .http(let failure) = error, failure.isConnectivity else { throw error }
-                client.configuration.journal.record(
-                    .auth, "minting: the reply was lost; sending again with the same key")
-            }
+        var request = Request<JSONValue>.post(
+            "/api/inbox/tokens", body: ["name": JSONValue.string(name), "scope": JSONValue.string("app")])
+        for (field, value) in headers { request.headers[field] = value }
+        let command = WriteCommand(
+            request, resend: .lostReply(resends: 2, first: .milliseconds(100), cap: .seconds(1)),
+            random: client.configuration.random)
+        let reply: RawReply
+        do {
+            let answer = try await client.reply(command.request)
+            reply = RawReply(response: answer.response, data: answer.body)
+        } catch {
+            throw .http(error)
         }
         if reply.status == 403, reply.envelope?.code == "token_cannot_mint" {
             throw .tokenCannotMint(serverSentence: reply.envelope?.summary)
@@ -142,17 +140,22 @@ public actor CertainSignIn: SignInServer {
         return (id.intValue.map(String.init) ?? id.stringValue ?? "", token)
     }
 
-    /// O-12: signs out by revoking the session's own token on the server, then forgetting it locally.
-    /// A failed revoke is reported but does not keep the app signed in.
+    /// O-12: signs out by revoking the session's own token on the server (a `WriteCommand` sent once), then
+    /// forgetting it locally. A failed revoke is reported but does not keep the app signed in.
     public static func signOut(session: CredentialSession, client: Client) async -> AuthError? {
         guard let stored = await session.credential else { return nil }
         var failure: AuthError?
         if let id = stored.serverID {
+            let revoke = WriteCommand(
+                Request<Void>.empty(.delete, "/api/inbox/tokens/\(id)"), random: client.configuration.random)
             do {
-                let reply = try await client.call(.delete, "/api/inbox/tokens/\(id)")
-                if reply.status != 204 { failure = .unexpected(reply, "DELETE /api/inbox/tokens") }
+                let reply = try await client.reply(revoke.request)
+                if reply.status != 204 {
+                    failure = .unexpected(
+                        RawReply(response: reply.response, data: reply.body), "DELETE /api/inbox/tokens")
+                }
             } catch {
-                failure = error
+                failure = .http(error)
             }
         }
         await session.signOut()
@@ -181,17 +184,4 @@ public actor CertainSignIn: SignInServer {
         default: throw .unexpected(reply, "the sign-in step")
         }
     }
-}
-
-extension RevocationRule {
-    /// Certain's rule: 401, 403 and 410 end the sign-in, except a 403 whose code says the credential works
-    /// but may not do this one thing (a device token may not mint, a cookie or a capability is needed, a
-    /// password change or second-factor setup is due), because signing out there would lose a working
-    /// sign-in.
-    public static let certain = RevocationRule(
-        statuses: [401, 403, 410],
-        permissionCodes: [
-            "token_cannot_mint", "cookie_required", "capability_missing", "password_change_required",
-            "mfa_setup_required",
-        ])
 }

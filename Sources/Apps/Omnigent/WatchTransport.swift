@@ -1,7 +1,6 @@
 import CompanionCore
 import CompanionHTTP
 import Foundation
-import Synchronization
 
 /// The cookie the phone hands to the watch (O-WATCH-8): the `Cookie` header built from the web-view
 /// cookies that apply to `<apiBase>/v1`, for one server, stamped with when the phone built it.
@@ -102,12 +101,12 @@ public struct WebViewCookie: Sendable, Hashable {
 /// never replaces a newer cookie; `clear()` forgets it (the phone signed out). A watch app persists the
 /// kept copy in its Keychain through `persist`.
 public final class WatchCookieKeeper: Sendable {
-    private let kept: Mutex<WatchCookieSync?>
+    private let kept: Locked<WatchCookieSync?>
     private let persist: @Sendable (WatchCookieSync?) -> Void
 
     /// Creates a keeper holding `initial` (as read from the Keychain), saving changes through `persist`.
     public init(_ initial: WatchCookieSync? = nil, persist: @escaping @Sendable (WatchCookieSync?) -> Void = { _ in }) {
-        kept = Mutex(initial)
+        kept = Locked(initial)
         self.persist = persist
     }
 

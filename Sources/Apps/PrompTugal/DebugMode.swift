@@ -1,7 +1,6 @@
 import CompanionCore
 import Foundation
 import Observation
-import Synchronization
 
 /// Where the debug switch is kept between launches (user defaults on device, a file for the terminal).
 public protocol DebugFlagStorage: Sendable {
@@ -13,7 +12,7 @@ public protocol DebugFlagStorage: Sendable {
 
 /// A flag kept in memory, for tests and previews.
 public final class InMemoryDebugFlag: DebugFlagStorage {
-    private let value = Mutex<Bool?>(nil)
+    private let value = Locked<Bool?>(nil)
 
     /// A flag never saved.
     public init() {}

@@ -1,5 +1,5 @@
+import CompanionCore
 import Foundation
-import Synchronization
 
 /// A key the app keeps for the person.
 public enum StoredKeyName: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -115,7 +115,7 @@ public final class InMemoryKeyStore: KeyStore {
         var readable = true
     }
 
-    private let entriesByName = Mutex<[StoredKeyName: Entry]>([:])
+    private let entriesByName = Locked<[StoredKeyName: Entry]>([:])
 
     /// An empty store.
     public init() {}

@@ -1,7 +1,6 @@
 import CompanionCore
 import CompanionHTTP
 import Foundation
-import Synchronization
 
 /// The app's one way onto the network: one transport (one URL session), one journal, one key rule.
 ///
@@ -17,7 +16,7 @@ public final class PrompTugalNetwork: Sendable {
     private let transport: any Transport
     private let openRouterKey: OpenRouterKeyMiddleware
     private let clock: any WallClock
-    private let clients = Mutex<[String: Client]>([:])
+    private let clients = Locked<[String: Client]>([:])
 
     /// Creates the network. `openRouterKey` is read per request; `transport` defaults to the live one with the
     /// kit's redirect rules under `policy`.
