@@ -142,8 +142,8 @@ let package = Package(
         .executableTarget(
             name: "FirstScreen",
             dependencies: [
-                "CertainCore", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionStore", "MainworthyCore",
-                "OmnigentCore", "PrompTugalCore",
+                "CertainCore", "CompanionApp", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionStore",
+                "MainworthyCore", "OmnigentCore", "PrompTugalCore",
             ],
             path: "Benchmarks/FirstScreen", swiftSettings: strict),
 
