@@ -135,11 +135,19 @@ let package = Package(
                 "CompanionApp", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionVault",
                 "MainworthyCore", "OmnigentCore",
             ],
-            path: "Benchmarks", exclude: ["ColdStartReader"], swiftSettings: strict),
+            path: "Benchmarks", exclude: ["ColdStartReader", "FirstScreen"], swiftSettings: strict),
         // P3 cold's measured process: only the store and the core, as a tool that reads the cache links them.
         .executableTarget(
             name: "ColdStartReader", dependencies: ["CompanionStore", "CompanionCore"],
             path: "Benchmarks/ColdStartReader", swiftSettings: strict),
+        // P9's measured process: each app's first screen through its core's screen model, from a cold start.
+        .executableTarget(
+            name: "FirstScreen",
+            dependencies: [
+                "CertainCore", "CompanionApp", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionStore",
+                "MainworthyCore", "OmnigentCore", "PrompTugalCore",
+            ],
+            path: "Benchmarks/FirstScreen", swiftSettings: strict),
 
         .executableTarget(
             name: "StoreCrashWorker", dependencies: ["CompanionStore", "CompanionCore"], path: "Tests/StoreCrashWorker",

@@ -80,8 +80,55 @@ enum P1 {
             id: "p1",
             title: "P1: \(requests) sequential GETs of \(url.lastPathComponent), median of \(rounds) rounds",
             rows: rows, baseline: floor, baselineName: "curl CLI")
+        // The Client's own cost: the same two medians, against the transport it runs over (goal <= 1.15x).
+        let transport = median(samples["curl-transport"] ?? [])
+        Report.table(
+            id: "p1k",
+            title: "P1: the Client's own cost, per request, against CurlTransport alone in the same run",
+            rows: [
+                ("Client over libcurl (decoded JSON)", median(samples["kit-curl"] ?? []), requests),
+                ("CurlTransport alone", transport, requests),
+            ], baseline: transport, baselineName: "CurlTransport")
 
         try await concurrent(url: url, base: base, path: path, requests: requests, rounds: rounds)
+    }
+
+    /// One contender alone, for a profiler: `Benchmarks p1-one <contender> <url> <requests>` warms up, then sends
+    /// `requests` GETs the way the P1 row of that name does and exits. Contenders: `kit-curl` (the `Client` over
+    /// libcurl, decoded JSON), `curl-transport` (`CurlTransport` alone, body collected), `kit-urlsession`.
+    /// `scripts/bench p1-instructions` runs it under callgrind at two request counts: the difference divided by
+    /// the difference in requests is the instructions per request, start-up and warm-up excluded, the same
+    /// whatever else the machine is doing.
+    static func one(contender: String, url: URL, requests: Int) async throws {
+        let base = url.deletingLastPathComponent()
+        let path = "/" + url.lastPathComponent
+        func client(_ transport: any Transport) -> Client {
+            Client(
+                baseURL: base,
+                configuration: Client.Configuration(
+                    transportPolicy: .allowingInsecureLoopback, journal: Journal(capacity: 4_096)),
+                transport: transport)
+        }
+        #if os(Linux)
+            let curl: any Transport = CurlTransport()
+        #else
+            let curl: any Transport = URLSessionTransport()
+        #endif
+        switch contender {
+        case "kit-curl", "kit-urlsession":
+            let kit = client(contender == "kit-curl" ? curl : URLSessionTransport())
+            _ = try await kit.send(Request<JSONValue>.get(path))
+            for _ in 0..<requests { _ = try await kit.send(Request<JSONValue>.get(path)) }
+        case "curl-transport":
+            let (_, body) = try await curl.send(HTTPRequest(url: url))
+            _ = try await body.collect(upTo: 1 << 20)
+            for _ in 0..<requests {
+                let (_, body) = try await curl.send(HTTPRequest(url: url))
+                _ = try await body.collect(upTo: 1 << 20)
+            }
+        default:
+            throw BenchmarkError("unknown P1 contender \(contender) (kit-curl, curl-transport, kit-urlsession)")
+        }
     }
 
     /// 8 clients at once, each sending its share of `requests` sequentially; throughput in requests/s.
@@ -188,10 +235,22 @@ enum Report {
     /// (`scripts/bench all` joins them into one table and draws the charts).
     static func table(
         id: String = "", title: String, rows: [(String, Double, Int)], baseline: Double,
-        baselineName: String = "baseline"
+        baselineName: String = "baseline", unit: String? = nil
     ) {
         print("\n\(title)")
         print(String(repeating: "-", count: 96))
+        if let unit {
+            // Values that are not seconds (instruction counts): the value and the ratio only.
+            print(pad("contender", 66) + pad(unit, 16) + "ratio vs \(baselineName)")
+            for (name, value, operations) in rows {
+                print(
+                    pad(name, 66) + pad(String(format: "%.0f", value), 16) + String(format: "%.3fx", value / baseline))
+                record(
+                    id: id, title: title, name: name, seconds: value, operations: operations, baseline: baseline,
+                    unit: unit)
+            }
+            return
+        }
         print(
             pad("contender", 44) + pad("total s", 12) + pad("per op ms", 14) + pad("ops/s", 12)
                 + "ratio vs \(baselineName)")

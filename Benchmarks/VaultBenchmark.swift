@@ -11,6 +11,8 @@ import Synchronization
 /// `sgit clone` of the same vault in the same run (interleaved, median of the rounds), plus decrypt throughput.
 ///
 ///     Benchmarks p5 --server URL --key KEY-STRING --sgit PATH [--rounds N]
+///     Benchmarks p5 --steps N     (only the step-by-step breakdown of the default pull, `VaultSteps`)
+///     Benchmarks p5 --phases N    (only the default pull, then the pull and the read phase alone)
 ///
 /// The server, the vault and the CLI come from `Servers/sgit` (`install.sh`, `start.sh`, `make-bench-vault.sh`);
 /// `--server`, `--key` and `--sgit` default to `SGIT_SERVER_URL`, `SGIT_BENCH_KEY` and `SGIT_CLI`.
@@ -86,6 +88,11 @@ enum VaultBenchmark {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("p5-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
+        if let count = options["--steps"].flatMap(Int.init) {
+            try await VaultSteps.run(
+                server: server, key: key, serverGroup: serverGroup, rounds: count, scratch: scratch)
+            return
+        }
 
         var serverShares: [Double] = []
         var clientShares: [Double] = []
@@ -233,6 +240,8 @@ enum VaultBenchmark {
         Report.record(
             id: "p5b", title: "P5: CPU during the default pull, share of one core (what bounds it)",
             name: "CompanionKit process", seconds: median(clientShares), operations: 1, baseline: 1, unit: "cores")
+        // Where the default's time goes, step by step, against the batch floor in the same rounds.
+        try await VaultSteps.run(server: server, key: key, serverGroup: serverGroup, rounds: rounds, scratch: scratch)
         if let sgit = environment["SGIT_CLI"] {
             do {
                 try await incremental(server: server, sgit: sgit, files: scratch.appendingPathComponent("cli-0"))

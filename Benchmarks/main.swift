@@ -4,9 +4,15 @@ import Foundation
 /// medians and ratios against a baseline measured side by side in the same run.
 let usage = """
     usage: Benchmarks p1 <url-of-small-json>
+           Benchmarks p1-step <step> <count>   (one part of the Client's per-request cost, no network; P1Steps.swift)
+           Benchmarks p1-one kit-curl|curl-transport|kit-urlsession <url> <requests>   (one contender, for callgrind)
            Benchmarks p2 <omnigent-url>   (CPU against the Python omnigent-client; BENCH_OMNIGENT_PYTHON)
            Benchmarks p3|p4|p7|store      (store benchmarks; no server needed)
            Benchmarks p3cold              (a new process per read, against the sqlite3 CLI; 1k to 1M items)
+           Benchmarks p9                  (first screens from a cold process; BENCH_FIRST_SCREEN, app servers)
+           Benchmarks p1-instructions <url-of-small-json>   (P1 under callgrind: instructions per request)
+           Benchmarks p9                  (first screens from a cold process; BENCH_FIRST_SCREEN, app servers)
+           Benchmarks p10 [--minutes M] [--warmup S]   (RSS of a long session; MAINWORTHY_URL, OMNIGENT_URL)
            Benchmarks p5 [options]        (see VaultBenchmark.swift; scripts/bench p5 sets it up)
            Benchmarks p6 [<omnigent-url>] (SSE parse rate; with a URL also the live stream's latency)
            Benchmarks mw <mainworthy-reference-server-url>   (report → stream event; scripts/bench mw)
@@ -21,6 +27,18 @@ do {
             exit(2)
         }
         try await P1.run(url: url)
+    case "p1-step":
+        guard arguments.count == 3, let count = Int(arguments[2]) else {
+            print(usage)
+            exit(2)
+        }
+        try await P1Steps.run(step: arguments[1], count: count)
+    case "p1-one":
+        guard arguments.count == 4, let url = URL(string: arguments[2]), let requests = Int(arguments[3]) else {
+            print(usage)
+            exit(2)
+        }
+        try await P1.one(contender: arguments[1], url: url, requests: requests)
     case "p2":
         guard arguments.count >= 2, let url = URL(string: arguments[1]) else {
             print(usage)
@@ -31,6 +49,18 @@ do {
         try await OmnigentBenchmarks.p2Child(Array(arguments.dropFirst()))
     case "p3cold":
         try await ColdStart.run()
+    case "p9":
+        try await FirstScreens.run()
+    case "p10":
+        try await LongSession.run(arguments: Array(arguments.dropFirst()))
+    case "p10-child":
+        try await LongSession.child(Array(arguments.dropFirst()))
+    case "p1-instructions":
+        guard arguments.count == 2, let url = URL(string: arguments[1]) else {
+            print(usage)
+            exit(2)
+        }
+        try P1Instructions.run(url: url)
     case "p3cold-child":
         guard arguments.count == 2 else { exit(2) }
         try await ColdStart.child(arguments[1])

@@ -60,7 +60,9 @@ public enum JSONValue: Sendable, Hashable, Codable {
 
     /// Parses JSON bytes; `nil` when they are not JSON.
     public init?(data: Data) {
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: data) else { return nil }
+        guard let value = JSONValue.reading(data) ?? (try? JSONDecoder().decode(JSONValue.self, from: data)) else {
+            return nil
+        }
         self = value
     }
 

@@ -62,9 +62,28 @@ public struct JournalEvent: Sendable, Hashable, Codable, Identifiable {
 /// - Every message and field passes through the `Redactor` and then through the registered-secret
 ///   scrubber, so a secret that slipped into free text (an error body echoing a token) is still masked.
 /// - It is thread-safe (`Locked`); writers never suspend.
+/// - An exchange recorded with `record(_:deferred:)` (the HTTP journal middleware's) is described and redacted
+///   when the journal is first read, not on the request's path: no reader, no redaction work. Redaction is
+///   deferred, never skipped: every way out of the journal (`events`, `newestFirst`, `exportJSONLines`) redacts
+///   what is still waiting first, with the same rules as `record`, and `forget(secret:)` redacts what is waiting
+///   before the secret stops being masked, so an event recorded while a secret was registered never shows it.
 public final class Journal: Sendable {
+    /// An event recorded with `record(_:deferred:)`: its text is made and redacted only when the journal is read.
+    private struct Pending {
+        let id: UInt64
+        let date: Date
+        let kind: JournalEvent.Kind
+        let describe: @Sendable (Redactor) -> (message: String, fields: [String: String])
+    }
+
+    /// One kept event: redacted already, or waiting for its first reader.
+    private enum Entry {
+        case clean(JournalEvent)
+        case pending(Pending)
+    }
+
     private struct State {
-        var events: [JournalEvent] = []
+        var events: [Entry] = []
         var head = 0
         var nextID: UInt64 = 1
         var secrets: Set<String> = []
@@ -94,47 +113,108 @@ public final class Journal: Sendable {
 
     /// Stops masking `secret` (after it was revoked and forgotten).
     public func forget(secret: String) {
-        state.withLock { _ = $0.secrets.remove(secret) }
+        state.withLock { state in
+            // What was recorded while the secret was registered is redacted now, while it still is.
+            redactPending(&state)
+            _ = state.secrets.remove(secret)
+        }
     }
 
     /// Masks every registered secret and every secret-shaped value in `text`.
     public func scrub(_ text: String) -> String {
         let secrets = state.withLock { $0.secrets }
+        return scrub(text, secrets: Self.longestFirst(secrets))
+    }
+
+    private func scrub(_ text: String, secrets: [String]) -> String {
         var result = redactor.scrubShapes(text)
-        for secret in secrets.sorted(by: { $0.count > $1.count }) {
+        for secret in secrets {
             result = Redactor.text(result, replacing: secret, with: Redactor.mask)
         }
         return result
+    }
+
+    private static func longestFirst(_ secrets: Set<String>) -> [String] {
+        secrets.sorted(by: { $0.count > $1.count })
+    }
+
+    /// The event as kept: message and fields scrubbed; a field named like a secret header is masked whole.
+    private func clean(
+        id: UInt64, date: Date, kind: JournalEvent.Kind, message: String, fields: [String: String], secrets: [String]
+    ) -> JournalEvent {
+        var cleanFields: [String: String] = [:]
+        for (name, value) in fields {
+            // Header rules include the field rules, and a field is often a header (`Authorization`).
+            cleanFields[name] = redactor.isSecretHeader(name) ? Redactor.mask : scrub(value, secrets: secrets)
+        }
+        return JournalEvent(
+            id: id, date: date, kind: kind, message: scrub(message, secrets: secrets), fields: cleanFields)
     }
 
     /// Appends an event after scrubbing its message and fields, and returns what was stored.
     @discardableResult
     public func record(_ kind: JournalEvent.Kind, _ message: String, fields: [String: String] = [:]) -> JournalEvent {
         let date = clock.now()
-        let cleanMessage = scrub(message)
-        var cleanFields: [String: String] = [:]
-        for (name, value) in fields {
-            // Header rules include the field rules, and a field is often a header (`Authorization`).
-            cleanFields[name] = redactor.isSecretHeader(name) ? Redactor.mask : scrub(value)
-        }
+        let secrets = Self.longestFirst(state.withLock { $0.secrets })
+        let unnumbered = clean(id: 0, date: date, kind: kind, message: message, fields: fields, secrets: secrets)
         return state.withLock { state in
             let event = JournalEvent(
-                id: state.nextID, date: date, kind: kind, message: cleanMessage, fields: cleanFields)
-            state.nextID += 1
-            if state.events.count < capacity {
-                state.events.append(event)
-            } else {
-                state.events[state.head] = event
-                state.head = (state.head + 1) % capacity
-            }
+                id: state.nextID, date: date, kind: kind, message: unnumbered.message, fields: unnumbered.fields)
+            append(.clean(event), to: &state)
             return event
+        }
+    }
+
+    /// Appends an event whose message and fields `describe` makes from the journal's redactor when the journal is
+    /// first read (or a secret is forgotten), then scrubs exactly as `record` does. For events on a hot path whose
+    /// text costs more to make than to keep the values it is made from (an exchange's URL and headers).
+    ///
+    /// `describe` must only read the values it captured: it runs later, on whichever thread reads the journal.
+    public func record(
+        _ kind: JournalEvent.Kind,
+        deferred describe: @escaping @Sendable (Redactor) -> (message: String, fields: [String: String])
+    ) {
+        let date = clock.now()
+        state.withLock { state in
+            append(.pending(Pending(id: state.nextID, date: date, kind: kind, describe: describe)), to: &state)
+        }
+    }
+
+    private func append(_ entry: Entry, to state: inout State) {
+        state.nextID += 1
+        if state.events.count < capacity {
+            state.events.append(entry)
+        } else {
+            state.events[state.head] = entry
+            state.head = (state.head + 1) % capacity
+        }
+    }
+
+    /// Describes and scrubs every event still waiting, in place.
+    private func redactPending(_ state: inout State) {
+        var secrets: [String]?
+        for index in state.events.indices {
+            guard case .pending(let pending) = state.events[index] else { continue }
+            let known = secrets ?? Self.longestFirst(state.secrets)
+            secrets = known
+            let (message, fields) = pending.describe(redactor)
+            state.events[index] = .clean(
+                clean(
+                    id: pending.id, date: pending.date, kind: pending.kind, message: message, fields: fields,
+                    secrets: known))
         }
     }
 
     /// All kept events, oldest first.
     public var events: [JournalEvent] {
         state.withLock { state in
-            Array(state.events[state.head...] + state.events[..<state.head])
+            redactPending(&state)
+            let ordered = state.events[state.head...] + state.events[..<state.head]
+            // Every entry is clean now: `redactPending` just replaced the waiting ones.
+            return ordered.compactMap { entry in
+                guard case .clean(let event) = entry else { return nil }
+                return event
+            }
         }
     }
 

@@ -171,7 +171,7 @@ public struct Redactor: Sendable, Hashable {
     /// A JSON body with every secret field's value masked, re-encoded with sorted keys; `nil` when
     /// the body is not JSON (the caller then records only its size).
     public func redact(json body: Data) -> String? {
-        guard !body.isEmpty, let value = try? JSONDecoder().decode(JSONValue.self, from: body) else { return nil }
+        guard !body.isEmpty, let value = JSONValue(data: body) else { return nil }
         return scrubShapes(redact(value: value).jsonString())
     }
 

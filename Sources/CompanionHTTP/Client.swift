@@ -6,6 +6,9 @@ import Foundation
 ///
 /// The chain, outermost first: idempotency keys, retry, the caller's middleware (authentication),
 /// the journal, the transport. Streams (SSE) skip retry; they reconnect on their own terms.
+///
+/// Its state is fixed at creation (the chain, the decoder, the base URL), so sending is `nonisolated`: a
+/// request runs on the caller's task without a hop onto the client's actor and back.
 public actor Client {
     /// Everything a client is built from. Every dependency has a live default and can be replaced in tests.
     public struct Configuration: Sendable {
@@ -77,8 +80,14 @@ public actor Client {
     public nonisolated let baseURL: URL
     /// The configuration.
     public nonisolated let configuration: Configuration
-    private let chain: HTTPNext
-    private let streamChain: HTTPNext
+    private nonisolated let chain: HTTPNext
+    private nonisolated let streamChain: HTTPNext
+    /// `scheme://host[:port]/mount` of `baseURL` (see `prefix(of:)`), worked out once.
+    private nonisolated let urlPrefix: String?
+    /// Whether the transport policy permits `urlPrefix`'s scheme and authority. Every request URL is the prefix
+    /// followed by `/` and a percent-encoded path (`url(for:query:)`), so it has the same scheme and authority, and
+    /// the policy, which looks at nothing else, decides the same for it: a permitted prefix needs no second look.
+    private nonisolated let prefixPermitted: Bool
     /// The one JSON decoder of this client: its dates follow `configuration.dateDecoding`.
     nonisolated let decoder: JSONDecoder
 
@@ -102,6 +111,10 @@ public actor Client {
         self.chain = transport.chained(with: outer + [retry] + inner)
         self.streamChain = transport.chained(with: inner)
         self.decoder = Self.makeDecoder(dateDecoding: configuration.dateDecoding)
+        let urlPrefix = Self.prefix(of: baseURL)
+        self.urlPrefix = urlPrefix
+        self.prefixPermitted =
+            urlPrefix.flatMap { URL(string: $0 + "/") }.map { configuration.transportPolicy.permits($0) } ?? false
     }
 
     /// A JSON decoder with the kit's date rules (or `dateDecoding`): the one way the kit decodes JSON.
@@ -115,13 +128,13 @@ public actor Client {
 
     /// The absolute URL for a path below the base URL, keeping the base's mount path.
     public nonisolated func url(for path: String, query: [URLQueryItem] = []) throws(HTTPError) -> URL {
-        guard let prefix = Self.prefix(of: baseURL) else {
+        guard let prefix = urlPrefix else {
             throw .invalidRequest("the server address is not a valid URL")
         }
         let (pathPart, queryPart) = Self.split(path)
-        let encodedPath = pathPart.addingPercentEncoding(withAllowedCharacters: Self.pathAllowed) ?? pathPart
+        let encodedPath = Self.encode(pathPart, allowed: Self.pathAllowedBytes, Self.pathAllowed)
         var text = prefix + (encodedPath.hasPrefix("/") ? encodedPath : "/" + encodedPath)
-        var queryText = queryPart?.addingPercentEncoding(withAllowedCharacters: Self.queryAllowed) ?? ""
+        var queryText = queryPart.map { Self.encode($0, allowed: Self.queryAllowedBytes, Self.queryAllowed) } ?? ""
         for item in query {
             if !queryText.isEmpty { queryText += "&" }
             queryText += Self.encodeComponent(item.name)
@@ -133,9 +146,9 @@ public actor Client {
     }
 
     /// `scheme://host[:port]/mount` without a trailing slash. Request URLs are then built by string,
-    /// which is cheaper than through `URLComponents` on Linux. The prefix is recomputed per request:
-    /// keeping it in a stored property of the actor made Swift 6.3.1 on Linux crash in
-    /// `swift_job_run` (a garbage resume address), reproducibly, under concurrent requests.
+    /// which is cheaper than through `URLComponents` on Linux. Worked out once, in `init`, and kept in a
+    /// `nonisolated let` (an earlier version kept it in an actor-isolated property read from the actor's
+    /// methods, which made Swift 6.3.1 on Linux crash in `swift_job_run` under concurrent requests).
     private static func prefix(of url: URL) -> String? {
         guard let parts = URLComponents(url: url, resolvingAgainstBaseURL: false), let scheme = parts.scheme,
             let host = parts.percentEncodedHost
@@ -153,13 +166,28 @@ public actor Client {
         charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     private static func encodeComponent(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: componentAllowed) ?? text
+        encode(text, allowed: componentAllowedBytes, componentAllowed)
     }
+
+    /// `text` percent-encoded outside `set`; text made only of bytes in `allowed` (the ASCII bytes of `set`), the
+    /// common case, is returned as it is without asking Foundation, whose encoding is slow on Linux.
+    private static func encode(_ text: String, allowed: [Bool], _ set: CharacterSet) -> String {
+        if text.utf8.allSatisfy({ $0 < 0x80 && allowed[Int($0)] }) { return text }
+        return text.addingPercentEncoding(withAllowedCharacters: set) ?? text
+    }
+
+    /// Which ASCII bytes a set allows, by byte.
+    private static func asciiTable(_ set: CharacterSet) -> [Bool] {
+        (0..<128).map { byte in set.contains(Unicode.Scalar(UInt8(byte))) }
+    }
+    private static let pathAllowedBytes = asciiTable(pathAllowed)
+    private static let queryAllowedBytes = asciiTable(queryAllowed)
+    private static let componentAllowedBytes = asciiTable(componentAllowed)
 
     /// Builds the `HTTPRequest` a `Request` becomes.
     public nonisolated func httpRequest<Response>(for request: Request<Response>) throws(HTTPError) -> HTTPRequest {
         let url = try url(for: request.path, query: request.query)
-        guard configuration.transportPolicy.permits(url) else {
+        guard prefixPermitted || configuration.transportPolicy.permits(url) else {
             throw .insecureTransport(url: HTTPError.describe(url))
         }
         var headers = configuration.defaultHeaders
@@ -191,12 +219,12 @@ public actor Client {
 
     /// Sends `request` and returns its decoded reply; a non-success status throws `.status` with the
     /// server's error envelope.
-    public func send<Response>(_ request: Request<Response>) async throws(HTTPError) -> Response {
+    public nonisolated func send<Response>(_ request: Request<Response>) async throws(HTTPError) -> Response {
         try await exchange(request).value
     }
 
     /// Sends `request` and returns its decoded reply together with the response head.
-    public func exchange<Response>(_ request: Request<Response>) async throws(HTTPError) -> (
+    public nonisolated func exchange<Response>(_ request: Request<Response>) async throws(HTTPError) -> (
         value: Response, response: HTTPResponse
     ) {
         let http = try httpRequest(for: request)
@@ -205,7 +233,9 @@ public actor Client {
         if let length = response.contentLength, length > limit, response.isSuccess {
             throw .bodyTooLarge(limit: limit, url: HTTPError.describe(http.url))
         }
-        let data = try await body.collect(upTo: response.isSuccess ? limit : min(limit, 1024 * 1024), url: http.url)
+        let data = try await body.collect(
+            upTo: response.isSuccess ? limit : min(limit, 1024 * 1024), url: http.url,
+            expectedLength: response.contentLength)
         guard response.isSuccess else { throw failure(http, response, data) }
         return (try request.decode(data, response, decoder), response)
     }
@@ -226,14 +256,16 @@ public actor Client {
 
     /// Sends `request` and returns the reply whatever its status, for flows that read a refusal's
     /// body as an answer (sign-in steps). Only transport failures throw.
-    public func reply<Response>(_ request: Request<Response>) async throws(HTTPError) -> Reply<Response> {
+    public nonisolated func reply<Response>(_ request: Request<Response>) async throws(HTTPError) -> Reply<Response> {
         let http = try httpRequest(for: request)
         let (response, body) = try await chain(http)
         let limit = request.maxResponseBytes ?? configuration.maxResponseBytes
         if let length = response.contentLength, length > limit, response.isSuccess {
             throw .bodyTooLarge(limit: limit, url: HTTPError.describe(http.url))
         }
-        let data = try await body.collect(upTo: response.isSuccess ? limit : min(limit, 1024 * 1024), url: http.url)
+        let data = try await body.collect(
+            upTo: response.isSuccess ? limit : min(limit, 1024 * 1024), url: http.url,
+            expectedLength: response.contentLength)
         let failure = response.isSuccess ? nil : failure(http, response, data)
         let decode = request.decode
         let decoder = decoder
@@ -244,12 +276,12 @@ public actor Client {
     }
 
     /// Sends an already built request through the full chain (retry included).
-    func sendThroughChain(_ request: HTTPRequest) async throws(HTTPError) -> (HTTPResponse, HTTPBody) {
+    nonisolated func sendThroughChain(_ request: HTTPRequest) async throws(HTTPError) -> (HTTPResponse, HTTPBody) {
         try await chain(request)
     }
 
     /// Sends a request through the chain without retry and returns the streaming body (for SSE).
-    public func open(_ request: Request<Void>) async throws(HTTPError) -> (HTTPResponse, HTTPBody) {
+    public nonisolated func open(_ request: Request<Void>) async throws(HTTPError) -> (HTTPResponse, HTTPBody) {
         var http = try httpRequest(for: request)
         http.bufferLimit = nil
         return try await streamChain(http)
@@ -265,8 +297,9 @@ public actor Client {
     }
 
     private static func split(_ path: String) -> (String, String?) {
-        guard let mark = path.firstIndex(of: "?") else { return (path, nil) }
-        return (String(path[..<mark]), String(path[path.index(after: mark)...]))
+        // By bytes: `?` is ASCII, so its byte position is a character boundary.
+        guard let mark = path.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (path, nil) }
+        return (String(path[..<mark]), String(path[path.utf8.index(after: mark)...]))
     }
 
 }

@@ -74,8 +74,31 @@ public struct HTTPResponse: Sendable, Hashable {
 
     /// The media type of `Content-Type`, lowercased and without parameters (`application/json`).
     public var mediaType: String? {
-        headers["Content-Type"]?.split(separator: ";").first.map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        guard let value = headers["Content-Type"] else { return nil }
+        // By bytes: every decoded reply asks, and Foundation's trimming is slow on Linux. A value that is already a
+        // bare lowercase type (`application/json`), the usual case, is returned as it is.
+        let bytes = value.utf8
+        let end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+        guard end != bytes.startIndex else {
+            // No type before the first `;` (an empty value, `;charset=…`): the first non-empty part, as it always was.
+            return value.split(separator: ";").first.map { Self.trimmedLowercase(Substring($0).utf8) }
         }
+        if end == bytes.endIndex, bytes.first.map(Self.isBare) == true, bytes.last.map(Self.isBare) == true,
+            !bytes.contains(where: { (0x41...0x5A).contains($0) || $0 >= 0x80 })
+        {
+            return value
+        }
+        return Self.trimmedLowercase(Substring(value).utf8[..<end])
     }
+
+    /// `type` without spaces or tabs around it, lowercased.
+    private static func trimmedLowercase(_ type: Substring.UTF8View) -> String {
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        guard let first = type.firstIndex(where: { !isSpace($0) }), let last = type.lastIndex(where: { !isSpace($0) })
+        else { return "" }
+        return String(Substring(type[first...last])).lowercased()
+    }
+
+    /// Not a space or a tab.
+    private static func isBare(_ byte: UInt8) -> Bool { byte != 0x20 && byte != 0x09 }
 }

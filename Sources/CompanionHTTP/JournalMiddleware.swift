@@ -7,6 +7,10 @@ import Foundation
 /// Rule: it records what was sent on the wire, so it sits innermost, after authentication has
 /// added credentials; the journal's redactor masks them. A body is previewed only when it is JSON
 /// (after masking secret fields) and only up to `bodyPreviewLimit` bytes.
+///
+/// On the request's path it only keeps the values (URL, headers, body, times, sizes): the journal makes the
+/// lines and redacts them when it is read (`Journal.record(_:deferred:)`), so an exchange nobody looks at costs
+/// no redaction, and one that is looked at shows exactly what it showed before.
 public struct JournalMiddleware: Middleware {
     private let journal: Journal
     /// How many bytes of a JSON body are previewed; 0 turns previews off.
@@ -23,48 +27,59 @@ public struct JournalMiddleware: Middleware {
 
     /// Records the request, then the response when its body ends, or the error.
     public func intercept(_ request: HTTPRequest, next: HTTPNext) async throws(HTTPError) -> (HTTPResponse, HTTPBody) {
-        let redactor = journal.redactor
-        let line = "\(request.method) \(redactor.redact(url: request.url))"
-        var fields = ["bytesOut": "\(request.body?.count ?? 0)"]
-        if includeHeaders {
-            fields["headers"] = Self.render(request.headers, redactor)
+        let method = request.method
+        let url = request.url
+        let headers = includeHeaders ? request.headers : nil
+        let body = bodyPreviewLimit > 0 ? request.body : nil
+        let previewLimit = bodyPreviewLimit
+        let bytesOut = request.body?.count ?? 0
+        journal.record(.request) { redactor in
+            var fields = ["bytesOut": "\(bytesOut)"]
+            if let headers { fields["headers"] = Self.render(headers, redactor) }
+            if let body, let preview = redactor.redact(json: body) {
+                fields["body"] = String(preview.prefix(previewLimit))
+            }
+            return (Self.line(method, url, redactor), fields)
         }
-        if bodyPreviewLimit > 0, let body = request.body, let preview = redactor.redact(json: body) {
-            fields["body"] = String(preview.prefix(bodyPreviewLimit))
-        }
-        journal.record(.request, line, fields: fields)
         let start = ContinuousClock.now
         do {
             let (response, body) = try await next(request)
             let headMs = (ContinuousClock.now - start).milliseconds
-            var responseFields = ["status": "\(response.status)", "headMs": "\(headMs)"]
-            if includeHeaders {
-                responseFields["headers"] = Self.render(response.headers, redactor)
+            let responseHeaders = includeHeaders ? response.headers : nil
+            let status = response.status
+            @Sendable func headFields(_ redactor: Redactor) -> [String: String] {
+                var fields = ["status": "\(status)", "headMs": "\(headMs)"]
+                if let responseHeaders { fields["headers"] = Self.render(responseHeaders, redactor) }
+                return fields
             }
             if response.mediaType == "text/event-stream" {
-                journal.record(.response, line, fields: responseFields)
+                journal.record(.response) { redactor in (Self.line(method, url, redactor), headFields(redactor)) }
                 return (response, body)
             }
             let journal = journal
-            let headFields = responseFields
             let observed = body.observed { bytes, error in
-                var final = headFields
-                final["bytesIn"] = "\(bytes)"
-                final["totalMs"] = "\((ContinuousClock.now - start).milliseconds)"
-                if let error {
-                    final["error"] = error.description
-                    journal.record(.error, line, fields: final)
-                } else {
-                    journal.record(.response, line, fields: final)
+                let totalMs = (ContinuousClock.now - start).milliseconds
+                journal.record(error == nil ? .response : .error) { redactor in
+                    var fields = headFields(redactor)
+                    fields["bytesIn"] = "\(bytes)"
+                    fields["totalMs"] = "\(totalMs)"
+                    if let error { fields["error"] = error.description }
+                    return (Self.line(method, url, redactor), fields)
                 }
             }
             return (response, observed)
         } catch {
-            journal.record(
-                .error, line,
-                fields: ["error": error.description, "totalMs": "\((ContinuousClock.now - start).milliseconds)"])
+            let totalMs = (ContinuousClock.now - start).milliseconds
+            journal.record(.error) { redactor in
+                (Self.line(method, url, redactor), ["error": error.description, "totalMs": "\(totalMs)"])
+            }
             throw error
         }
+    }
+
+    /// `GET https://host/path`, the URL redacted.
+    private static func line(_ method: HTTPMethod, _ url: URL, _ redactor: Redactor) -> String {
+        "\(method) \(redactor.redact(url: url))"
     }
 
     /// `Name: value; …` in the order sent, secret values masked by name; the journal then scrubs the

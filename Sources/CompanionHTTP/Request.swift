@@ -177,11 +177,19 @@ public enum JSONDecoding {
     public static func decode<T: Decodable>(
         _ type: T.Type, from data: Data, response: HTTPResponse, decoder: JSONDecoder
     ) throws(HTTPError) -> T {
-        let url = response.url.map(HTTPError.describe) ?? ""
+        // The URL is described (redacted) only for an error: every decoded reply passes here.
+        var url: String { response.url.map(HTTPError.describe) ?? "" }
         if let media = response.mediaType, !isJSON(media) {
             let sentence = ServerErrorEnvelope.parse(data, mediaType: media)?.summary
             throw .unexpectedContentType(
                 expected: "application/json", received: media, url: url, serverSentence: sentence)
+        }
+        // The kit's own JSON value is read straight from the bytes where that gives exactly what the decoder would
+        // (no key strategy applies to it); anything else, and any error, comes from the decoder.
+        if T.self == JSONValue.self, case .useDefaultKeys = decoder.keyDecodingStrategy,
+            let value = JSONValue.reading(data) as? T
+        {
+            return value
         }
         do {
             return try decoder.decode(T.self, from: data)

@@ -155,7 +155,8 @@ public struct RetryMiddleware: Middleware {
                     }
                     // Read the body here, so a connection lost mid-body is retried too.
                     let data = try await body.collect(
-                        upTo: response.isSuccess ? limit : min(limit, 1 << 20), url: request.url)
+                        upTo: response.isSuccess ? limit : min(limit, 1 << 20), url: request.url,
+                        expectedLength: response.contentLength)
                     return (response, HTTPBody(data))
                 }
                 // Read the (small) error body so the connection is free and the last one can be returned.

@@ -98,6 +98,15 @@ extension SGitVault {
         return try VaultFormat.parseBranchIndex(decrypt(stored, path: path), path: path)
     }
 
+    /// `fetchIndex()` as a result, for a fetch started ahead of the moment it is needed.
+    func fetchIndexResult() async -> Result<VaultFormat.BranchIndex?, VaultError> {
+        do throws(VaultError) {
+            return .success(try await fetchIndex())
+        } catch {
+            return .failure(error)
+        }
+    }
+
     func listed(_ prefix: String) async throws(VaultError) -> [String] {
         let started = ContinuousClock.now
         do throws(VaultError) {

@@ -42,6 +42,13 @@ extension SGitVault {
         let started = ContinuousClock.now
         let (refID, resolvedIndex) = try await resolveRef(branch: branch)
         var index = resolvedIndex
+        // With nothing complete cached for this ref, the pull will walk, which needs the branch index: it is
+        // fetched alongside the ref instead of one round trip after it. A pull that may find the head cached
+        // still asks for the ref alone.
+        let cold = state.heads[refID].map { !state.complete.contains($0) } ?? true
+        let prefetch: Task<Result<VaultFormat.BranchIndex?, VaultError>, Never>? =
+            index == nil && cold ? Task { await fetchIndexResult() } : nil
+        defer { prefetch?.cancel() }
 
         // 1. The ref: never from the cache.
         guard let refStored = try await fetchRaw(refID) else {
@@ -66,34 +73,49 @@ extension SGitVault {
         let writer = try PackWriter(cache: cache)
         defer { writer.abandon() }
         var pull = PullStaging(writer: writer, counter: ProgressCounter(started: started, progress: progress))
-        if index == nil { index = try await fetchIndex() }
+        if index == nil {
+            let fetched = if let prefetch { await prefetch.value } else { await fetchIndexResult() }
+            index = try fetched.get()
+        }
         if let index, index.features.contains("packs") { try await readPacks(into: &pull) }
         try await walkCommits(from: headID, into: &pull)
         try await walkTrees(into: &pull)
         // 5. Blobs: verified and staged; when files are wanted, each is decrypted and handed over as it arrives.
         let missingBlobs = pull.blobIDs.filter { !writer.contains($0) }
         var arrived: (@Sendable (String, Data) async throws(VaultError) -> Void)?
-        var byBlob: [String: [VaultFile]] = [:]
+        var filesTask: Task<Result<[String: [VaultFile]], VaultError>, Never>?
         if let delivery {
             guard let root = pull.commitRecords[headID]?.treeID else { throw .objectMissing(id: headID) }
-            var files: [VaultFile] = []
-            try flatten(tree: root, prefix: "", into: &files, depth: 0)
-            byBlob = Self.filesByBlob(files)
-            let wanted = byBlob
+            // The files (each entry's name, size and hashes decrypted) are worked out on this actor while the first
+            // blob batches download, not before they are asked for: the blob ids are known from the walk.
+            let files = Task { self.filesByBlob(root: root) }
+            filesTask = files
             let key = self.key
             let log = self.log
             arrived = { (id, stored) throws(VaultError) in
-                guard let files = wanted[id] else { return }
+                guard let files = try await files.value.get()[id] else { return }
                 try await Self.deliver(files, stored: stored, key: key, log: log, to: delivery)
             }
         }
         _ = try await objects(missingBlobs, writer: writer, counter: pull.counter, keep: false, arrived: arrived)
-        if let delivery {
+        if let delivery, let filesTask {
+            var byBlob = try await filesTask.value.get()
             for id in missingBlobs { byBlob[id] = nil }
             try await deliverLocal(byBlob, writer: writer, delivery: delivery)
         }
         try promote(pull, refID: refID, headID: headID)
         return try commit(headID)
+    }
+
+    /// The files under the tree `root` grouped by blob, as a result (for a task started ahead of its use).
+    func filesByBlob(root: String) -> Result<[String: [VaultFile]], VaultError> {
+        do throws(VaultError) {
+            var files: [VaultFile] = []
+            try flatten(tree: root, prefix: "", into: &files, depth: 0)
+            return .success(Self.filesByBlob(files))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// The files of a commit grouped by blob (one blob can back several paths).
@@ -251,14 +273,32 @@ extension SGitVault {
                 frontier.append(tree)
             }
         }
+        let key = self.key
+        let log = self.log
         while !frontier.isEmpty {
-            let fetched = try await objects(frontier, writer: pull.writer, counter: pull.counter)
+            // Each fetched tree is decrypted and parsed as soon as its answer is in, by the task staging it (on any
+            // core, while the level's other batches still download), not one after another once all have come.
+            let parsed = ParsedTrees()
+            let fetched = try await objects(
+                frontier, writer: pull.writer, counter: pull.counter,
+                arrived: { (id, stored) throws(VaultError) in
+                    parsed.keep(
+                        id,
+                        try VaultFormat.parseTree(
+                            Self.decrypt(stored, path: "bare/data/" + id, key: key, log: log), path: id))
+                })
             var next: [String] = []
             for id in frontier {
                 guard let stored = fetched[id] else { throw .objectMissing(id: id) }
                 pull.staged[id] = stored
                 pull.treeOrder.append(id)
-                let entries = try VaultFormat.parseTree(decrypt(stored, path: "bare/data/" + id), path: id)
+                // A tree this pull did not fetch (staged or cached before) is parsed here.
+                let entries: [VaultFormat.TreeEntryRecord]
+                if let ready = parsed.entries(id) {
+                    entries = ready
+                } else {
+                    entries = try VaultFormat.parseTree(decrypt(stored, path: "bare/data/" + id), path: id)
+                }
                 treeMemo[id] = entries
                 for entry in entries {
                     switch entry.kind {
@@ -299,4 +339,13 @@ extension SGitVault {
             VaultBranch(name: $0.name, refFileID: "bare/refs/" + $0.headRefID)
         }
     }
+}
+
+/// Trees parsed by the tasks that staged them, by id.
+final class ParsedTrees: Sendable {
+    private let trees = Locked<[String: [VaultFormat.TreeEntryRecord]]>([:])
+
+    func keep(_ id: String, _ entries: [VaultFormat.TreeEntryRecord]) { trees.withLock { $0[id] = entries } }
+
+    func entries(_ id: String) -> [VaultFormat.TreeEntryRecord]? { trees.withLock { $0[id] } }
 }

@@ -161,4 +161,57 @@ import Testing
         #expect(events.map(\.id) == Array(1...4_000))
         #expect(Set(events.map(\.message)).count == 4_000)
     }
+
+    // MARK: Deferred events (`record(_:deferred:)`): described and redacted when read, never skipped
+
+    @Test("a deferred event is redacted by the same rules as record when it is read")
+    func deferredEventsAreRedactedOnRead() {
+        let journal = Journal(clock: ManualWallClock(Date(timeIntervalSince1970: 5)))
+        journal.register(secret: "registered-secret-99")
+        journal.record(.request) { _ in
+            (
+                "GET https://host/x?token=abc123&page=2 with registered-secret-99",
+                [
+                    "Authorization": "Bearer live-token-1", "headers": "Authorization: Bearer live-token-2",
+                    "status": "200",
+                ]
+            )
+        }
+        let event = journal.events[0]
+        #expect(event.message == "GET https://host/x?token=<redacted>&page=2 with <redacted>")
+        #expect(event.fields["Authorization"] == Redactor.mask)
+        #expect(event.fields["headers"] == "Authorization: Bearer <redacted>")
+        #expect(event.fields["status"] == "200")
+        #expect(event.date == Date(timeIntervalSince1970: 5))
+        // Every way out of the journal redacts: the export holds none of the secrets either.
+        let exported = String(decoding: journal.exportJSONLines(), as: UTF8.self)
+        for secret in ["abc123", "registered-secret-99", "live-token-1", "live-token-2"] {
+            #expect(!exported.contains(secret))
+        }
+    }
+
+    @Test("a secret forgotten before the journal is read stays masked in what was recorded while it was registered")
+    func forgettingASecretRedactsWaitingEventsFirst() {
+        let journal = Journal(clock: ManualWallClock())
+        journal.register(secret: "vault-passphrase-42")
+        journal.record(.vault) { _ in ("opened with vault-passphrase-42", ["detail": "vault-passphrase-42"]) }
+        journal.forget(secret: "vault-passphrase-42")
+        #expect(journal.events[0].message == "opened with <redacted>")
+        #expect(journal.events[0].fields["detail"] == Redactor.mask)
+        // After it was forgotten, new text is no longer masked (as with `record`).
+        journal.record(.vault) { _ in ("later vault-passphrase-42", [:]) }
+        #expect(journal.events[1].message == "later vault-passphrase-42")
+    }
+
+    @Test("deferred and immediate events share one order, one numbering and one capacity")
+    func deferredEventsKeepOrderAndCapacity() {
+        let journal = Journal(capacity: 3, clock: ManualWallClock())
+        journal.record(.note, "one")
+        journal.record(.note) { _ in ("two", [:]) }
+        journal.record(.note, "three")
+        journal.record(.note) { _ in ("four", [:]) }
+        #expect(journal.events.map(\.message) == ["two", "three", "four"])
+        #expect(journal.events.map(\.id) == [2, 3, 4])
+        #expect(journal.newestFirst(limit: 1).map(\.message) == ["four"])
+    }
 }
