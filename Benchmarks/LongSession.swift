@@ -1,10 +1,11 @@
+import CompanionApp
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
+import CompanionStore
 import Foundation
 import MainworthyCore
 import OmnigentCore
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -29,7 +30,7 @@ enum LongSession {
     final class Child: Sendable {
         let name: String
         let process: Process
-        private let state = Mutex<(samples: [(Double, Int)], received: Int, ready: Bool)>(([], 0, false))
+        private let state = Locked<(samples: [(Double, Int)], received: Int, ready: Bool)>(([], 0, false))
 
         init(name: String, process: Process) {
             self.name = name
@@ -216,7 +217,7 @@ enum LongSession {
             throw BenchmarkError("usage: p10-child mainworthy <url> | omnigent <url> <session>")
         }
         final class Received: Sendable {
-            let count = Mutex(0)
+            let count = Locked(0)
         }
         let received = Received()
         Task.detached {
@@ -231,14 +232,20 @@ enum LongSession {
                 baseURL: url,
                 configuration: Client.Configuration(retryPolicy: .never, transportPolicy: .allowingInsecureLoopback))
             let fixture = try await control.send(Request<JSONValue>.get("/_control/fixture"))
-            let connection = try MainworthyConnection(
-                build: MainworthyBuild(server: url, version: "bench"), secrets: InMemorySecretStore(),
-                transportPolicy: .allowingInsecureLoopback, transport: DefaultTransport.make())
-            _ = try await connection.signIn(name: "ada", password: fixture["passwords"]?["ada"]?.stringValue ?? "")
-            let workspace = MainworthyWorkspace(connection: connection)
+            let environment = AppEnvironment(
+                transportPolicy: .allowingInsecureLoopback, stores: StoreRegistry(location: .memory),
+                secrets: InMemorySecretStore())
+            let build = MainworthyBuild(server: url, version: "bench")
+            let signIn = try MainworthySignIn.model(build: build, environment: environment)
+            await signIn.submitPassword(
+                username: "ada", password: fixture["passwords"]?["ada"]?.stringValue ?? "")
+            guard let server = try await MainworthyServer.stored(build: build, environment: environment) else {
+                throw BenchmarkError("ada's sign-in stored no session: \(signIn.state)")
+            }
+            let workspace = MainworthyWorkspace(server: server)
             await workspace.load(preferred: "shop")
             let events = ProjectEvents(workspace: workspace, project: "shop")
-            let changes = ChangesScreen(workspace: workspace, project: "shop", events: events)
+            let changes = ChangesModel(workspace: workspace, project: "shop", events: events)
             await workspace.queue?.refresh()
             await changes.refresh()
             final class Counter {}
@@ -255,7 +262,10 @@ enum LongSession {
             let cookies = WatchCookieKeeper(
                 WatchCookieSync(serverURL: url, cookieHeader: "omnigent_session=header-mode", syncedAt: Date()))
             let watch = WatchClient(
-                apiBase: url, cookies: cookies, policy: .allowingInsecureLoopback, transport: DefaultTransport.make())
+                apiBase: url, cookies: cookies,
+                environment: AppEnvironment(
+                    transportPolicy: .allowingInsecureLoopback, stores: StoreRegistry(location: .memory),
+                    secrets: InMemorySecretStore()))
             await watch.open(arguments[2])
             guard watch.detail != nil else { throw BenchmarkError("the watch client could not open the session") }
             let decoder = JSONDecoder()

@@ -5,7 +5,6 @@ import CompanionHTTP
 import CompanionStore
 import Foundation
 import OmnigentCore
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -225,7 +224,7 @@ enum OmnigentBenchmarks {
 
     /// Receipt times of the markers, written by the listener task and read by the poster.
     final class Receipts: Sendable {
-        private let state = Mutex<(opened: Bool, times: [String: Int64])>((false, [:]))
+        private let state = Locked<(opened: Bool, times: [String: Int64])>((false, [:]))
         func open() { state.withLock { $0.opened = true } }
         func record(_ marker: String, at nanoseconds: Int64) { state.withLock { $0.times[marker] = nanoseconds } }
         var opened: Bool { state.withLock { $0.opened } }

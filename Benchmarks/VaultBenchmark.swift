@@ -1,7 +1,6 @@
 import CompanionCore
 import CompanionVault
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -40,7 +39,7 @@ enum VaultBenchmark {
                 for file in files { bytes += try await vault.read(file).count }
                 return (files.count, bytes)
             }
-            let totals = Mutex((files: 0, bytes: 0))
+            let totals = Locked((files: 0, bytes: 0))
             try await vault.pull { _, data in
                 totals.withLock {
                     $0.files += 1

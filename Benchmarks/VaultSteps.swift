@@ -1,7 +1,6 @@
 import CompanionCore
 import CompanionVault
 import Foundation
-import Synchronization
 
 /// P5 taken apart: where the default pull's time goes, step by step, against the batch floor in the same round.
 ///
@@ -24,7 +23,7 @@ enum VaultSteps {
 
     /// The requests a timed source saw.
     final class ExchangeLog: Sendable {
-        let items = Mutex<[Exchange]>([])
+        let items = Locked<[Exchange]>([])
     }
 
     /// The HTTP source with every request's time noted.
@@ -83,15 +82,15 @@ enum VaultSteps {
     static func timedPull(server: URL, key: VaultKey, cache: URL, serverGroup: Int32?) async throws -> Round {
         let source = TimedSource(base: HTTPVaultSource(server: server, policy: .allowingInsecureLoopback))
         let log = VaultTrafficLog(capacity: 10)
-        let lastWork = Mutex<Date?>(nil)
+        let lastWork = Locked<Date?>(nil)
         log.observe { event in
             if event.kind == .decrypt || event.kind == .verify {
                 lastWork.withLock { $0 = max($0 ?? event.at, event.at) }
             }
         }
         let vault = try SGitVault(key: key, source: source, cache: cache, log: log)
-        let handed = Mutex(0)
-        let handedAt = Mutex<ContinuousClock.Instant?>(nil)
+        let handed = Locked(0)
+        let handedAt = Locked<ContinuousClock.Instant?>(nil)
         var round = Round()
         let serverCPU0 = serverGroup.map(ProcessCPU.group) ?? 0
         let clientCPU0 = ProcessCPU.current()

@@ -1,6 +1,8 @@
+import CompanionApp
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
+import CompanionStore
 import Foundation
 import MainworthyCore
 
@@ -14,6 +16,15 @@ enum MainworthyFirstScreen {
     static let policy = TransportPolicy.allowingInsecureLoopback
     static let project = "shop"
 
+    /// The process's parts as the app makes them: the secrets in `folder` (the core keeps no store on disk), and
+    /// `transport` (the platform's when `nil`, or the network down).
+    static func environment(_ folder: URL, transport: (any Transport)?) -> AppEnvironment {
+        AppEnvironment(
+            transportPolicy: policy, stores: StoreRegistry(location: .memory),
+            secrets: FileSecretStore(folder: folder.appendingPathComponent("secrets", isDirectory: true)),
+            transport: transport)
+    }
+
     /// Resets the reference server's fixture and signs ada in as the app does; the session (a cookie) goes to the
     /// secret store, as it does on a phone (M-AUTH-7). Also writes a curl config reading the same two routes with
     /// that cookie (0600: it holds the session), the peer of the network-up read.
@@ -26,17 +37,19 @@ enum MainworthyFirstScreen {
         guard let password = fixture["passwords"]?["ada"]?.stringValue else {
             throw FirstScreenError("the Mainworthy fixture has no password for ada")
         }
-        let secrets = FileSecretStore(folder: folder.appendingPathComponent("secrets", isDirectory: true))
-        let connection = try MainworthyConnection(
-            build: MainworthyBuild(server: server, version: "bench"), secrets: secrets, transportPolicy: policy,
-            transport: DefaultTransport.make())
-        _ = try await connection.signIn(name: "ada", password: password)
-        guard let credential = await connection.credentials.credential else {
+        let build = MainworthyBuild(server: server, version: "bench")
+        let environment = environment(folder, transport: nil)
+        let signIn = try MainworthySignIn.model(build: build, environment: environment)
+        await signIn.submitPassword(username: "ada", password: password)
+        guard case .signedIn = signIn.state else { throw FirstScreenError("ada's sign-in: \(signIn.state)") }
+        guard let mainworthy = try await MainworthyServer.stored(build: build, environment: environment),
+            let credential = await mainworthy.credentials.credential
+        else {
             throw FirstScreenError("the sign-in stored no session")
         }
         let urls = [
-            try connection.client.httpRequest(for: MainworthyAPI.projects()).url,
-            try connection.client.httpRequest(for: MainworthyAPI.queue(project)).url,
+            try mainworthy.bundle.client.httpRequest(for: MainworthyAPI.projects()).url,
+            try mainworthy.bundle.client.httpRequest(for: MainworthyAPI.queue(project)).url,
         ]
         let header = credential.credential.header
         let config =
@@ -56,11 +69,12 @@ enum MainworthyFirstScreen {
         guard let server = URL(string: try SeedNote.read(from: folder).value("server")) else {
             throw FirstScreenError("bad server address in the seed note")
         }
-        let secrets = FileSecretStore(folder: folder.appendingPathComponent("secrets", isDirectory: true))
-        let connection = try MainworthyConnection(
-            build: MainworthyBuild(server: server, version: "bench"), secrets: secrets, transportPolicy: policy,
-            transport: network ? DefaultTransport.make() : NetworkDown())
-        let workspace = MainworthyWorkspace(connection: connection)
+        let environment = environment(folder, transport: network ? nil : NetworkDown())
+        guard
+            let mainworthy = try await MainworthyServer.stored(
+                build: MainworthyBuild(server: server, version: "bench"), environment: environment)
+        else { throw FirstScreenError("no stored Mainworthy session") }
+        let workspace = MainworthyWorkspace(server: mainworthy)
         await workspace.load(preferred: project)
         guard network else {
             guard case .failed = workspace.projects.kind else {

@@ -1,3 +1,5 @@
+import CompanionApp
+import CompanionAuth
 import CompanionCore
 import CompanionHTTP
 import CompanionStore
@@ -9,17 +11,23 @@ enum OmnigentFirstScreen {
     /// The list's page size, as the app shows it.
     static let pageSize = 20
 
+    /// The process's parts as the app makes them: the stores in `folder`, and `transport` (the platform's when
+    /// `nil`, or the network down).
+    static func environment(_ folder: URL, transport: (any Transport)?) -> AppEnvironment {
+        AppEnvironment(
+            transportPolicy: .allowingInsecureLoopback, stores: StoreRegistry(location: .directory(folder)),
+            secrets: InMemorySecretStore(), transport: transport)
+    }
+
     /// Connects to the real Omnigent server as the app does (header mode), lets the sessions list read its first
     /// page (the fetcher stores it), and notes the connection and account for the cold read.
     @MainActor static func seed(folder: URL, server: URL) async throws {
-        let journal = Journal()
-        let policy = TransportPolicy.allowingInsecureLoopback
-        let address = try ServerAddress(parsing: server.absoluteString, policy: policy)
-        let connection = try await OmnigentConnector.connect(address, policy: policy, journal: journal)
-        let client = OmnigentServer.client(for: connection, policy: policy, journal: journal)
-        let account = try await OmnigentConnector.account(of: connection, client: client)
-        let stores = StoreRegistry(location: .directory(folder))
-        let omnigent = try await OmnigentServer.open(connection, account: account, client: client, stores: stores)
+        let environment = environment(folder, transport: nil)
+        let address = try environment.address(server.absoluteString)
+        let connection = try await OmnigentConnector.connect(address, environment: environment)
+        let account = try await OmnigentServer.account(of: connection, environment: environment)
+        let omnigent = try await OmnigentServer.open(connection, account: account, environment: environment)
+        let client = omnigent.client
         // A full first page: sessions made through the API when the server holds fewer.
         let listed = try await client.send(OmnigentAPI.sessions(limit: pageSize)).data.count
         if listed < pageSize {
@@ -49,20 +57,13 @@ enum OmnigentFirstScreen {
     /// sessions list shows the stored page (stale-while-revalidate shows it before the network answers).
     @MainActor static func read(folder: URL) async throws -> [String] {
         let note = try SeedNote.read(from: folder)
-        let policy = TransportPolicy.allowingInsecureLoopback
+        let environment = environment(folder, transport: NetworkDown())
         guard let apiBase = URL(string: try note.value("apiBase")) else { throw FirstScreenError("bad API base") }
         let connection = ServerConnection(
-            address: try ServerAddress(parsing: try note.value("address"), policy: policy), apiBase: apiBase,
-            manifest: try JSONDecoder().decode(Manifest.self, from: Data(try note.value("manifest").utf8)))
+            address: try environment.address(try note.value("address")), apiBase: apiBase,
+            manifest: try Client.makeDecoder().decode(Manifest.self, from: Data(try note.value("manifest").utf8)))
         let account = AccountKey(serverKey: try note.value("serverKey"), userID: try note.value("userID"))
-        let client = Client(
-            baseURL: apiBase,
-            configuration: Client.Configuration(
-                defaultHeaders: ["User-Agent": "CompanionKit-Omnigent/0.1", "Accept": "application/json"],
-                transportPolicy: policy),
-            transport: NetworkDown())
-        let stores = StoreRegistry(location: .directory(folder))
-        let omnigent = try await OmnigentServer.open(connection, account: account, client: client, stores: stores)
+        let omnigent = try await OmnigentServer.open(connection, account: account, environment: environment)
         let model = SessionsListModel(server: omnigent, pageSize: pageSize)
         guard let page = await firstValue({ model.state.value }, while: { await model.refresh() }) else {
             throw FirstScreenError("the sessions list showed nothing offline: \(model.state)")

@@ -13,7 +13,7 @@ enum PrompTugalFirstScreen {
     /// Picks `picks` talks through the schedule store, which saves them to the device's store.
     @MainActor static func seed(folder: URL) async throws {
         let store = try await StoreRegistry(location: .directory(folder)).store(for: account)
-        let schedule = try await ScheduleStore.load(from: StoreScheduleStorage(store: store))
+        let schedule = try await ScheduleStore.load(from: StoreScheduleStorage(store: store), clock: SystemWallClock())
         for index in 0..<picks { schedule.toggle(String(format: "talk-%03d", index)) }
         await schedule.saved()
         guard schedule.saveProblem == nil, schedule.picks.count == picks else {
@@ -24,7 +24,7 @@ enum PrompTugalFirstScreen {
     /// A new process: the device's store, the schedule loaded from it (no network is involved).
     @MainActor static func read(folder: URL) async throws -> [String] {
         let store = try await StoreRegistry(location: .directory(folder)).store(for: account)
-        let schedule = try await ScheduleStore.load(from: StoreScheduleStorage(store: store))
+        let schedule = try await ScheduleStore.load(from: StoreScheduleStorage(store: store), clock: SystemWallClock())
         return schedule.picks.map(\.id)
     }
 

@@ -92,7 +92,7 @@ public struct AppEnvironment: Sendable {
     public func client(
         for baseURL: URL, profile: AppProfile, middlewares: [any Middleware] = []
     ) -> Client {
-        client(for: baseURL, profile: profile, middlewares: middlewares, transport: transport)
+        client(for: baseURL, profile: profile, middlewares: middlewares, transport: transport(for: baseURL))
     }
 
     /// A client whose redirects must also pass `redirects` (a probe that must stay on one origin): a hop that
@@ -123,7 +123,7 @@ public struct AppEnvironment: Sendable {
                 automaticIdempotencyKeys: profile.automaticIdempotencyKeys,
                 middlewares: profile.middlewares + middlewares, transportPolicy: transportPolicy, journal: journal,
                 recordsExchanges: profile.recordsExchanges, clock: clock, sleeper: sleeper, random: random),
-            transport: transport(for: baseURL))
+            transport: transport)
     }
 
     /// The credential session of `account`, from the credential stored for it (signed out when there is none).

@@ -2,7 +2,6 @@ import CompanionAuth
 import CompanionCore
 import CompanionHTTP
 import Foundation
-import Synchronization
 
 /// Each server's own transport, made from its network settings in the secret store (`NetworkSettings`: pinned
 /// keys or CAs, a client identity, proxy credentials, an internal address), kept for the life of the environment.
@@ -17,7 +16,7 @@ import Synchronization
 ///   its own trust or certificate is never reached without them.
 /// - A transport a test gave the environment is used for every server, settings or not.
 final class ServerTransports: Sendable {
-    private let cache = Mutex<[String: (network: ServerNetwork, transport: any Transport)]>([:])
+    private let cache = Locked<[String: (network: ServerNetwork, transport: any Transport)]>([:])
 
     /// The transport for `baseURL` in `environment`.
     func transport(for baseURL: URL, in environment: AppEnvironment) -> any Transport {

@@ -1,5 +1,5 @@
+import CompanionCore
 import Foundation
-import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -27,7 +27,7 @@ public enum CertificateInspection {
     /// Apple platforms: a session whose delegate copies the leaf out of the server-trust challenge and cancels it,
     /// so the request is never sent. Thin glue, not compiled on Linux.
     final class SecurityCertificateInspector: NSObject, URLSessionTaskDelegate, Sendable {
-        private let captured = Mutex<Data?>(nil)
+        private let captured = Locked<Data?>(nil)
 
         static func presented(at url: URL, timeout: Duration) async -> ServerCertificate? {
             let inspector = SecurityCertificateInspector()

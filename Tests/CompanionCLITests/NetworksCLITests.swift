@@ -1,6 +1,6 @@
+import CompanionCore
 import CompanionTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// The terminal client on self-hosted networks (docs/networks.md): `trust`, `identity import`, `login
@@ -222,5 +222,5 @@ struct NetworksCLITests {
 
 /// What a test's runs printed.
 final class Printed: Sendable {
-    let lines = Mutex<[String]>([])
+    let lines = Locked<[String]>([])
 }

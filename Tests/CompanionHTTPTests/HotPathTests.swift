@@ -2,7 +2,6 @@ import CompanionCore
 import CompanionHTTP
 import CompanionTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// The request path's short cuts (issue 28, P1) give what the long ways gave: header lookups, the media type, a
@@ -117,7 +116,7 @@ struct HotPathTests {
 
 /// What an observer was told, in order.
 private final class Reports: Sendable {
-    private let reports = Mutex<[String]>([])
+    private let reports = Locked<[String]>([])
     func add(_ bytes: Int, _ error: HTTPError?) {
         reports.withLock { $0.append("\(bytes) \(error == nil ? "ok" : "failed")") }
     }

@@ -2,7 +2,6 @@ import CompanionCore
 import CompanionHTTP
 import CompanionTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// Home and away addresses (docs/networks.md, NET-ADDR-*): one server at an internal address (a `TCPRelay` the
@@ -11,7 +10,7 @@ import Testing
 struct NetworksAddressTests {
     /// The live probe, counting how often it is asked.
     final class CountingProbe: ConnectProbe {
-        let asked = Mutex(0)
+        let asked = Locked(0)
         let live = TCPConnectProbe()
 
         func canConnect(host: String, port: Int, timeout: Duration) async -> Bool {

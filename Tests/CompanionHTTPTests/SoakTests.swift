@@ -2,7 +2,6 @@ import CompanionCore
 import CompanionHTTP
 import CompanionTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -37,14 +36,14 @@ struct SoakTests {
             var counts: [[UInt8]]
             var connected: [Bool]
         }
-        private let streams: Mutex<Streams>
+        private let streams: Locked<Streams>
         let capacity: Int
         /// Fires after every update, so the test waits on the tally's changes instead of polling it.
         let changes = ChangeSignal()
 
         init(streams count: Int, messages capacity: Int) {
             self.capacity = capacity
-            streams = Mutex(
+            streams = Locked(
                 Streams(
                     counts: Array(repeating: Array(repeating: 0, count: capacity), count: count),
                     connected: Array(repeating: false, count: count)))

@@ -3,7 +3,6 @@ import CompanionStore
 import CompanionSync
 import CompanionTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 @Suite("Merge rules and consistent reads")
@@ -123,7 +122,7 @@ struct MergeTests {
 
 /// A thread-safe counter for read closures.
 final class Counter: Sendable {
-    private let state = Mutex(0)
+    private let state = Locked(0)
     func increment() -> Int {
         state.withLock {
             $0 += 1

@@ -1,6 +1,5 @@
 import CompanionCore
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -30,7 +29,7 @@ public final class ChromiumDevTools: Sendable {
         var closed = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Fires on every event the browser sends, and when it goes away: waits re-check their condition then.
     let arrivals = ChangeSignal()
     private let commandPipe: Int32

@@ -1,3 +1,4 @@
+import CompanionCore
 import Dispatch
 import Synchronization
 
@@ -10,7 +11,7 @@ public final class ChangeSignal: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates a signal with nobody waiting.
     public init() {}

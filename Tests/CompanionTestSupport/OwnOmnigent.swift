@@ -1,5 +1,5 @@
+import CompanionCore
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -14,7 +14,7 @@ public final class OwnOmnigent: Sendable {
     /// The state folder (database, logs, pid and process group files).
     public let stateDirectory: URL
     /// The read end of the liveness pipe of the running server (see `start()`), or nil before a start.
-    private let liveness = Mutex<Int32?>(nil)
+    private let liveness = Locked<Int32?>(nil)
 
     /// Prepares a fresh state folder.
     public init() throws {

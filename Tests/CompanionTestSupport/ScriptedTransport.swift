@@ -1,7 +1,6 @@
 import CompanionCore
 import CompanionHTTP
 import Foundation
-import Synchronization
 
 /// A transport that answers from a script, for unit tests of policies no real server can show
 /// deterministically (the exact retry delays, a header the chain added). Everything else is tested
@@ -15,11 +14,11 @@ public final class ScriptedTransport: Transport {
         case fail(HTTPError)
     }
 
-    private let script: Mutex<[Reply]>
-    private let seen = Mutex<[HTTPRequest]>([])
+    private let script: Locked<[Reply]>
+    private let seen = Locked<[HTTPRequest]>([])
 
     /// Creates a transport that gives `replies` in order, then repeats the last one.
-    public init(_ replies: [Reply]) { script = Mutex(replies) }
+    public init(_ replies: [Reply]) { script = Locked(replies) }
 
     /// The requests received, in order.
     public var requests: [HTTPRequest] { seen.withLock { $0 } }

@@ -1,5 +1,5 @@
+import CompanionCore
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -19,7 +19,7 @@ public final class TCPRelay: Sendable {
     public let port: Int
     private let target: Int
     private let listener: Int32
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Signalled when the accept loop has returned, so the listening descriptor is closed only after it.
     private let acceptEnded = DispatchSemaphore(value: 0)
 
@@ -111,7 +111,7 @@ public final class TCPRelay: Sendable {
                 close(upstream)
                 continue
             }
-            let ends = Mutex(0)
+            let ends = Locked(0)
             let finished: @Sendable () -> Void = { [self] in
                 guard
                     ends.withLock({ count in

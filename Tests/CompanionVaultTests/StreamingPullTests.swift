@@ -1,14 +1,13 @@
 import CompanionCore
 import Foundation
-import Synchronization
 import Testing
 
 @testable import CompanionVault
 
 /// Collects what `pull(eachFile:)` hands over, from concurrent calls.
 final class HandedOver: Sendable {
-    private let files = Mutex<[String: Data]>([:])
-    private let calls = Mutex(0)
+    private let files = Locked<[String: Data]>([:])
+    private let calls = Locked(0)
 
     var byPath: [String: Data] { files.withLock { $0 } }
     var count: Int { calls.withLock { $0 } }
@@ -144,7 +143,7 @@ final class HandedOver: Sendable {
 final class BatchingSource: VaultSource {
     let inner: LocalFolderVaultSource
     let batchSize: Int
-    private let count = Mutex(0)
+    private let count = Locked(0)
 
     init(inner: LocalFolderVaultSource, batchSize: Int) {
         self.inner = inner

@@ -1,7 +1,6 @@
 import CompanionCore
 import CompanionTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 @testable import CompanionVault
@@ -100,7 +99,7 @@ enum VaultTestSupport {
 /// A source wrapper that counts reads, for "only one request" checks.
 final class CountingSource: VaultSource {
     let inner: any VaultSource
-    private let reads = Mutex<[String]>([])
+    private let reads = Locked<[String]>([])
 
     init(_ inner: any VaultSource) { self.inner = inner }
 

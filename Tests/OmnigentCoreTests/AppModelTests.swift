@@ -9,7 +9,6 @@ import CompanionStore
 import CompanionSync
 import CompanionTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 @testable import OmnigentCore
@@ -414,7 +413,7 @@ struct AppModelTests {
 /// to reconnect (a message posted by another client).
 final class PostingSleeper: Sleeper {
     private let action: @Sendable () async -> Void
-    private let recorded = Mutex<[Duration]>([])
+    private let recorded = Locked<[Duration]>([])
 
     init(_ action: @escaping @Sendable () async -> Void) { self.action = action }
 
@@ -434,7 +433,7 @@ final class PostingSleeper: Sleeper {
 /// was down for it): every other request, and the stream's reconnection, reach the real server.
 final class FirstStreamRefused: Transport {
     private let inner = DefaultTransport.make()
-    private let attempts = Mutex(0)
+    private let attempts = Locked(0)
 
     var streamAttempts: Int { attempts.withLock { $0 } }
 

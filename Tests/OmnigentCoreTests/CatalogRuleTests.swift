@@ -4,7 +4,6 @@ import CompanionHTTP
 import CompanionLinks
 import CompanionTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 @testable import OmnigentCore
@@ -260,7 +259,7 @@ struct CatalogRuleTests {
 
     /// The declarative channel as the platform would hand it, changed by the test between activations.
     final class DeclarativeChannel: Sendable {
-        let value = Mutex<ManagedValue?>(nil)
+        let value = Locked<ManagedValue?>(nil)
     }
 
     @Test("O-MDM-15: the configuration is read again each time the app becomes active, and only then")

@@ -5,7 +5,6 @@ import CompanionHTTP
 import CompanionTestSupport
 import Foundation
 import OmnigentCore
-import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -218,7 +217,7 @@ final class HeadlessBrowser: BrowserStep {
     let subject: String
     let provider: URL
     let jar: URL
-    private let log = Mutex<[URL]>([])
+    private let log = Locked<[URL]>([])
 
     init(subject: String, provider: URL) {
         self.subject = subject

@@ -6,7 +6,6 @@ import CompanionStore
 import CompanionTestSupport
 import Foundation
 import Observation
-import Synchronization
 import Testing
 
 @testable import OmnigentCore
@@ -109,7 +108,7 @@ final class RecordingTransport: Transport {
         var status: Int?
     }
     private let inner: any Transport
-    private let log = Mutex<[Sent]>([])
+    private let log = Locked<[Sent]>([])
 
     init(_ inner: any Transport = DefaultTransport.make()) { self.inner = inner }
 
@@ -181,7 +180,7 @@ func waitUntilObserved(upTo timeout: Duration, _ condition: @escaping @MainActor
 
 /// Where `waitUntilObserved(upTo:)` parks: woken by a change or by the deadline, each wait resumed once.
 final class ObservationGate: Sendable {
-    private let state = Mutex<(waiting: CheckedContinuation<Void, Never>?, changed: Bool, expired: Bool)>(
+    private let state = Locked<(waiting: CheckedContinuation<Void, Never>?, changed: Bool, expired: Bool)>(
         (nil, false, false))
 
     var isExpired: Bool { state.withLock { $0.expired } }

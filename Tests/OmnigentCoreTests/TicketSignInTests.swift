@@ -4,7 +4,6 @@ import CompanionCore
 import CompanionHTTP
 import CompanionTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 @testable import OmnigentCore
@@ -20,7 +19,7 @@ final class TicketBrowser: BrowserOpener {
     let jar: URL
     /// Whether `open` runs the provider's sign-in at all (false: the person never finishes it).
     let signsIn: Bool
-    private let state = Mutex<(opened: [URL], ticket: String?)>(([], nil))
+    private let state = Locked<(opened: [URL], ticket: String?)>(([], nil))
 
     init(subject: String, provider: URL, server: URL, signsIn: Bool = true) {
         self.subject = subject
@@ -85,7 +84,7 @@ final class ConsentingSleeper: Sleeper {
     let browser: TicketBrowser
     let at: Int
     let approve: Bool
-    private let recorded = Mutex<[Duration]>([])
+    private let recorded = Locked<[Duration]>([])
 
     init(clock: ManualWallClock, browser: TicketBrowser, at: Int, approve: Bool) {
         self.clock = clock
@@ -108,7 +107,7 @@ final class ConsentingSleeper: Sleeper {
 
 /// Opens nothing and records what it was asked to open.
 final class RecordingOpener: BrowserOpener {
-    private let log = Mutex<[URL]>([])
+    private let log = Locked<[URL]>([])
     var opened: [URL] { log.withLock { $0 } }
     func open(_ url: URL) async throws(AuthError) { log.withLock { $0.append(url) } }
 }

@@ -3,7 +3,6 @@ import CompanionCore
 import CompanionHTTP
 import CompanionTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 @testable import OmnigentCore
@@ -55,7 +54,7 @@ import Testing
                 WebViewCookie(name: "other-host", value: "d", domain: "example.com"),
             ])
         #expect(header == "ap_session=jwt; scoped=a")
-        let saved = Mutex<[WatchCookieSync?]>([])
+        let saved = Locked<[WatchCookieSync?]>([])
         let keeper = WatchCookieKeeper(persist: { value in saved.withLock { $0.append(value) } })
         let now = Date(timeIntervalSince1970: 1_764_400_000)
         let newer = WatchCookieSync(serverURL: base, cookieHeader: "ap_session=new", syncedAt: now)

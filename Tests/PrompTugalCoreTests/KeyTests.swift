@@ -2,7 +2,6 @@ import CompanionCore
 import CompanionHTTP
 import CompanionTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 @testable import PrompTugalCore
@@ -75,7 +74,7 @@ struct KeyTests {
 
     /// Records what reached the transport.
     final class Recorder: Transport {
-        let seen = Mutex<[HTTPRequest]>([])
+        let seen = Locked<[HTTPRequest]>([])
         func send(_ request: HTTPRequest) async throws(HTTPError) -> (HTTPResponse, HTTPBody) {
             seen.withLock { $0.append(request) }
             return (HTTPResponse(status: 200, headers: ["Content-Type": "application/json"]), HTTPBody(Data("{}".utf8)))

@@ -1,7 +1,6 @@
 import CompanionCore
 import CompanionTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 @testable import PrompTugalCore
@@ -27,7 +26,7 @@ final class NodePage: PageScripting {
         let description: String
     }
 
-    let state = Mutex(State())
+    let state = Locked(State())
 
     init(stored: String? = nil) {
         if let stored { state.withLock { $0.storage["nr.schedule.v1"] = stored } }

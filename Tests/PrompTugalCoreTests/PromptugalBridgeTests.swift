@@ -1,7 +1,6 @@
 import CompanionBridge
 import CompanionCore
 import Foundation
-import Synchronization
 import Testing
 
 @testable import PrompTugalCore
@@ -9,8 +8,8 @@ import Testing
 /// PrompTugal's `pt` ops through the endpoint (P-BRIDGE-2..7, 13, 14).
 struct PromptugalBridgeTests {
     final class FakeServices: PromptugalBridgeServices {
-        let merged = Mutex<[JSONValue]>([])
-        let planned = Mutex<[NotificationPlan]>([])
+        let merged = Locked<[JSONValue]>([])
+        let planned = Locked<[NotificationPlan]>([])
 
         func scheduleDocument() async -> JSONValue {
             .object([

@@ -4,7 +4,6 @@ import CompanionHTTP
 import CompanionStore
 import CompanionTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 @testable import PrompTugalCore
@@ -191,7 +190,7 @@ enum MirrorVaults {
         let broken: String
     }
 
-    private static let made = Mutex<Task<Keys, any Error>?>(nil)
+    private static let made = Locked<Task<Keys, any Error>?>(nil)
 
     /// The two read keys (throwaway keys made for this run).
     static func keys() async throws -> Keys {

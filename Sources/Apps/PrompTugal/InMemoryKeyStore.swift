@@ -1,5 +1,5 @@
+import CompanionCore
 import Foundation
-import Synchronization
 
 /// Keys in memory, with a switch that makes one unreadable as a Face ID re-enrolment would, and a count of the
 /// values read (so a test can see that listing keys reads none).
@@ -10,8 +10,8 @@ public final class InMemoryKeyStore: KeyStore {
         var readable = true
     }
 
-    private let entriesByName = Mutex<[StoredKeyName: Entry]>([:])
-    private let reads = Mutex(0)
+    private let entriesByName = Locked<[StoredKeyName: Entry]>([:])
+    private let reads = Locked(0)
 
     /// An empty store.
     public init() {}
