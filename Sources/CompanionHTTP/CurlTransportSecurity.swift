@@ -8,6 +8,8 @@
     /// - Pins: `CURLOPT_PINNEDPUBLICKEY` with every pinned key, and the chain check off, because the pinned key is
     ///   what the server is checked by (a self-signed or expired certificate of a pinned server is its owner's
     ///   choice); libcurl aborts before sending anything when the key differs (`CURLE_SSL_PINNEDPUBKEYNOTMATCH`).
+    ///   No TLS session is resumed (`CURLOPT_SSL_SESSIONID_CACHE` off): a resumed session shows the certificate of
+    ///   the handshake it came from, so a server whose key changed would pass the pin without presenting it.
     /// - Anchors: `CURLOPT_CAINFO_BLOB` with the server's CAs (PEM), the chain and the host name checked as always.
     /// - Identity: `CURLOPT_SSLCERT_BLOB` with the leaf and its intermediates (PEM, leaf first) and
     ///   `CURLOPT_SSLKEY_BLOB` with its key, both in memory only; offered when the server asks.
@@ -48,6 +50,7 @@
             if let pinnedKeys {
                 _ = ck_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0)
                 _ = ck_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0)
+                _ = ck_easy_setopt_long(easy, CURLOPT_SSL_SESSIONID_CACHE, 0)
                 _ = pinnedKeys.withCString { ck_easy_setopt_pointer(easy, CURLOPT_PINNEDPUBLICKEY, $0) }
             } else if let anchorsPEM {
                 _ = anchorsPEM.withUnsafeBytes {

@@ -183,7 +183,7 @@ extension CertainStandIn {
             #expect(model.state == .failed(reason: "Die Gerätemarke wurde widerrufen.", signInRequired: true))
         }
 
-        @Test("C-ERR-2: transport failures stay typed: unreachable, timeout, TLS, refused plain http")
+        @Test("C-ERR-2: transport failures stay typed: unreachable, timeout, untrusted certificate, refused plain http")
         func transportFailuresAreTyped() async throws {
             let environment = TestEnvironments.loopback()
             let profile = CertainServer.profile()
@@ -201,7 +201,7 @@ extension CertainStandIn {
             var stall = Request<JSONValue>.get("/stall", query: ["seconds": "5"])
             stall.timeout = .seconds(1)
             guard case .timedOut = await failure(try TestServers.fault(), stall) else { throw Failure("no timeout") }
-            guard case .tls = await failure(try TestServers.faultTLS(), .get("/api/version")) else {
+            guard case .untrustedCertificate = await failure(try TestServers.faultTLS(), .get("/api/version")) else {
                 throw Failure("not a TLS failure")
             }
             let release = AppEnvironment(
