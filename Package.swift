@@ -124,8 +124,8 @@ let package = Package(
         .executableTarget(
             name: "companion",
             dependencies: [
-                "CompanionApp", "CompanionCore", "CompanionHTTP", "CompanionAuth", "CompanionStore", "CompanionSync",
-                "CompanionLinks", "CompanionVault", "CompanionScreen", "OmnigentCore", "CertainCore",
+                "CompanionApp", "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionAuth", "CompanionStore",
+                "CompanionSync", "CompanionLinks", "CompanionVault", "CompanionScreen", "OmnigentCore", "CertainCore",
                 "AllauthAdapter", "MainworthyCore", "PrompTugalCore",
             ],
             swiftSettings: strict),
@@ -202,8 +202,8 @@ let package = Package(
         .testTarget(
             name: "OmnigentCoreTests",
             dependencies: [
-                "OmnigentCore", "CompanionAuth", "CompanionBridge", "CompanionCore", "CompanionHTTP", "CompanionLinks",
-                "CompanionStore", "CompanionSync", "CompanionScreen", "CompanionTestSupport",
+                "OmnigentCore", "CompanionApp", "CompanionAuth", "CompanionBridge", "CompanionCore", "CompanionHTTP",
+                "CompanionLinks", "CompanionStore", "CompanionSync", "CompanionScreen", "CompanionTestSupport",
             ],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
@@ -216,8 +216,8 @@ let package = Package(
         .testTarget(
             name: "MainworthyCoreTests",
             dependencies: [
-                "MainworthyCore", "CompanionApp", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionScreen",
-                "CompanionStore", "CompanionTestSupport",
+                "MainworthyCore", "CompanionApp", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionStore",
+                "CompanionTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
