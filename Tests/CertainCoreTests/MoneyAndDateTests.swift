@@ -66,6 +66,19 @@ import Testing
         #expect(try money("1234.5", "KRW").formatted(.english) == "KRW\u{00A0}1,234.5")  // a fraction is kept
         #expect(try money("-12.3456", "USD").formatted(.english) == "-$12.3456")
         #expect(CurrencyUnits.minorUnits(of: "jpy") == 0 && CurrencyUnits.minorUnits(of: "XYZ") == 2)
+        // ISO 4217's list of minor units other than two, written out from the standard (not from the table).
+        let iso4217: [Int: [String]] = [
+            0: [
+                "BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI", "VND", "VUV", "XAF",
+                "XOF", "XPF",
+            ],
+            3: ["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"],
+            4: ["CLF", "UYW"],
+        ]
+        for (units, codes) in iso4217 {
+            for code in codes { #expect(CurrencyUnits.minorUnits(of: code) == units, "\(code)") }
+        }
+        for code in ["EUR", "USD", "CHF", "GBP", "SEK"] { #expect(CurrencyUnits.minorUnits(of: code) == 2, "\(code)") }
         // The amount's own text (and JSON) stays the server's decimal string.
         #expect(try money("-31039", "JPY").amount.description == "-31039.00")
     }

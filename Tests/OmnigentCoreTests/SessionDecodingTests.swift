@@ -131,6 +131,7 @@ struct SessionDecodingTests {
                     + String(repeating: "]", count: 300) + "}"),  // nested deeper than the reader goes
             Data([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D]),  // a key that is not UTF-8
             Data(Self.page(#"{"id":"\#u{E9}","created_at":1}"#).dropLast(2)),  // cut short
+            Data(#"{"object":"list","data":[{"id":"a","created_at":12"#.utf8),  // cut right after a number
             Data(),
         ]
         for body in bodies {

@@ -137,6 +137,23 @@ struct TeamDataTests {
         #expect(mounted.meetings.map(\.path) == ["/m.json"])
     }
 
+    @Test("P-TEAM-4: `Agent logs` names the log as `Activity log` does; an origin's default port written out is it")
+    func discoveryPluralLabelAndDefaultPort() throws {
+        let text = """
+            ## Files
+            - [Agent logs](/agents/log.json)
+            - [Pulse](http://team.example:80/pulse.json)
+            - [Wakes](http://team.example:8080/wakes.json)
+            """
+        let discovery = TeamDiscovery(
+            llmsTxt: text, address: try #require(URL(string: "http://team.example/llms.txt")),
+            site: try #require(URL(string: "http://team.example")))
+        #expect(
+            discovery.found.map { "\($0.kind.rawValue) \($0.endpoint.path)" } == [
+                "log /agents/log.json", "pulse /pulse.json",
+            ])
+    }
+
     @Test("P-TEAM-4: a kind llms.txt does not list is said in the data's state; the last discovery reads offline")
     func missingKindAndOfflineDiscovery() async throws {
         let rig = try await Rig.make()
