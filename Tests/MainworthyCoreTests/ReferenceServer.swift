@@ -19,10 +19,15 @@ struct ReferenceServer {
         var status: Int?
         var replayed: Bool
         var dropped: Bool
+        /// A POST's JSON body as the server received it (never sign-in's); `nil` for other requests.
+        var body: JSONValue?
+        /// The `Last-Event-ID` header the request carried.
+        var lastEventID: String?
 
         enum CodingKeys: String, CodingKey {
-            case method, path, query, status, replayed, dropped
+            case method, path, query, status, replayed, dropped, body
             case idempotencyKey = "idempotency_key"
+            case lastEventID = "last_event_id"
         }
     }
 
@@ -73,11 +78,13 @@ struct ReferenceServer {
         try await control.send(Request<Void>.empty(.delete, "/_control/requests"))
     }
 
-    /// The next `times` requests to `path` fail with `status` (or, with none, only wait `delayMs`).
-    func fail(_ path: String, status: Int?, times: Int = 1, delayMs: Int = 0) async throws {
+    /// The next `times` requests to `path` fail with `status` (or, with none, only wait `delayMs`), answering the
+    /// server's own envelope, or `reply` (JSON) as it is.
+    func fail(_ path: String, status: Int?, times: Int = 1, delayMs: Int = 0, reply: JSONValue? = nil) async throws {
         let body: JSONValue = [
             "path": .string(path), "status": status.map { .integer(Int64($0)) } ?? .null,
             "times": .integer(Int64(times)), "delay_ms": .integer(Int64(delayMs)),
+            "body": reply.map { .string($0.jsonString()) } ?? .null,
         ]
         _ = try await control.send(Request<JSONValue>.post("/_control/fail", body: body))
     }
