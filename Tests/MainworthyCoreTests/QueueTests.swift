@@ -158,17 +158,8 @@ extension AgainstReferenceServer {
             await page.answer("test_wrong")
             await standing.withdraw(reason: "Wrong call")
             #expect(try await server.log().filter { $0.method == "POST" }.isEmpty)
-            let forced = workspace.server.command(
-                MainworthyAPI.answer(
-                    "shop", question: "q_2",
-                    AnswerBody(answer: "test_wrong", reason: nil, tracker: nil, expectedDecisionID: nil)))
-            do {
-                _ = try await workspace.server.perform(forced)
-                Issue.record("a forced answer was accepted")
-            } catch {
-                guard case .refused(let refusal) = error else { throw error }
-                #expect(refusal.status == 403 && refusal.capability == "decide")
-            }
+            let refusal = try await workspace.server.refusalOfAnswer("test_wrong", to: "q_2")
+            #expect(refusal?.status == 403 && refusal?.capability == "decide")
             // The Undo bar: ada answers, then loses decide; Undo sends nothing.
             let ada = try await server.workspace("ada")
             let queue = try #require(ada.queue)
@@ -292,18 +283,9 @@ extension AgainstReferenceServer {
             #expect(try await server.log().posts(endingWith: "/decisions").isEmpty)
             // Forced past the app, with no reason or a blank one: 422 reason_required, and nothing is recorded.
             for reason in [nil, "  "] as [String?] {
-                let forced = workspace.server.command(
-                    MainworthyAPI.answer(
-                        "shop", question: "q_2",
-                        AnswerBody(answer: "flaky", reason: reason, tracker: nil, expectedDecisionID: nil)))
-                do {
-                    _ = try await workspace.server.perform(forced)
-                    Issue.record("an answer without its required reason was accepted")
-                } catch {
-                    guard case .refused(let refusal) = error else { throw error }
-                    #expect(refusal.status == 422 && refusal.code == "reason_required")
-                    #expect(refusal.message == "“Flaky test” needs a reason.")
-                }
+                let refusal = try await workspace.server.refusalOfAnswer("flaky", to: "q_2", reason: reason)
+                #expect(refusal?.status == 422 && refusal?.code == "reason_required")
+                #expect(refusal?.message == "“Flaky test” needs a reason.")
             }
             #expect(try await server.log().posts(endingWith: "/decisions").map(\.status) == [422, 422])
             await page.refresh()
@@ -371,18 +353,9 @@ extension AgainstReferenceServer {
             #expect(page.changedMeanwhile?.by?.name == "bo" && page.changedMeanwhile?.answer == "test_wrong")
             #expect(page.problem == "This question was decided meanwhile. Now: The test is wrong by bo.")
             // The server's refusal itself: 409, decision_changed, with the current decision.
-            let forced = ada.server.command(
-                MainworthyAPI.answer(
-                    "shop", question: "q_2",
-                    AnswerBody(answer: "flaky", reason: "Runner timeout", tracker: nil, expectedDecisionID: nil)))
-            do {
-                _ = try await ada.server.perform(forced)
-                Issue.record("an answer to a question decided meanwhile was accepted")
-            } catch {
-                guard case .refused(let refusal) = error else { throw error }
-                #expect(refusal.status == 409 && refusal.code == "decision_changed")
-                #expect(refusal.current?.id == bos && refusal.current?.by?.name == "bo")
-            }
+            let refusal = try await ada.server.refusalOfAnswer("flaky", to: "q_2", reason: "Runner timeout")
+            #expect(refusal?.status == 409 && refusal?.code == "decision_changed")
+            #expect(refusal?.current?.id == bos && refusal?.current?.by?.name == "bo")
             // Nothing of ada's is recorded: bo's decision is the only one.
             await page.refresh()
             #expect(page.state.value?.ledger.map(\.id) == [bos])

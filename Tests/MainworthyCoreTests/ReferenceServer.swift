@@ -6,6 +6,7 @@ import CompanionStore
 import CompanionTestSupport
 import Foundation
 import MainworthyCore
+import Testing
 
 /// The Mainworthy reference server the tests run against (MAINWORTHY_URL), and its control endpoints.
 /// A missing server fails the test loudly.
@@ -187,6 +188,33 @@ struct ReferenceServer {
             server: try await signedIn(user, sleeper: sleeper, timeout: timeout, environment: environment))
         await workspace.load(preferred: project)
         return workspace
+    }
+}
+
+extension MainworthyServer {
+    /// Sends `command` past the screens (a forced request) and returns the server's refusal; a command the server
+    /// accepted records an issue and gives `nil`, and a failure other than a refusal is thrown.
+    func refusal<Response>(of command: WriteCommand<Response>, sourceLocation: SourceLocation = #_sourceLocation)
+        async throws -> ServerRefusal?
+    {
+        do {
+            _ = try await perform(command)
+            Issue.record("the server accepted a request it should have refused", sourceLocation: sourceLocation)
+            return nil
+        } catch {
+            guard case .refused(let refusal) = error else { throw error }
+            return refusal
+        }
+    }
+
+    /// A forced answer `answer` to `question` in `shop` (past its page): the server's refusal.
+    func refusalOfAnswer(
+        _ answer: String, to question: String, reason: String? = nil, expectedDecisionID: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> ServerRefusal? {
+        let body = AnswerBody(answer: answer, reason: reason, tracker: nil, expectedDecisionID: expectedDecisionID)
+        return try await refusal(
+            of: command(MainworthyAPI.answer("shop", question: question, body)), sourceLocation: sourceLocation)
     }
 }
 
