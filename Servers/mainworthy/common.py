@@ -4,6 +4,7 @@ calling, project access, paging and the idempotent write wrapper."""
 import base64
 import hashlib
 import json
+from contextvars import ContextVar
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -19,9 +20,21 @@ DEFAULT_LIMIT = 50
 MAX_LIMIT = 200
 
 
+class EntryLog(RequestLog):
+    """The shared request log, which also remembers the entry of the request being handled (`current`, per
+    request task), so the server adds to it what the shared log leaves out (`logged_bodies`)."""
+
+    current: ContextVar[dict | None] = ContextVar("mainworthy_log_entry", default=None)
+
+    def record(self, *args, **extra) -> dict:
+        entry = super().record(*args, **extra)
+        self.current.set(entry)
+        return entry
+
+
 class State:
     store: Store
-    log = RequestLog()
+    log = EntryLog()
     faults = Faults()
     base_url: str = ""
     # MAINWORTHY_APPLE_APPS as read at start; /_control/configure replaces it as a restart with

@@ -179,6 +179,48 @@ CONTROL_ENDPOINTS = {
 }
 
 
+# Writes whose body is never logged: sign-in carries a password.
+UNLOGGED_BODIES = {"/api/sessions"}
+# A body larger than this is logged as null (a proposal of 500 long steps need not be kept twice).
+LOGGED_BODY_LIMIT = 1 << 20
+
+
+def logged_bodies(app):
+    """Adds the JSON body of each POST to its entry in the request log (`body`: the value as sent, `null` when
+    it was not JSON or too long), except sign-in's; with the `last_event_id` header the shared middleware logs,
+    a test reads from the log what the client sent, not what the client says it sent."""
+
+    async def logging(scope, receive, send):
+        entry = S.log.current.get()
+        if (
+            scope["type"] != "http"
+            or scope["method"] != "POST"
+            or scope["path"] in UNLOGGED_BODIES
+            or entry is None
+            or entry["path"] != scope["path"]
+        ):
+            await app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+
+        async def receiving():
+            message = await receive()
+            if message["type"] == "http.request":
+                chunks.append(message.get("body", b""))
+                if not message.get("more_body"):
+                    raw = b"".join(chunks)
+                    try:
+                        body = json.loads(raw) if 0 < len(raw) <= LOGGED_BODY_LIMIT else None
+                    except ValueError:
+                        body = None
+                    S.log.update(entry, body=body)
+            return message
+
+        await app(scope, receiving, send)
+
+    return logging
+
+
 def injected_failure(status: int, path: str) -> Response:
     return error(status, "injected_failure", f"This failure was injected for {path}.")
 
@@ -203,7 +245,14 @@ def build_app() -> StandInMiddleware:
         return error(405, "method_not_allowed", f"{request.method} is not allowed on {request.url.path}.")
 
     app = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed})
-    return StandInMiddleware(app, log=S.log, faults=S.faults, clock=S.store.clock, failure=injected_failure)
+    return StandInMiddleware(
+        logged_bodies(app),
+        log=S.log,
+        faults=S.faults,
+        clock=S.store.clock,
+        failure=injected_failure,
+        extra=lambda headers: {"last_event_id": headers.get("last-event-id")},
+    )
 
 
 def main() -> None:

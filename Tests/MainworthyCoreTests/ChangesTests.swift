@@ -258,16 +258,53 @@ extension AgainstReferenceServer {
         }
 
         @MainActor @Test(.timeLimit(.minutes(1))) func anAnswerFromTheChangePageReadsTheGateAgain() async throws {
-            // M-CHG-9
+            // M-CHG-9: an answer from the change page follows the queue's rules (M-QUEUE-8, -9, -12), and once it
+            // is confirmed the gate is read again.
             let server = try ReferenceServer()
             try await server.reset()
+            try await server.grant("bo", ["read", "decide"])
             let page = try await Self.page(server, "ch_1")
             await page.refresh()
+            #expect(page.state.value?.openQuestions.map(\.id) == ["q_2"])
             let question = await page.openQuestion("q_2")
             #expect(question.availability.isEnabled)
+            // The page's answers are the server's, each with its sentence.
+            #expect(question.state.value?.answers.map(\.key) == ["defect", "flaky", "test_wrong"])
+            #expect(question.state.value?.answers.allSatisfy { !$0.sentence.isEmpty } == true)
+            try await server.clearLog()
+            // A required reason left blank: the app asks for it and sends nothing (M-QUEUE-9).
+            await question.answer("flaky", reason: "  ")
+            #expect(question.problem == "“Flaky test” needs a reason. Type one, then answer again.")
+            // An answer that is not the page's own is not sent either (M-QUEUE-8).
+            await question.answer("wontfix", reason: "No")
+            #expect(question.problem == "This answer cannot be given here.")
+            #expect(try await server.log().posts(endingWith: "/decisions").isEmpty)
+            // Decided meanwhile by bo: 409 decision_changed, who decided what, nothing of ada's recorded (M-QUEUE-12).
+            let bo = try #require(try await server.workspace("bo").queue)
+            await bo.refresh()
+            let bosPage = bo.question("q_2")
+            await bosPage.refresh()
+            await bosPage.answer("test_wrong")
             try await server.clearLog()
             await question.answer("flaky", reason: "Runner timeout")
-            #expect(question.recorded != nil)
+            #expect(try await server.log().posts(endingWith: "/decisions").map(\.status) == [409])
+            #expect(question.recorded == nil && question.changedMeanwhile?.by?.name == "bo")
+            #expect(question.problem == "This question was decided meanwhile. Now: The test is wrong by bo.")
+            // bo undoes his; read again, ada's answer goes through.
+            await bo.undo(reason: "Wrong call")
+            #expect(bo.undoProblem == nil)
+            await question.refresh()
+            try await server.clearLog()
+            await question.answer("flaky", reason: "Runner timeout")
+            #expect(question.recorded?.recorded == "Flaky test recorded for checkout › pays with card.")
+            #expect(question.problem == nil)
+            // What was sent: the answer, the reason, no tracker, and the decision the page showed (none).
+            let sent = try await server.log().posts(endingWith: "/questions/q_2/decisions")
+            #expect(sent.map(\.status) == [201])
+            #expect(
+                sent.first?.body == [
+                    "answer": "flaky", "reason": "Runner timeout", "tracker": .null, "expected_decision_id": .null,
+                ])
             await waitUntilObserved { page.state.value?.gate.verdict == .passing }
             #expect(page.state.value?.gate.reason == "1 failure was explained.")
             #expect(page.state.value?.openQuestions.isEmpty == true)

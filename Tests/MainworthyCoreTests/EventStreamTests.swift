@@ -92,6 +92,9 @@ extension AgainstReferenceServer {
             #expect(seen.ids == ["r_cut1", "r_cut2", "r_cut3"])
             let streams = try await server.log().filter { $0.path == "/api/projects/shop/events" }
             #expect(streams.count == 2)
+            // The headers as the server received them: the first connection resumes after the revision it was
+            // started after; the reconnect after the one event delivered whole before the cut.
+            #expect(streams.map(\.lastEventID) == [String(start), String(revisions[0])])
             #expect(events.lastEventID == String(revisions[2]))
         }
 
@@ -104,12 +107,17 @@ extension AgainstReferenceServer {
             let (list, events) = try await Self.live(server)
             defer { events.stop() }
             events.stop()
+            let resumeAfter = try #require(events.lastEventID ?? events.revision.map(String.init))
             try await server.publish("run", times: 1001, data: ["id": "r_1"])
             _ = try await server.report(PipelineReport(commit: "1234567", branch: "feat/while-away"))
+            try await server.clearLog()
             events.start(after: nil)
             await waitUntilObserved { list.listReads == 2 && list.state.value?.first?.ref?.branch == "feat/while-away" }
             #expect(events.resets == 1)
             #expect(list.state.value?.count == 4)
+            // The reconnect named where it had stopped (the server found it more than 1,000 events back).
+            let streams = try await server.log().filter { $0.path == "/api/projects/shop/events" }
+            #expect(streams.first?.lastEventID == resumeAfter)
         }
 
         @MainActor @Test(.timeLimit(.minutes(1))) func a1000EventBacklogIsSentWithoutReset() async throws {

@@ -211,11 +211,13 @@ extension AgainstReferenceServer {
             let connection = try await server.signedIn("ada")
             let path = "/api/projects/shop/runs/r_1/slots/s_2/results"
             let noKey = Request<JSONValue>.post(path, body: ["outcome": "pass"] as JSONValue)
+            try await server.clearLog()
             do {
                 _ = try await connection.read(noKey)
                 Issue.record("a POST without a key was accepted")
             } catch {
-                #expect(error.code == "idempotency_key_required")
+                guard case .refused(let refusal) = error else { throw error }
+                #expect(refusal.status == 400 && refusal.code == "idempotency_key_required")
             }
             let first = try await connection.read(noKey.idempotencyKey("k-1"))
             let again = try await connection.read(noKey.idempotencyKey("k-1"))
@@ -225,8 +227,14 @@ extension AgainstReferenceServer {
                 _ = try await connection.read(other)
                 Issue.record("a reused key was accepted")
             } catch {
-                #expect(error.code == "idempotency_key_reused")
+                guard case .refused(let refusal) = error else { throw error }
+                #expect(refusal.status == 422 && refusal.code == "idempotency_key_reused")
             }
+            // As the server logged them: refused, recorded, replayed (the same reply), refused; one result made.
+            let posts = try await server.log().posts(endingWith: "/results")
+            #expect(posts.map(\.status) == [400, 201, 201, 422])
+            #expect(posts.map(\.replayed) == [false, false, true, false])
+            #expect(first["result"]?["outcome"] == "pass")
             // Replies are kept 24 hours; after that the key is free again.
             try await server.advanceClock(hours: 25)
             let later = try await connection.read(other)

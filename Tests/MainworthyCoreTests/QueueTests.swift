@@ -158,17 +158,8 @@ extension AgainstReferenceServer {
             await page.answer("test_wrong")
             await standing.withdraw(reason: "Wrong call")
             #expect(try await server.log().filter { $0.method == "POST" }.isEmpty)
-            let forced = workspace.server.command(
-                MainworthyAPI.answer(
-                    "shop", question: "q_2",
-                    AnswerBody(answer: "test_wrong", reason: nil, tracker: nil, expectedDecisionID: nil)))
-            do {
-                _ = try await workspace.server.perform(forced)
-                Issue.record("a forced answer was accepted")
-            } catch {
-                guard case .refused(let refusal) = error else { throw error }
-                #expect(refusal.status == 403 && refusal.capability == "decide")
-            }
+            let refusal = try await workspace.server.refusalOfAnswer("test_wrong", to: "q_2")
+            #expect(refusal?.status == 403 && refusal?.capability == "decide")
             // The Undo bar: ada answers, then loses decide; Undo sends nothing.
             let ada = try await server.workspace("ada")
             let queue = try #require(ada.queue)
@@ -282,16 +273,23 @@ extension AgainstReferenceServer {
             let workspace = try await server.workspace("ada")
             let page = try #require(workspace.queue?.question("q_2"))
             await page.refresh()
+            #expect(page.state.value?.answers.first { $0.key == "flaky" }?.reasonRequired == true)
             try await server.clearLog()
-            await page.answer("flaky", reason: "   ")
-            #expect(page.problem == "“Flaky test” needs a reason. Type one, then answer again.")
+            // Empty, or only whitespace: the app asks for a reason and sends nothing.
+            for blank in ["", "   ", "\n\t "] {
+                await page.answer("flaky", reason: blank)
+                #expect(page.problem == "“Flaky test” needs a reason. Type one, then answer again.", "\(blank)")
+            }
             #expect(try await server.log().posts(endingWith: "/decisions").isEmpty)
-            let forced = workspace.server.command(
-                MainworthyAPI.answer(
-                    "shop", question: "q_2",
-                    AnswerBody(answer: "flaky", reason: nil, tracker: nil, expectedDecisionID: nil)))
-            await #expect(throws: MainworthyError.self) { try await workspace.server.perform(forced) }
-            #expect(try await server.log().posts(endingWith: "/decisions").first?.status == 422)
+            // Forced past the app, with no reason or a blank one: 422 reason_required, and nothing is recorded.
+            for reason in [nil, "  "] as [String?] {
+                let refusal = try await workspace.server.refusalOfAnswer("flaky", to: "q_2", reason: reason)
+                #expect(refusal?.status == 422 && refusal?.code == "reason_required")
+                #expect(refusal?.message == "“Flaky test” needs a reason.")
+            }
+            #expect(try await server.log().posts(endingWith: "/decisions").map(\.status) == [422, 422])
+            await page.refresh()
+            #expect(page.state.value?.ledger.isEmpty == true && page.state.value?.isOpen == true)
         }
 
         @MainActor @Test func aDefectWithAnEmptyTrackerIsAccepted() async throws {  // M-QUEUE-10
@@ -312,9 +310,21 @@ extension AgainstReferenceServer {
             let page = queue.question("q_2")
             await page.refresh()
             await page.answer("flaky", reason: "Runner timeout")
+            let decision = try #require(page.recorded?.decision.id)
+            // Back in the list: the bar has the reply's `recorded` sentence, with Undo for that decision.
             #expect(queue.bar?.sentence == "Flaky test recorded for checkout › pays with card.")
+            #expect(queue.bar?.decisionID == decision && queue.canUndo)
             #expect(queue.state.value?.items.contains { $0.id == "q_2" } == false)
             #expect(queue.state.value?.summaryLine == "5 can wait")
+            // Undo on the bar withdraws that decision: the bar goes and the question is open in the list again.
+            try await server.clearLog()
+            await queue.undo(reason: "Wrong call")
+            let withdrawals = try await server.log().posts(endingWith: "/withdrawal")
+            #expect(withdrawals.map(\.path) == ["/api/projects/shop/decisions/\(decision)/withdrawal"])
+            #expect(withdrawals.map(\.status) == [201])
+            #expect(queue.bar == nil && queue.undoProblem == nil)
+            #expect(queue.state.value?.items.first?.id == "q_2")
+            #expect(queue.state.value?.summaryLine == "1 failure to explain \u{00B7} 5 can wait")
         }
 
         // M-QUEUE-12
@@ -322,18 +332,35 @@ extension AgainstReferenceServer {
             let server = try ReferenceServer()
             try await server.reset()
             try await server.grant("bo", ["read", "decide"])
-            let page = try #require(try await server.workspace("ada").queue?.question("q_2"))
+            let ada = try await server.workspace("ada")
+            let page = try #require(ada.queue?.question("q_2"))
             await page.refresh()
+            #expect(page.state.value?.decision == nil)
             // bo decides while ada's page is open.
             let bo = try await server.workspace("bo")
             let bosPage = try #require(bo.queue?.question("q_2"))
             await bosPage.refresh()
             await bosPage.answer("test_wrong")
+            let bos = try #require(bosPage.recorded?.decision.id)
+            try await server.clearLog()
             await page.answer("flaky", reason: "Runner timeout")
+            // The answer named the decision ada's page showed (none); the server refused it: 409 decision_changed.
+            let sent = try await server.log().posts(endingWith: "/questions/q_2/decisions")
+            #expect(sent.map(\.status) == [409])
+            #expect(sent.first?.body?["expected_decision_id"] == .null)
+            #expect(page.recorded == nil && page.pendingAnswer == nil)
+            #expect(page.changedMeanwhile?.id == bos)
             #expect(page.changedMeanwhile?.by?.name == "bo" && page.changedMeanwhile?.answer == "test_wrong")
             #expect(page.problem == "This question was decided meanwhile. Now: The test is wrong by bo.")
+            // The server's refusal itself: 409, decision_changed, with the current decision.
+            let refusal = try await ada.server.refusalOfAnswer("flaky", to: "q_2", reason: "Runner timeout")
+            #expect(refusal?.status == 409 && refusal?.code == "decision_changed")
+            #expect(refusal?.current?.id == bos && refusal?.current?.by?.name == "bo")
+            // Nothing of ada's is recorded: bo's decision is the only one.
             await page.refresh()
+            #expect(page.state.value?.ledger.map(\.id) == [bos])
             #expect(page.state.value?.ledger.map(\.by?.name) == ["bo"])
+            #expect(page.state.value?.decision?.id == bos)
         }
     }
 }

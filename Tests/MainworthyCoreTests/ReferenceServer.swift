@@ -6,6 +6,7 @@ import CompanionStore
 import CompanionTestSupport
 import Foundation
 import MainworthyCore
+import Testing
 
 /// The Mainworthy reference server the tests run against (MAINWORTHY_URL), and its control endpoints.
 /// A missing server fails the test loudly.
@@ -19,10 +20,15 @@ struct ReferenceServer {
         var status: Int?
         var replayed: Bool
         var dropped: Bool
+        /// A POST's JSON body as the server received it (never sign-in's); `nil` for other requests.
+        var body: JSONValue?
+        /// The `Last-Event-ID` header the request carried.
+        var lastEventID: String?
 
         enum CodingKeys: String, CodingKey {
-            case method, path, query, status, replayed, dropped
+            case method, path, query, status, replayed, dropped, body
             case idempotencyKey = "idempotency_key"
+            case lastEventID = "last_event_id"
         }
     }
 
@@ -73,11 +79,13 @@ struct ReferenceServer {
         try await control.send(Request<Void>.empty(.delete, "/_control/requests"))
     }
 
-    /// The next `times` requests to `path` fail with `status` (or, with none, only wait `delayMs`).
-    func fail(_ path: String, status: Int?, times: Int = 1, delayMs: Int = 0) async throws {
+    /// The next `times` requests to `path` fail with `status` (or, with none, only wait `delayMs`), answering the
+    /// server's own envelope, or `reply` (JSON) as it is.
+    func fail(_ path: String, status: Int?, times: Int = 1, delayMs: Int = 0, reply: JSONValue? = nil) async throws {
         let body: JSONValue = [
             "path": .string(path), "status": status.map { .integer(Int64($0)) } ?? .null,
             "times": .integer(Int64(times)), "delay_ms": .integer(Int64(delayMs)),
+            "body": reply.map { .string($0.jsonString()) } ?? .null,
         ]
         _ = try await control.send(Request<JSONValue>.post("/_control/fail", body: body))
     }
@@ -180,6 +188,33 @@ struct ReferenceServer {
             server: try await signedIn(user, sleeper: sleeper, timeout: timeout, environment: environment))
         await workspace.load(preferred: project)
         return workspace
+    }
+}
+
+extension MainworthyServer {
+    /// Sends `command` past the screens (a forced request) and returns the server's refusal; a command the server
+    /// accepted records an issue and gives `nil`, and a failure other than a refusal is thrown.
+    func refusal<Response>(of command: WriteCommand<Response>, sourceLocation: SourceLocation = #_sourceLocation)
+        async throws -> ServerRefusal?
+    {
+        do {
+            _ = try await perform(command)
+            Issue.record("the server accepted a request it should have refused", sourceLocation: sourceLocation)
+            return nil
+        } catch {
+            guard case .refused(let refusal) = error else { throw error }
+            return refusal
+        }
+    }
+
+    /// A forced answer `answer` to `question` in `shop` (past its page): the server's refusal.
+    func refusalOfAnswer(
+        _ answer: String, to question: String, reason: String? = nil, expectedDecisionID: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> ServerRefusal? {
+        let body = AnswerBody(answer: answer, reason: reason, tracker: nil, expectedDecisionID: expectedDecisionID)
+        return try await refusal(
+            of: command(MainworthyAPI.answer("shop", question: question, body)), sourceLocation: sourceLocation)
     }
 }
 

@@ -71,15 +71,24 @@ extension AgainstReferenceServer {
             let server = try ReferenceServer()
             try await server.reset()
             let run = try await Self.openRun(server)
+            // A slot with no result, pressed directly: not the one Start opens (s_2), and nothing recorded in it.
+            #expect(run.state.value?.slots.first { $0.id == "s_4" }?.result == nil)
+            await run.open("s_4")
+            let empty = try #require(run.openSlot)
+            #expect(empty.slot.id == "s_4" && empty.slot.result == nil && empty.results.isEmpty)
+            #expect(empty.case.number == "C-3" && !empty.case.steps.isEmpty && run.problem == nil)
+            // A slot with a result opens too, and shows it.
             await run.open("s_1")
             let detail = try #require(run.openSlot)
-            #expect(detail.slot.result?.outcome == .fail)
+            #expect(detail.slot.id == "s_1" && detail.slot.result?.outcome == .fail)
+            #expect(detail.results.first?.outcome == .fail && detail.results.first?.note == "500 on submit")
             // C-12 is at version 3 now; the run pinned version 2, its old title and first step.
             #expect(detail.case.version == 2 && detail.case.title == "Pay by card (version 2)")
             #expect(detail.case.steps.first?.action == "Open the old card form")
         }
 
-        @MainActor @Test func stepsAreMarkedOneAtATimeAndFailSendsTheMarkedStep() async throws {  // M-RUN-5, M-RUN-6
+        // M-RUN-5, M-RUN-6
+        @MainActor @Test func stepsAreMarkedOneAtATimeAndFailSendsTheMarkedStep() async throws {
             let server = try ReferenceServer()
             try await server.reset()
             let run = try await Self.openRun(server)
@@ -90,10 +99,30 @@ extension AgainstReferenceServer {
             run.pressStep(2)
             #expect(run.draft.markedStep == nil)
             run.pressStep(3)
+            try await server.clearLog()
             await run.record(.fail)
             await run.open("s_2")
             let result = try #require(run.openSlot?.results.first)
             #expect(result.outcome == .fail && result.failedStep == 3 && result.note == nil)
+            // What was sent, as the server received it: the marked step (1-based), and an empty note as null.
+            let marked = try await server.log().posts(endingWith: "/slots/s_2/results")
+            #expect(marked.first?.body == ["outcome": "fail", "note": .null, "failed_step": 3])
+            // A fail with no step marked sends `failed_step: null`, and a pass sends no step at all.
+            await run.open("s_4")
+            #expect(run.draft.markedStep == nil)
+            try await server.clearLog()
+            await run.record(.fail)
+            await run.open("s_5")
+            run.pressStep(1)
+            await run.record(.pass)
+            let sent = try await server.log().filter { $0.method == "POST" }
+            #expect(sent.map(\.path).map { $0.hasSuffix("/slots/s_4/results") } == [true, false])
+            #expect(sent.first?.body == ["outcome": "fail", "note": .null, "failed_step": .null])
+            #expect(sent.first?.body?["failed_step"] == .some(.null))  // present, and null
+            #expect(sent.last?.path.hasSuffix("/slots/s_5/results") == true)
+            #expect(sent.last?.body == ["outcome": "pass", "note": .null])
+            await run.open("s_4")
+            #expect(run.openSlot?.results.first?.outcome == .fail && run.openSlot?.results.first?.failedStep == nil)
             // The server refuses a step with any other outcome.
             let connection = try await server.signedIn("ada")
             let bad = Request<JSONValue>.post(

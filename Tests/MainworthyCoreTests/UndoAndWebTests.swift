@@ -65,13 +65,45 @@ extension AgainstReferenceServer {
         @MainActor @Test func decidedListsWhatWasDecidedAndByWhomAndOpensTheQuestion() async throws {  // M-UNDO-4
             let server = try ReferenceServer()
             try await server.reset()
-            let decided = try #require(try await server.workspace("ada").decided)
+            let workspace = try await server.workspace("ada")
+            // Standing: bo's sign-off (the fixture's), then ada's review answer and her second failure answer; her
+            // first failure answer is withdrawn with Undo.
+            let queue = try #require(workspace.queue)
+            await queue.refresh()
+            let review = queue.question("q_1")
+            await review.refresh()
+            await review.answer("accept")
+            let failure = queue.question("q_2")
+            await failure.refresh()
+            await failure.answer("flaky", reason: "Runner timeout")
+            let withdrawn = try #require(failure.recorded?.decision.id)
+            await queue.undo(reason: "Wrong call")
+            #expect(queue.bar == nil && queue.undoProblem == nil)
+            await failure.refresh()
+            await failure.answer("test_wrong")
+            let decided = try #require(workspace.decided)
             await decided.refresh()
-            let item = try #require(decided.state.value?.first)
-            #expect(item.question.kind == .signOff && item.answer.label == "Sign off" && item.by.name == "bo")
-            let page = decided.question(item)
-            await page.refresh()
-            #expect(page.canWithdraw)
+            let items = try #require(decided.state.value)
+            // Every decision standing, newest first, each with its answer and who made it; the withdrawn one is gone.
+            #expect(items.map(\.question.id) == ["q_2", "q_1", "q_7"])
+            #expect(items.first?.id == failure.recorded?.decision.id)
+            #expect(items.dropFirst().first?.id == review.recorded?.decision.id)
+            #expect(!items.contains { $0.id == withdrawn })
+            #expect(items.map(\.question.kind) == [.failure, .review, .signOff])
+            #expect(items.map(\.answer.key) == ["test_wrong", "accept", "sign_off"])
+            #expect(items.map(\.answer.label) == ["The test is wrong", "Accept the finding", "Sign off"])
+            #expect(items.map(\.by.name) == ["ada", "ada", "bo"])
+            #expect(
+                items.map(\.question.title) == [
+                    "checkout › pays with card", "Review of C-14 found a missing step", "Release 4.1",
+                ])
+            // Opening each gives its question's page, that decision standing, with Withdraw.
+            for item in items {
+                let page = decided.question(item)
+                await page.refresh()
+                #expect(page.id == item.question.id && page.state.value?.decision?.id == item.id)
+                #expect(page.canWithdraw, "\(item.question.id)")
+            }
         }
 
         @MainActor @Test func withdrawNamesTheDecisionShown() async throws {  // M-UNDO-5
@@ -162,12 +194,16 @@ extension AgainstReferenceServer {
             let forced = workspace.server.command(
                 MainworthyAPI.record(
                     "shop", run: "r_2", slot: "s_6", ResultBody(outcome: .pass, note: nil, failedStep: nil)))
-            do {
-                _ = try await workspace.server.perform(forced)
-                Issue.record("a closed run accepted a result")
-            } catch {
-                #expect(error.code == "run_closed")
-            }
+            try await server.clearLog()
+            let refusal = try await workspace.server.refusal(of: forced)
+            #expect(refusal?.status == 409 && refusal?.code == "run_closed")
+            #expect(try await server.log().posts(endingWith: "/results").map(\.status) == [409])
+            // The page sends nothing for a closed run: no outcome is offered, and pressing one does nothing.
+            await run.open("s_6")
+            #expect(run.openSlot != nil && !run.actions.contains(.record))
+            try await server.clearLog()
+            await run.record(.pass)
+            #expect(try await server.log().posts(endingWith: "/results").isEmpty)
             let decided = try #require(workspace.decided)
             await decided.refresh()
             let page = decided.question(try #require(decided.state.value?.first { $0.question.kind == .signOff }))
