@@ -19,7 +19,8 @@ Routes (JSON bodies unless noted; "envelope" = {"error":{"code","message"}}):
   GET  /items?after=ID&limit=N&total=T   cursor paging (ids item-0001 ...)
   ANY  /echo, /echo-headers         {"method","path","query","raw_query","headers","cookies","body",
                                      "body_bytes","origin"}
-  GET  /status/<code>?envelope=omnigent|fastapi|plain|html|none&retry_after=N&retry_after_date=1
+  GET  /status/<code>?envelope=omnigent|fastapi|plain|html|none&retry_after=N&retry_after_date=1&pad=N
+           (pad: a JSON envelope with a "padding" member of N bytes, at most 4 MiB)
   ANY  /flaky?key=K&fail=N&code=503&retry_after=0&mode=status|reset
   POST|PATCH|PUT /write?key_required=0|1&fail_first=N&mode=503|reset|stall&stall=S  (Idempotency-Key)
   GET  /_stats?key=K                {"attempts":a,"effects":e}
@@ -408,6 +409,9 @@ class Handler(BaseHTTPRequestHandler):
             },
             "plain": {"error": "plain error sentence"},
         }.get(kind, envelope(status))
+        pad = num(self.q, "pad", 0, 0, 4 << 20)
+        if pad:
+            body = dict(body, padding="x" * pad)  # a large error reply: its sentence must still be read
         self.json(status, body, headers)
 
     def r_flaky(self):

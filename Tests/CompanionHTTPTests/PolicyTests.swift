@@ -50,6 +50,24 @@ struct PolicyTests {
         #expect(RetryPolicy.retryAfter(nil, now: now) == nil)
     }
 
+    /// The retry middleware reads a final error reply of up to 1 MiB (whatever the request's own limit), so the
+    /// server's own sentence is surfaced from a large error page too.
+    @Test func anErrorReplyOfAlmostOneMebibyteIsReadForTheServersSentence() async throws {
+        // A policy that retries, as the kit's default does: the bounded read is the retry middleware's.
+        let client = TestClients.loopback(try TestServers.fault(), retry: RetryPolicy(maxAttempts: 2))
+        do {
+            _ = try await client.send(Request<JSONValue>.get("/status/422", query: ["pad": "900000"]))
+            Issue.record("a 422 was taken as a success")
+        } catch {
+            guard case .status(let failure) = error else {
+                Issue.record("expected the server's 422 with its sentence, got \(error)")
+                return
+            }
+            #expect(failure.status == 422)
+            #expect(failure.envelope?.message == "The fault server answered 422 Unprocessable Entity.")
+        }
+    }
+
     @Test func getIsRetriedOn503AndHonoursRetryAfter() async throws {
         let transport = ScriptedTransport([
             .respond(status: 503, headers: ["Retry-After": "2"]), .respond(status: 503),
