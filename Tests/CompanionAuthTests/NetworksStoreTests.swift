@@ -44,7 +44,7 @@ struct NetworksStoreTests {
         try settings.assign(identity, to: [server, other])
         try settings.update(server) {
             $0.proxyCredential = ProxyCredential(user: "home", password: "proxy-password-in-the-store")
-            $0.internalAddress = try? ServerAddress(parsing: "https://192.168.1.20:8443")
+            $0.internalAddress = try? ServerAddress(parsing: "https://127.0.0.1:8443")
         }
 
         // A new handle on the same folder reads the same settings back.
@@ -54,7 +54,7 @@ struct NetworksStoreTests {
         #expect(network.trust.anchors == [try NginxServer.rootDER()])
         #expect(network.identityID == identity.id)
         #expect(network.proxyCredential?.password == "proxy-password-in-the-store")
-        #expect(network.internalAddress?.serverKey == "https://192.168.1.20:8443")
+        #expect(network.internalAddress?.serverKey == "https://127.0.0.1:8443")
         #expect(try reopened.network(for: other).identityID == identity.id)
         #expect(try reopened.identities().map(\.id) == [identity.id], "one identity stored once for two servers")
         #expect(try reopened.identity(identity.id)?.passphrase == identity.passphrase)

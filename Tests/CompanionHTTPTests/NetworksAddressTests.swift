@@ -147,13 +147,13 @@ struct NetworksAddressTests {
     )
     func oneServerKey() throws {
         let external = try ServerAddress(parsing: "https://home.example.com")
-        let internalAddress = try ServerAddress(parsing: "https://192.168.1.20:8443")
+        let internalAddress = try ServerAddress(parsing: "https://127.0.0.1:8443")
         let network = ServerNetwork(server: external, internalAddress: internalAddress)
         #expect(network.addresses.map(\.serverKey) == [external.serverKey, internalAddress.serverKey])
         let failover = AddressFailover(external: external.url, internal: internalAddress.url)
         #expect(
             failover.internalURL(for: try #require(URL(string: "https://home.example.com/api/x?y=1")))?.absoluteString
-                == "https://192.168.1.20:8443/api/x?y=1")
+                == "https://127.0.0.1:8443/api/x?y=1")
         #expect(failover.internalURL(for: try #require(URL(string: "https://home.example.com.evil/api"))) == nil)
         #expect(failover.internalURL(for: try #require(URL(string: "https://other.example.com/api"))) == nil)
     }

@@ -135,7 +135,7 @@ public enum ChildProcess {
         descriptors: [Int32: Int32] = [:], ownGroup: Bool = true
     ) throws -> Running {
         // A child that stops reading its input must not kill this process through a write to the pipe.
-        _ = ignoreBrokenPipes
+        guard brokenPipesIgnored else { throw Failure(description: "SIGPIPE could not be ignored in this process.") }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -319,8 +319,9 @@ public enum ChildProcess {
     }
 
     /// SIGPIPE ignored in this process, once: a write to a closed pipe then fails with EPIPE instead.
-    private static let ignoreBrokenPipes: Void = {
-        _ = signal(SIGPIPE, SIG_IGN)
+    private static let brokenPipesIgnored: Bool = {
+        signal(SIGPIPE, SIG_IGN)
+        return true
     }()
 
     /// A pipe whose two ends are close-on-exec (the child gets its copy through `dup2`, which clears the flag).
