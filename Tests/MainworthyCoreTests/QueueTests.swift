@@ -232,6 +232,9 @@ extension AgainstReferenceServer {
             await page.answer("test_wrong")  // the evidence has not been read yet
             #expect(try await server.log().posts(endingWith: "/decisions").isEmpty)
             #expect(page.problem != nil)
+            await page.refresh()  // once the evidence is read, the same answer is sent
+            await page.answer("test_wrong")
+            #expect(try await server.log().posts(endingWith: "/decisions").map(\.status) == [201])
         }
 
         @MainActor @Test func thePageShowsTheEvidenceOfItsKind() async throws {  // M-QUEUE-7

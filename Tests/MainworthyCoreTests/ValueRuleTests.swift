@@ -292,6 +292,20 @@ import Testing
             RunModel.Action.allCases.map(\.rawValue).allSatisfy { !admin.contains(where: $0.lowercased().contains) })
     }
 
+    // M-QUEUE-6: an answer is the request `MainworthyAPI.answer`; the question's page is the one place that
+    // sends it, so no list row (a `QueueItem` in `QueueModel`) can be answered.
+    @Test func onlyTheQuestionsPageSendsAnAnswer() throws {
+        let core = Self.apiSource.deletingLastPathComponent()
+        let files = try FileManager.default.subpathsOfDirectory(atPath: core.path).filter {
+            $0.hasSuffix(".swift")
+        }
+        #expect(files.contains("Screens/QueueModel.swift") && files.contains("Models/QueueItem.swift"), "\(files)")
+        let senders = try files.filter { file in
+            try String(contentsOf: core.appendingPathComponent(file), encoding: .utf8).contains("MainworthyAPI.answer(")
+        }
+        #expect(senders == ["Screens/QuestionModel.swift"])
+    }
+
     /// `Sources/Apps/Mainworthy/MainworthyAPI.swift`, where every request of the core is made.
     static var apiSource: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
