@@ -201,6 +201,18 @@ import Testing
         let earlier = ResultBody(outcome: .fail, note: "500 on submit", failedStep: 2)
         #expect(ResultBody.undo(to: earlier) == ResultBody(outcome: .fail, note: "500 on submit", failedStep: 2))
         #expect(ResultBody.undo(to: nil) == ResultBody(outcome: .skip, note: nil, failedStep: nil))
+        // From a slot's history, newest first, as the terminal's undo and a new launch read it.
+        let ada = Person(id: "u_1", name: "ada")
+        let bo = Person(id: "u_2", name: "bo")
+        let skip = ResultBody(outcome: .skip, note: nil, failedStep: nil)
+        let once = [
+            SlotResult(id: "x_3", outcome: .pass, by: ada), SlotResult(id: "x_2", outcome: .fail, by: bo),
+        ]
+        #expect(ResultBody.undo(latestOf: ada, in: once) == skip)  // one result of yours: skip
+        let twice = once + [SlotResult(id: "x_1", outcome: .fail, note: "500 on submit", failedStep: 2, by: ada)]
+        #expect(ResultBody.undo(latestOf: ada, in: twice) == earlier)  // your earlier one, not bo's
+        #expect(ResultBody.undo(latestOf: Person(name: "ada"), in: twice) == earlier)  // by name without an id
+        #expect(ResultBody.undo(latestOf: Person(id: "u_9", name: "cy"), in: twice) == nil)  // nothing to undo
     }
 
     @Test func theRunPageKeepsSlotsInOrderAndSaysWhatItAccepts() throws {  // M-RUN-1
