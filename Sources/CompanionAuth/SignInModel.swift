@@ -19,6 +19,7 @@ public final class SignInModel {
     @ObservationIgnored private let store: any SecretStore
     @ObservationIgnored private let journal: Journal
     @ObservationIgnored private var server: (any SignInServer)?
+    @ObservationIgnored private let fixedAddress: ServerAddress?
 
     /// Creates a model starting at the address step (or at the password step when `address` is fixed
     /// by the build, as for Mainworthy M-AUTH-1).
@@ -30,6 +31,7 @@ public final class SignInModel {
         self.makeServer = makeServer
         self.store = store
         self.journal = journal
+        fixedAddress = address
         if let address {
             state = .enteringPassword(address, problem: nil)
             server = makeServer(address)
@@ -39,9 +41,13 @@ public final class SignInModel {
     }
 
     private func apply(_ event: SignInEvent) {
-        let before = state
-        state = state.next(event)
-        if before != state { journal.record(.auth, "sign-in: \(Self.name(of: state))") }
+        move(to: state.next(event))
+    }
+
+    private func move(to next: SignInState) {
+        guard next != state else { return }
+        state = next
+        journal.record(.auth, "sign-in: \(Self.name(of: state))")
     }
 
     /// Parses `text` and probes the server there.
@@ -86,10 +92,16 @@ public final class SignInModel {
         await answer { () async throws(AuthError) in try await server.changePassword(current: current, new: new) }
     }
 
-    /// Goes back to the address step.
+    /// Goes back to the first step: the address step, or the password step at the same address when the
+    /// address is fixed by the build (there is no address step to go back to, Mainworthy M-AUTH-1).
     public func restart() {
-        server = nil
-        apply(.restart)
+        guard let fixedAddress else {
+            server = nil
+            apply(.restart)
+            return
+        }
+        server = makeServer(fixedAddress)
+        move(to: .enteringPassword(fixedAddress, problem: nil))
     }
 
     private func answer(_ step: () async throws(AuthError) -> ServerStep) async {

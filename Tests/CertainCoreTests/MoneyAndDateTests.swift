@@ -99,6 +99,14 @@ import Testing
         tzset()
         #expect(CalendarDate("2026-02-29") == nil)
         #expect(CalendarDate("2028-02-29") != nil)
+        // The Gregorian leap years: every fourth year, not a century's unless it is a 400th.
+        for leap in ["2024", "2000", "2400", "1996"] { #expect(CalendarDate("\(leap)-02-29") != nil, "\(leap)") }
+        for common in ["2027", "2025", "2100", "1900", "2023"] {
+            #expect(CalendarDate("\(common)-02-29") == nil, "\(common)")
+            #expect(CalendarDate("\(common)-02-28") != nil, "\(common)")
+        }
+        #expect(CalendarDate("2026-04-31") == nil && CalendarDate("2026-04-30") != nil)
+        #expect(CalendarDate("2026-12-31") != nil && CalendarDate("2026-12-32") == nil)
         #expect(CalendarDate("2026-10-14T00:00:00") == nil)
         #expect(throws: DecodingError.self) { try decode([CalendarDate].self, #"["14.10.2026"]"#) }
     }

@@ -143,6 +143,39 @@ extension CertainStandIn {
             #expect(line.text(Texts(.english)) == "3 Oct 2026  Transfer from Bargeld to Girokonto  €200.00")
         }
 
+        @Test("docs/cli-json.md: a line's JSON carries the row's members by their documented names")
+        @MainActor func aLinesJSONCarriesTheDocumentedMembers() async throws {
+            let account = try await server.connect()
+            let model = TransactionsModel(server: account.server)
+            await model.load()
+            await model.loadAll()
+            let lines = model.lines
+            func object(_ line: TransactionLine) throws -> [String: JSONValue] {
+                let value = JSONValue(data: try JSONEncoder().encode(line))
+                guard case .object(let members)? = value else {
+                    throw Failure("not an object: \(String(describing: value))")
+                }
+                return members
+            }
+            let booking = try #require(lines.first { $0.kind == .booking && $0.categoryID != nil })
+            let members = try object(booking)
+            #expect(
+                Set(members.keys) == [
+                    "id", "kind", "transaction_ids", "booked_on", "title", "amount", "currency", "category_id",
+                    "category_name", "tag_ids", "tag_names", "complete",
+                ])
+            #expect(members["booked_on"]?.stringValue == booking.bookedOn.description)
+            #expect(members["category_name"]?.stringValue == booking.categoryName)
+            #expect(members["tag_names"] == .array(booking.tagNames.map(JSONValue.string)))
+            let transfer = try #require(lines.first { $0.kind == .transfer })
+            let moved = try object(transfer)
+            for key in ["from_account_id", "from_account_name", "to_account_id", "to_account_name", "booked_on"] {
+                #expect(moved[key] != nil, "\(key)")
+            }
+            #expect(moved["to_account_name"]?.stringValue == transfer.toAccountName)
+            #expect(moved["category_id"] == nil && moved["category_name"] == nil)
+        }
+
         @Test("C-OVER-5 C-XFER-3: the overview's latest five pair only within themselves; a lone leg stays a row")
         @MainActor func latestFiveAreRowsOfTheirOwn() async throws {
             let account = try await server.connect()

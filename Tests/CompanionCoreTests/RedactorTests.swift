@@ -26,6 +26,17 @@ import Testing
         #expect(redactor.isSecretField(name) == secret)
     }
 
+    /// Configured fragments and suffixes are normalized as the names they are matched against: `_` and `-`
+    /// dropped, letters folded, so one spelling covers `session_ticket`, `sessionTicket` and `SESSION-TICKET`.
+    @Test func configuredFragmentsAndSuffixesMatchInAnySpelling() {
+        let configured = Redactor(fieldFragments: ["session_ticket"], fieldSuffixes: ["refresh-handle"])
+        for name in ["session_ticket", "sessionTicket", "SESSION-TICKET", "my_session_ticket_2", "refreshHandle"] {
+            #expect(configured.isSecretField(name), "\(name)")
+        }
+        #expect(configured.isSecretField("x_refresh_handle") && !configured.isSecretField("refresh_handle_id"))
+        #expect(!configured.isSecretField("session") && !configured.isSecretField("ticket"))
+    }
+
     @Test func headersKeepNamesAndMaskValues() {
         let headers = redactor.redact(headers: [
             "Authorization": "Bearer abc", "X-Certain-Token": "ctk_1", "Idempotency-Key": "k-1",
@@ -80,6 +91,14 @@ import Testing
         #expect(redactor.scrubShapes(#"{"token":null}"#) == #"{"token":null}"#)
         #expect(redactor.scrubShapes(#"{"password":"a\"b","x":1}"#) == #"{"password":"<redacted>","x":1}"#)
         #expect(redactor.scrubShapes("keys=a&code=b&error=c") == "keys=a&code=b&error=c")
+        // A value of one character is a value; an empty one has nothing to hide and stays empty.
+        #expect(redactor.scrubShapes("token=x&n=1 password=y") == "token=<redacted>&n=1 password=<redacted>")
+        #expect(redactor.scrubShapes("token=&n=1") == "token=&n=1")
+        #expect(redactor.scrubShapes(#"{"password":"","token":"t"}"#) == #"{"password":"","token":"<redacted>"}"#)
+        // A text cut right after a secret name's colon (an echoed body clipped) is left as it is, never a crash.
+        for cut in [#"{"password":"#, #"{"password": "#, #"{"password":  "#, #"{"password""#] {
+            #expect(redactor.scrubShapes(cut) == cut)
+        }
     }
 
     @Test func scrubbingIsIdempotent() {

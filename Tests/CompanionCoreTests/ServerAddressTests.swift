@@ -75,6 +75,8 @@ struct RejectedAddress: Sendable, CustomTestStringConvertible {
         AcceptedAddress("https://host.example/a b?q=x y", "https://host.example/a%20b?q=x%20y"),
         AcceptedAddress("https://host.example/a%2fb", "https://host.example/a%2Fb"),
         AcceptedAddress("https://host.example/100%", "https://host.example/100%25"),
+        // A `%` is an escape only before two hex digits: `%G1` and `%4G` are text, their `%` encoded.
+        AcceptedAddress("https://host.example/a%G1b%4Gc%e9", "https://host.example/a%25G1b%254Gc%E9"),
         AcceptedAddress("https://host.example/a/./b/../c", "https://host.example/a/c"),
         AcceptedAddress("https://host.example/caf\u{E9}", "https://host.example/caf%C3%A9"),
         AcceptedAddress(

@@ -67,6 +67,15 @@ struct PolicyCase: Sendable, CustomTestStringConvertible {
         #expect(!TransportPolicy().permits(local))
     }
 
+    /// A development build's policy: plain http to loopback, and to any host whose `http://` was written out.
+    @Test func developmentAllowsLoopbackAndWrittenOutHTTP() throws {
+        let development = TransportPolicy.development
+        #expect(development.allowsInsecureLoopback && development.allowsExplicitInsecureHTTP)
+        #expect(development.permits(try #require(URL(string: "http://127.0.0.1:8080/omnigent"))))
+        #expect(try ServerAddress(parsing: "http://127.0.0.1:8080", policy: development).url.scheme == "http")
+        #expect(try ServerAddress(parsing: "http://intranet.example", policy: development).url.scheme == "http")
+    }
+
     @Test func codable() throws {
         let data = try JSONEncoder().encode(TransportPolicy.allowingInsecureLoopback)
         #expect(try JSONDecoder().decode(TransportPolicy.self, from: data) == .allowingInsecureLoopback)

@@ -198,6 +198,15 @@ struct PolicyTests {
         let crossed = policy.decide(
             from: https, to: try #require(URL(string: "https://a.example.com:8443/y")), headers: headers)
         #expect(crossed == .follow(["Accept": "application/json"]))
+        // http's default port is 80: a redirect to the same host at :80 stays on the origin, at another port it leaves.
+        let open = RedirectPolicy(permits: { _ in true })
+        let http = try #require(URL(string: "http://127.0.0.1/x"))
+        #expect(
+            open.decide(from: http, to: try #require(URL(string: "http://127.0.0.1:80/y")), headers: headers)
+                == .follow(headers))
+        #expect(
+            open.decide(from: http, to: try #require(URL(string: "http://127.0.0.1:8080/y")), headers: headers)
+                == .follow(["Accept": "application/json"]))
         let strict = RedirectPolicy(permits: { $0.host != "evil.example" })
         #expect(
             strict.decide(from: https, to: try #require(URL(string: "https://evil.example/")), headers: headers)

@@ -173,6 +173,27 @@ extension AgainstReferenceServer {
             #expect(reopened.state.value?.version == 3 && !reopened.isReadOnly && reopened.canEdit)
         }
 
+        // M-FIND-4: a case asked for by its number (`C-12`, any letter case) is found by the number search, since
+        // §2's `{id}` is the case's id; anything else (`C-` alone, an id) is taken as the id, with nothing looked up.
+        @MainActor @Test func aCaseNumberIsLookedUpAndAnythingElseIsTheId() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let root = try await server.cases("ada")
+            let id = try await root.caseID(for: " c-12 ")
+            #expect(try await root.caseID(for: "C-12") == id)
+            try await server.clearLog()
+            #expect(try await root.caseID(for: "C-") == "C-")
+            #expect(try await root.caseID(for: id) == id)
+            #expect(try await root.caseID(for: "C-1x") == "C-1x")
+            #expect(try await server.log().isEmpty)
+            await #expect(
+                throws: MainworthyError.refused(
+                    ServerRefusal(status: 404, code: "not_found", message: "There is no case C-999 in this project."))
+            ) {
+                try await root.caseID(for: "C-999")
+            }
+        }
+
         // M-CASE-7
         @MainActor @Test func aCasePageOffersItsWebURL() async throws {
             let server = try ReferenceServer()

@@ -37,6 +37,27 @@ extension AgainstReferenceServer {
             #expect(revision > 1000)
         }
 
+        @MainActor @Test(.timeLimit(.minutes(1))) func anEventInSection2sShapeReadsTheRowItNamesAndNoOther()
+            async throws
+        {
+            // M-CHG-4: §2's event data is {"id", "state", "head", "gate"}; in §2's own shape (whatever the run's),
+            // the row the event names is read again by id, and only that row changes.
+            let server = try ReferenceServer()
+            try await server.reset(shape: "spec")
+            let (list, events) = try await Self.live(server)
+            defer { events.stop() }
+            let before = try #require(list.state.value).map { "\($0.id) \($0.ref?.branch ?? "-")" }
+            let reply = try await server.report(PipelineReport(commit: "9f9f9f9", branch: "feat/live"))
+            let id = try #require(reply.change)
+            let read = await waitUntilObserved(upTo: .seconds(20)) {
+                list.state.value?.first { $0.id == id }?.ref?.branch == "feat/live"
+            }
+            #expect(read, "the row the event named was read again")
+            let rows = try #require(list.state.value)
+            #expect(rows.map { "\($0.id) \($0.ref?.branch ?? "-")" } == ["\(id) feat/live"] + before)
+            #expect(rows.first?.updatedAt != nil && list.rowReads >= 1 && list.listReads == 1)
+        }
+
         @MainActor @Test(.timeLimit(.minutes(1))) func theLiveListStaysAt500() async throws {
             // M-CHG-2, M-CHG-4: a 501st branch arriving by the stream trims the oldest.
             let server = try ReferenceServer()

@@ -27,6 +27,18 @@ extension AgainstReferenceServer {
             #expect(runs.planOutcome?.sentence == "Planned 120 slots.")
         }
 
+        @MainActor @Test func aPlanNeedsANameAndASearchItsTextBeforeAnythingIsSent() async throws {  // M-PLAN-1
+            let server = try ReferenceServer()
+            try await server.reset()
+            let runs = try #require(try await server.workspace("ada").runs)
+            try await server.clearLog()
+            await runs.plan(name: "  ", selection: .all)
+            #expect(runs.planOutcome == .failed("Give the run a name."))
+            await runs.plan(name: "Search", selection: .search(" "))
+            #expect(runs.planOutcome == .failed("Type the text to search for."))
+            #expect(try await server.log().posts(endingWith: "/runs").isEmpty)
+        }
+
         @MainActor @Test func aPlannedRunThatCannotBeReadIsReadAgainWithoutPlanningAnother() async throws {  // M-PLAN-2
             let server = try ReferenceServer()
             try await server.reset()

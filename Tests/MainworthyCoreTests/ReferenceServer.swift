@@ -54,11 +54,11 @@ struct ReferenceServer {
     /// Whether the server answers with §2's fields only.
     static var specOnly: Bool { shape == "spec" }
 
-    /// Loads the default fixture in the run's shape and forgets faults and the log.
-    func reset() async throws {
+    /// Loads the default fixture in the run's shape (or in `shape`) and forgets faults and the log.
+    func reset(shape: String = Self.shape) async throws {
         _ = try await control.send(
             Request<JSONValue>.post(
-                "/_control/reset", body: ["fixture": "default", "shape": .string(Self.shape)] as JSONValue))
+                "/_control/reset", body: ["fixture": "default", "shape": .string(shape)] as JSONValue))
     }
 
     /// The request log since the last reset or `clearLog()`.

@@ -53,15 +53,54 @@ extension AgainstReferenceServer {
             #expect(own.info.client == "Mainworthy for iPhone" && own.info.openedBy == "password")
         }
 
+        @MainActor @Test func theSignInScreenHasNoAddressStepNotEvenAfterStartingOver() async throws {  // M-AUTH-1
+            let server = try ReferenceServer()
+            try await server.reset()
+            let environment = ReferenceServer.environment()
+            let address = try MainworthyServer.address(of: server.build(), environment: environment)
+            let signIn = try server.signInModel(environment)
+            #expect(signIn.state == .enteringPassword(address, problem: nil))
+            try await server.clearLog()
+            await signIn.submitAddress("http://127.0.0.1:1")  // there is no address step to take it
+            #expect(signIn.state == .enteringPassword(address, problem: nil))
+            await signIn.submitPassword(username: "ada", password: "not-the-password")
+            signIn.restart()  // starting over is the password step again, at the build's server
+            #expect(signIn.state == .enteringPassword(address, problem: nil))
+            await signIn.submitPassword(username: "ada", password: try await server.password("ada"))
+            guard case .signedIn = signIn.state else {
+                Issue.record("not signed in after starting over: \(signIn.state)")
+                return
+            }
+            #expect(
+                try await server.log().map { "\($0.method) \($0.path) \($0.status ?? 0)" }.filter {
+                    $0.hasPrefix("POST")
+                }
+                    == ["POST /api/sessions 401", "POST /api/sessions 201"])
+        }
+
         @MainActor @Test func aPipelineTokenAsThePasswordIsRefusedLikeAnyWrongPassword() async throws {  // M-AUTH-4
             let server = try ReferenceServer()
             try await server.reset()
+            let token = try await server.pipelineToken()
+            try await server.clearLog()
             let secrets = InMemorySecretStore()
-            let signIn = try server.signInModel(ReferenceServer.environment(secrets: secrets))
-            await signIn.submitPassword(username: "ada", password: try await server.pipelineToken())
-            // The server's own sentence (the client's fallback would be another one).
-            #expect(signIn.state.problem == .wrongCredentials(serverSentence: "Wrong name or password."))
+            let journal = Journal()
+            let environment = ReferenceServer.environment(secrets: secrets, journal: journal)
+            let address = try MainworthyServer.address(of: server.build(), environment: environment)
+            let signIn = try server.signInModel(environment)
+            await signIn.submitPassword(username: "ada", password: token)
+            // Refused as a password, in the server's own sentence (the client's fallback would be another one),
+            // back on the name-and-password step: no token path was tried, no other step offered.
+            #expect(
+                signIn.state
+                    == .enteringPassword(
+                        address, problem: .wrongCredentials(serverSentence: "Wrong name or password.")))
+            let sent = try await server.log()
+            #expect(sent.map { "\($0.method) \($0.path) \($0.status ?? 0)" } == ["POST /api/sessions 401"])
             #expect(secrets.accounts().isEmpty)
+            // The model's steps are the name-and-password step and its checking: no token field on the way.
+            let steps = journal.events.map(\.message).filter { $0.hasPrefix("sign-in: ") }
+            #expect(steps == ["sign-in: checking password", "sign-in: password"])
         }
 
         @MainActor @Test func aWrongPasswordShowsTheServersSentenceAndStoresNothing() async throws {  // M-AUTH-5
@@ -82,12 +121,24 @@ extension AgainstReferenceServer {
         @MainActor @Test func aPasskeyOnlyAccountIsToldWhereToSetAPassword() async throws {  // M-AUTH-6
             let server = try ReferenceServer()
             try await server.reset()
+            try await server.clearLog()
             let secrets = InMemorySecretStore()
-            let signIn = try server.signInModel(ReferenceServer.environment(secrets: secrets))
+            let environment = ReferenceServer.environment(secrets: secrets)
+            let address = try MainworthyServer.address(of: server.build(), environment: environment)
+            let steps = MainworthySignIn(address: address, environment: environment)
+            let signIn = MainworthySignIn.model(steps, address: address, environment: environment)
             await signIn.submitPassword(username: "cy", password: "anything")
+            // The server's words, on the password step: no web sign-in or passkey step is offered instead.
             #expect(
-                signIn.state.problem
-                    == .wrongCredentials(serverSentence: "Set a password in the web app under Settings, Your sign-in."))
+                signIn.state
+                    == .enteringPassword(
+                        address,
+                        problem: .wrongCredentials(
+                            serverSentence: "Set a password in the web app under Settings, Your sign-in.")))
+            #expect(await steps.refusedCode == "password_not_set")
+            #expect(
+                try await server.log().map { "\($0.method) \($0.path) \($0.status ?? 0)" } == ["POST /api/sessions 401"]
+            )
             #expect(MainworthySignIn.passkeyNote.contains("passkey does not work"))
             #expect(secrets.accounts().isEmpty)
         }

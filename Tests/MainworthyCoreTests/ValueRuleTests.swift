@@ -201,6 +201,18 @@ import Testing
         let earlier = ResultBody(outcome: .fail, note: "500 on submit", failedStep: 2)
         #expect(ResultBody.undo(to: earlier) == ResultBody(outcome: .fail, note: "500 on submit", failedStep: 2))
         #expect(ResultBody.undo(to: nil) == ResultBody(outcome: .skip, note: nil, failedStep: nil))
+        // From a slot's history, newest first, as the terminal's undo and a new launch read it.
+        let ada = Person(id: "u_1", name: "ada")
+        let bo = Person(id: "u_2", name: "bo")
+        let skip = ResultBody(outcome: .skip, note: nil, failedStep: nil)
+        let once = [
+            SlotResult(id: "x_3", outcome: .pass, by: ada), SlotResult(id: "x_2", outcome: .fail, by: bo),
+        ]
+        #expect(ResultBody.undo(latestOf: ada, in: once) == skip)  // one result of yours: skip
+        let twice = once + [SlotResult(id: "x_1", outcome: .fail, note: "500 on submit", failedStep: 2, by: ada)]
+        #expect(ResultBody.undo(latestOf: ada, in: twice) == earlier)  // your earlier one, not bo's
+        #expect(ResultBody.undo(latestOf: Person(name: "ada"), in: twice) == earlier)  // by name without an id
+        #expect(ResultBody.undo(latestOf: Person(id: "u_9", name: "cy"), in: twice) == nil)  // nothing to undo
     }
 
     @Test func theRunPageKeepsSlotsInOrderAndSaysWhatItAccepts() throws {  // M-RUN-1
@@ -290,6 +302,20 @@ import Testing
         #expect(Capability.allCases.map(\.rawValue) == ["read", "decide", "produce", "plan"])
         #expect(
             RunModel.Action.allCases.map(\.rawValue).allSatisfy { !admin.contains(where: $0.lowercased().contains) })
+    }
+
+    // M-QUEUE-6: an answer is the request `MainworthyAPI.answer`; the question's page is the one place that
+    // sends it, so no list row (a `QueueItem` in `QueueModel`) can be answered.
+    @Test func onlyTheQuestionsPageSendsAnAnswer() throws {
+        let core = Self.apiSource.deletingLastPathComponent()
+        let files = try FileManager.default.subpathsOfDirectory(atPath: core.path).filter {
+            $0.hasSuffix(".swift")
+        }
+        #expect(files.contains("Screens/QueueModel.swift") && files.contains("Models/QueueItem.swift"), "\(files)")
+        let senders = try files.filter { file in
+            try String(contentsOf: core.appendingPathComponent(file), encoding: .utf8).contains("MainworthyAPI.answer(")
+        }
+        #expect(senders == ["Screens/QuestionModel.swift"])
     }
 
     /// `Sources/Apps/Mainworthy/MainworthyAPI.swift`, where every request of the core is made.

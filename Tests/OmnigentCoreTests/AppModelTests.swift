@@ -229,6 +229,31 @@ struct AppModelTests {
         #expect(model.state.value?.messages.last?.text == text)
     }
 
+    @Test("O-WATCH-6: an item that arrives live, after the stream's read on opening, joins the messages on screen")
+    func aLiveItemJoinsTheMessagesAlreadyShown() async throws {
+        let server = try await OmnigentFixture.server(try TestServers.omnigent(), environment: environment())
+        let session = try await OmnigentFixture.createSession(server.client, title: "live after the read")
+        _ = try await server.client.send(
+            try OmnigentAPI.appendAssistantMessage(session.id, agent: "debby", text: "Shown before."))
+        let model = SessionDetailModel(server: server, sessionID: session.id)
+        await model.refresh()
+        let before = try #require(model.state.fetchedAt)
+        let opened = Locked(false)
+        let follower = Task { await model.followLive(limit: 1) { opened.withLock { $0 = true } } }
+        // The stream opened and its read on opening is on screen: what comes now comes only by the stream.
+        let read = await waitUntilObserved(upTo: .seconds(20)) {
+            let read = model.state.fetchedAt.map { $0 > before } ?? false  // read first: observed either way
+            return read && opened.withLock { $0 }
+        }
+        #expect(read, "the stream opened and the detail was read again")
+        let text = "Live \(UUID().uuidString.prefix(6))"
+        _ = try await server.client.send(try OmnigentAPI.appendAssistantMessage(session.id, agent: "debby", text: text))
+        let bound = Expiry(after: .seconds(30)) { follower.cancel() }
+        await follower.value
+        #expect(!bound.isExpired, "the live item arrived")
+        #expect(model.state.value?.messages.map(\.text) == ["Shown before.", text])
+    }
+
     @Test("every write of the detail screen is a command sent once: no automatic retry, a fresh key each")
     func writesAreCommandsSentOnce() async throws {
         let transport = RecordingTransport()

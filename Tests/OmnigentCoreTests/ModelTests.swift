@@ -55,9 +55,10 @@ struct ModelTests {
     }
 
     @Test func manifestsInBothModes() throws {
-        #expect(try Self.decode(Manifest.self, "well-known-omnigent").authMode == .header)
+        let header = try Self.decode(Manifest.self, "well-known-omnigent")
+        #expect(header.authMode == .header && header.serverVersion == "0.19.1")
         let accounts = try Self.decode(Manifest.self, "accounts-well-known-omnigent")
-        #expect(accounts.authMode == .accounts)
+        #expect(accounts.authMode == .accounts && accounts.serverVersion == "0.19.1")
         #expect(accounts.auth.sessionCookie == "ap_session")
     }
 

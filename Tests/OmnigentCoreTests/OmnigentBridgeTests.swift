@@ -235,6 +235,20 @@ struct OmnigentBridgeTests {
         #expect(bridge.health == .failed(.contentProcessTerminated))
     }
 
+    @Test("O-BRIDGE-9: each emit is named (in the journal) by the page function its script calls, the bootstrap's")
+    func emitNamesAreThePageFunctionsCalled() {
+        let emits: [OmnigentEmit] = [
+            .notificationActivated(path: "/c/y"), .openPath("/c/x"), .viewModeChanged(mode: "chat"),
+            .insets(bottomBar: 1), .serverPicker(requestId: "picker-1", info: .null),
+            .sidebarDrag(phase: "move", progress: 0.5), .keyboardViewport(width: 1, height: 1),
+            .reply(requestId: "notify-1", value: .bool(true)),
+        ]
+        #expect(emits.map(\.name) == OmnigentBootstrap.emitNames)
+        for emit in emits {
+            #expect(emit.script.hasPrefix("window.__omnigentNativeEmit\(emit.name)?.("), "\(emit.script)")
+        }
+    }
+
     @Test("O-BRIDGE-9/10: emits clamp the drag progress and encode any text safely")
     func emits() {
         let bridge = Self.bridge()
@@ -244,6 +258,12 @@ struct OmnigentBridgeTests {
         #expect(
             OmnigentEmit.sidebarDrag(phase: "end", progress: -2).script
                 == #"window.__omnigentNativeEmitSidebarDrag?.("end", 0);"#)
+        // A progress that is not a number is 0, as a value out of range is clamped.
+        for progress in [Double.nan, .infinity, -.infinity] {
+            #expect(
+                OmnigentEmit.sidebarDrag(phase: "move", progress: progress).script
+                    == #"window.__omnigentNativeEmitSidebarDrag?.("move", 0);"#)
+        }
         // Called as `?.(…)`, as the real app does, so a page without the bridge ignores it.
         #expect(OmnigentEmit.openPath("/c/x").script == #"window.__omnigentNativeEmitOpenPath?.("\/c\/x");"#)
         let nasty = "/c/\"'\\</script>\u{2028}\u{2029}é"

@@ -148,6 +148,48 @@ struct SessionDecodingTests {
         }
     }
 
+    /// Each key of the model met twice leaves the body to `JSONDecoder` (which of the two counts is its decision),
+    /// whatever the key.
+    @Test func everyKeyMetTwiceIsLeftToJSONDecoder() throws {
+        for key in Session.CodingKeys.allCases.map(\.rawValue) {
+            let twice =
+                switch key {
+                case "id": #""id":"a","id":"a","created_at":1"#
+                case "created_at": #""id":"a","created_at":1,"created_at":1"#
+                default: #""id":"a","created_at":1,"\#(key)":null,"\#(key)":null"#
+                }
+            let body = Self.page("{" + twice + "}")
+            #expect(OmnigentListPage<Session>.read(body, decoder: Self.decoder()) == nil, "\(key) twice")
+            #expect(Self.fast(body) == Self.reference(body), "\(key) twice")
+        }
+    }
+
+    /// `\u` escapes are read with their hex digits in either case, as `JSONDecoder` reads them.
+    @Test func hexEscapesReadInEitherCase() throws {
+        let body = Self.page(#"{"id":"a","created_at":1,"title":"\u00C9\u00e9 \u00Ca\u2028x\uD83D\uDE00"}"#)
+        let page = try #require(OmnigentListPage<Session>.read(body, decoder: Self.decoder()), "the reader took it")
+        #expect(page.data.first?.title == "Éé Ê\u{2028}x😀")
+        #expect(Self.fast(body) == Self.reference(body))
+    }
+
+    /// An integer of up to 18 digits always fits an `Int` and is read from the bytes; a longer one is left to
+    /// `JSONDecoder`, which refuses one past `Int.max`; no overflow traps.
+    @Test func integersOfUpTo18DigitsAreReadAndLongerOnesLeftToJSONDecoder() throws {
+        for value in [999_999_999_999_999_999, -999_999_999_999_999_999, 123_456_789_012_345_678] {
+            let body = Self.page(#"{"id":"a","created_at":1,"viewer_last_seen":\#(value)}"#)
+            let page = try #require(OmnigentListPage<Session>.read(body, decoder: Self.decoder()), "\(value) read")
+            #expect(page.data.first?.viewerLastSeen == value)
+            #expect(Self.fast(body) == Self.reference(body))
+        }
+        for text in ["9999999999999999999", "-9999999999999999999"] {
+            let body = Self.page(#"{"id":"a","created_at":1,"viewer_last_seen":\#(text)}"#)
+            #expect(OmnigentListPage<Session>.read(body, decoder: Self.decoder()) == nil, "\(text) left")
+            #expect(Self.fast(body) == Self.reference(body))
+        }
+        let fits = Self.page(#"{"id":"a","created_at":1,"viewer_last_seen":1000000000000000000}"#)
+        #expect(Self.fast(fits) == Self.reference(fits))
+    }
+
     @Test func nonASCIIWithoutEscapesIsValidated() throws {
         let body = Self.page(#"{"id":"a","created_at":1,"title":"na\#u{EF}ve \#u{1F600}","x":"\#u{E9}"}"#)
         let page = try #require(OmnigentListPage<Session>.read(body, decoder: Self.decoder()))

@@ -280,6 +280,24 @@ import Testing
         #expect(stats["connections"] == .integer(1), "the stream was not closed for it")
     }
 
+    /// The limit's edge: an event whose line is exactly 1 MiB (`data: ` and 1,048,570 bytes) is not over it.
+    @Test("O-WATCH-6: an event of exactly 1 MiB is delivered whole")
+    func anEventOfExactlyOneMebibyteIsDelivered() async throws {
+        let fault = try TestServers.fault()
+        let stream = "edge-\(UUID().uuidString.prefix(8))"
+        let journal = Journal()
+        let client = TestClients.loopback(fault, journal: journal)
+        let events = OmnigentStream.events(
+            .empty(.get, "/sse?count=2&big=1048570&done_after=2&interval_ms=0&stream=\(stream)"), client: client)
+        let seen = try await withDeadline(.seconds(30)) { () -> [String]? in
+            var seen: [String] = []
+            for try await event in events { seen.append(event.data) }
+            return seen
+        }
+        #expect(seen?.map(\.utf8.count) == [1_048_570, #"{"n":2,"stream":"\#(stream)"}"#.utf8.count])
+        #expect(!journal.events.contains { $0.message == "event stream dropped an oversized event" })
+    }
+
     @Test("O-WATCH-4: 503 runner_unavailable shows the server's message (real server, no runner)")
     @MainActor func runnerUnavailableShowsTheServerSentence() async throws {
         let url = try TestServers.omnigent()

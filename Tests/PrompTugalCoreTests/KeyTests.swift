@@ -72,6 +72,14 @@ struct KeyTests {
         #expect(try store.entries().map(\.available) == [false])
     }
 
+    @Test("P-KEY-2: each key is filed under its own account name, and the name reads back from it")
+    func accountNamesReadBack() {
+        let names: [StoredKeyName] = [.vaultRead(vaultID: "demovault01"), .vault(vaultID: "demovault01"), .openRouter]
+        #expect(names.map(\.account) == ["vault-read-demovault01", "vault-key-demovault01", "openrouter"])
+        for name in names { #expect(StoredKeyName(account: name.account) == name, "\(name.account)") }
+        for other in ["vault-key-", "vault-read-", "demovault01", ""] { #expect(StoredKeyName(account: other) == nil) }
+    }
+
     /// Records what reached the transport.
     final class Recorder: Transport {
         let seen = Locked<[HTTPRequest]>([])

@@ -43,6 +43,18 @@ struct NetworkTests {
         #expect(entries.allSatisfy { $0.durationMs != nil && $0.failure == nil })
     }
 
+    @Test("P-DEBUG-4: a request event that names no URL is still an entry (an empty URL), never a crash")
+    func aRequestEventWithoutAURLIsAnEntry() {
+        let date = Date(timeIntervalSince1970: 1_794_105_900)
+        let entries = NetworkEntry.entries(in: [
+            JournalEvent(id: 1, date: date, kind: .request, message: "GET"),
+            JournalEvent(
+                id: 2, date: date, kind: .response, message: "GET", fields: ["status": "204", "totalMs": "3"]),
+        ])
+        #expect(entries.map(\.line) == ["GET  204 0 B 3 ms"])
+        #expect(entries.first?.url == "" && entries.first?.method == "GET")
+    }
+
     @Test("P-NET-2: Authorization, cookies, API-key headers and credential query items are shown redacted")
     func redacted() async throws {
         let (rig, _) = try await Self.rig()

@@ -85,6 +85,16 @@ struct ScheduleCodecTests {
         #expect(document.skipped == (row.accepted ? 0 : 1))
     }
 
+    @Test("P-OPEN-6: an at that is neither a string nor a number is refused in a sentence that says what it must be")
+    func anAtOfAnotherTypeIsRefusedSayingWhatItMustBe() {
+        for value: JSONValue in [.bool(true), .null, .array([]), .object([:])] {
+            #expect(throws: ScheduleTime.Problem.wrongType) { try ScheduleTime.read(value) }
+        }
+        #expect(
+            ScheduleTime.Problem.wrongType.description
+                == "A pick's time must be an ISO 8601 string or a number of Unix milliseconds.")
+    }
+
     @Test("P-OPEN-6: a JSON number is milliseconds even when small (never seconds)")
     func smallNumbersAreMilliseconds() throws {
         #expect(try ScheduleTime.read(.integer(1_794_105_900)) == Date(timeIntervalSince1970: 1_794_105.9))

@@ -143,6 +143,9 @@ struct ScheduleStoreTests {
         #expect(agenda.starts["by-url"] == (try Timestamp.parse("2026-07-01T09:15:00Z")))
         #expect(agenda.starts["by-path"] == nil)
         #expect(throws: TeamDataError.missingList("agenda")) { try TeamAgenda(json: ["timezone": "Europe/Lisbon"]) }
+        // An agenda made of events skipped none of them.
+        let made = TeamAgenda(events: agenda.events)
+        #expect(made.skipped == 0 && made.events == agenda.events)
     }
 
     @Test("P-SCHED-18, P-OPEN-7: a pick at 00:30 Lisbon time is on its Lisbon day, summer and winter")

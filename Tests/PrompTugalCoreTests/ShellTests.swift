@@ -1,4 +1,5 @@
 import CompanionCore
+import CompanionTestSupport
 import CompanionVault
 import Foundation
 import Testing
@@ -136,6 +137,26 @@ struct ShellTests {
 /// Debug mode and its panels.
 @MainActor
 struct DebugModeTests {
+    @Test("P-DEBUG-1: the terminal's flag file keeps on and off across launches, 0600 in a 0700 folder")
+    func theFlagFilePersists() throws {
+        let temporary = try TemporaryFolder(prefix: "pt-debug")
+        let url = temporary.url.appendingPathComponent("state").appendingPathComponent("debug")
+        #expect(FileDebugFlag(url: url).load() == nil)  // first launch: no file
+        #expect(!DebugMode(storage: FileDebugFlag(url: url), clock: ManualWallClock()).isOn)
+        DebugMode(storage: FileDebugFlag(url: url), clock: ManualWallClock()).set(true)
+        #expect(FileDebugFlag(url: url).load() == true)
+        #expect(DebugMode(storage: FileDebugFlag(url: url), clock: ManualWallClock()).isOn)
+        let fileMode = try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int
+        let folderMode =
+            try FileManager.default.attributesOfItem(atPath: url.deletingLastPathComponent().path)[.posixPermissions]
+            as? Int
+        #expect(fileMode == 0o600 && folderMode == 0o700)
+        FileDebugFlag(url: url).save(false)
+        #expect(FileDebugFlag(url: url).load() == false)
+        try Data("maybe\n".utf8).write(to: url)
+        #expect(FileDebugFlag(url: url).load() == nil)
+    }
+
     @Test("P-DEBUG-1, P-OPEN-22: off on first launch; the Settings switch turns it on and off; it persists")
     func firstLaunch() {
         let flag = InMemoryDebugFlag()

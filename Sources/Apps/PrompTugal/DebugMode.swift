@@ -42,12 +42,14 @@ public struct FileDebugFlag: DebugFlagStorage {
         }
     }
 
-    /// Writes `on` or `off`.
+    /// Writes `on` or `off`, in a 0600 file (a state file) in a 0700 folder.
     public func save(_ on: Bool) {
         try? FileManager.default.createDirectory(
             at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
             attributes: [.posixPermissions: 0o700])
-        try? Data((on ? "on\n" : "off\n").utf8).write(to: url, options: .atomic)
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        try? Data((on ? "on\n" : "off\n").utf8).write(to: url)
+        try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
     }
 }
 
