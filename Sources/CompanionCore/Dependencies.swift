@@ -67,18 +67,27 @@ public struct TaskSleeper: Sleeper {
 public final class RecordingSleeper: Sleeper {
     private let recorded = Locked<[Duration]>([])
     private let clock: ManualWallClock?
+    private let onWait: (@Sendable (Int) async throws -> Void)?
 
-    /// Creates a recording sleeper; when `clock` is given, each sleep advances it by the delay.
-    public init(advancing clock: ManualWallClock? = nil) { self.clock = clock }
+    /// Creates a recording sleeper; when `clock` is given, each sleep advances it by the delay. `onWait`, if
+    /// given, runs at each wait with its number (1 for the first): what happens elsewhere while the code waits.
+    public init(advancing clock: ManualWallClock? = nil, onWait: (@Sendable (Int) async throws -> Void)? = nil) {
+        self.clock = clock
+        self.onWait = onWait
+    }
 
     /// The delays asked for so far, in order.
     public var delays: [Duration] { recorded.withLock { $0 } }
 
-    /// Records `duration`, advances the attached clock, and returns without waiting.
+    /// Records `duration`, advances the attached clock, runs `onWait`, and returns without waiting.
     public func sleep(for duration: Duration) async throws {
         try Task.checkCancellation()
-        recorded.withLock { $0.append(duration) }
+        let count = recorded.withLock {
+            $0.append(duration)
+            return $0.count
+        }
         clock?.advance(by: duration.seconds)
+        try await onWait?(count)
     }
 }
 

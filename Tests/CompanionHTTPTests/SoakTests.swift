@@ -163,12 +163,19 @@ struct SoakTests {
 
         // Post at a steady rate and sample RSS once a second.
         //
-        // Pacing, not waiting: the soak's subject is a load held in real time (one message every 100 ms for the
-        // run's length, while RSS is sampled), so the pause between two posts is the workload's clock, and no
-        // result is waited for by it. It goes through the kit's `Sleeper` (the live one: a test clock would make
-        // the run take no time and measure nothing) and aims at absolute times, `start + 100 ms × tick`, so a
-        // slow post never makes the rate drift.
-        let pacer: any Sleeper = TaskSleeper()
+        // Paced by a repeating timer, not a sleep: the soak's subject is a load held in real time (one message every
+        // 100 ms for the run's length, while RSS is sampled). A Dispatch timer ticks every 100 ms into a stream that
+        // keeps every tick, so a slow post is caught up by the ticks it missed and the rate never drifts.
+        let (ticks, ticking) = AsyncStream<Void>.makeStream()
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + .milliseconds(100), repeating: .milliseconds(100))
+        timer.setEventHandler { ticking.yield() }
+        timer.resume()
+        defer {
+            timer.cancel()
+            ticking.finish()
+        }
+        var pace = ticks.makeAsyncIterator()
         var samples: [Int] = []
         samples.reserveCapacity(seconds + 10)
         let start = ContinuousClock.now
@@ -184,7 +191,7 @@ struct SoakTests {
             #expect(ack["item_id"]?.stringValue != nil, "message \(tick) got no item id")
             if tick % 10 == 0 { samples.append(Self.residentBytes()) }
             tick += 1
-            try await pacer.sleep(for: max(.zero, start + .milliseconds(100 * tick) - ContinuousClock.now))
+            await pace.next()
         }
 
         // Bounded wait for the last events to arrive everywhere: a wait on the tally's changes (every counted event

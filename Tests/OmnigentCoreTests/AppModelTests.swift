@@ -314,7 +314,9 @@ struct AppModelTests {
         let poster = TestClients.loopback(url)
         let session = try await OmnigentFixture.createSession(poster, title: "drop")
         let text = "During the drop \(UUID().uuidString.prefix(6))"
-        let sleeper = PostingSleeper {
+        // At the first wait to reconnect, the message is posted.
+        let sleeper = RecordingSleeper { wait in
+            guard wait == 1 else { return }
             _ = try? await poster.send(
                 try OmnigentAPI.appendAssistantMessage(session.id, agent: "debby", text: text))
         }
@@ -431,26 +433,6 @@ struct AppModelTests {
             Issue.record("a 401 ends the credential: \(await session.status)")
             return
         }
-    }
-}
-
-/// A sleeper that runs `action` at its first wait and then returns at once: what happens while the app waits
-/// to reconnect (a message posted by another client).
-final class PostingSleeper: Sleeper {
-    private let action: @Sendable () async -> Void
-    private let recorded = Locked<[Duration]>([])
-
-    init(_ action: @escaping @Sendable () async -> Void) { self.action = action }
-
-    var delays: [Duration] { recorded.withLock { $0 } }
-
-    func sleep(for duration: Duration) async throws {
-        try Task.checkCancellation()
-        let first = recorded.withLock {
-            $0.append(duration)
-            return $0.count == 1
-        }
-        if first { await action() }
     }
 }
 

@@ -79,29 +79,9 @@ final class TicketBrowser: BrowserOpener {
 
 /// A sleeper that records each delay, moves the clock by it, and presses the consent page's button at the
 /// `at`-th wait: the person finishes in the browser while the app polls.
-final class ConsentingSleeper: Sleeper {
-    let clock: ManualWallClock
-    let browser: TicketBrowser
-    let at: Int
-    let approve: Bool
-    private let recorded = Locked<[Duration]>([])
-
-    init(clock: ManualWallClock, browser: TicketBrowser, at: Int, approve: Bool) {
-        self.clock = clock
-        self.browser = browser
-        self.at = at
-        self.approve = approve
-    }
-
-    var delays: [Duration] { recorded.withLock { $0 } }
-
-    func sleep(for duration: Duration) async throws {
-        let count = recorded.withLock {
-            $0.append(duration)
-            return $0.count
-        }
-        clock.advance(by: duration.seconds)
-        if count == at { try await browser.answer(approve: approve) }
+func consentingSleeper(clock: ManualWallClock, browser: TicketBrowser, at: Int, approve: Bool) -> RecordingSleeper {
+    RecordingSleeper(advancing: clock) { wait in
+        if wait == at { try await browser.answer(approve: approve) }
     }
 }
 
@@ -199,7 +179,7 @@ struct TicketSignInTests {
         let subject = subject()
         let browser = TicketBrowser(subject: subject, provider: provider, server: url)
         // The person approves in the browser while the app waits for its third poll.
-        let sleeper = ConsentingSleeper(clock: clock, browser: browser, at: 2, approve: true)
+        let sleeper = consentingSleeper(clock: clock, browser: browser, at: 2, approve: true)
         let signIn = try ticketSignIn(clock: clock, sleeper: sleeper)
         let session = try await signIn.signIn(opener: browser)
         #expect(session.source == .ticket)
@@ -229,7 +209,7 @@ struct TicketSignInTests {
     func deniedTicketStopsAsExpired() async throws {
         let clock = ManualWallClock()
         let browser = TicketBrowser(subject: subject(), provider: provider, server: url)
-        let sleeper = ConsentingSleeper(clock: clock, browser: browser, at: 1, approve: false)
+        let sleeper = consentingSleeper(clock: clock, browser: browser, at: 1, approve: false)
         let signIn = try ticketSignIn(clock: clock, sleeper: sleeper)
         let error = await #expect(throws: AuthError.self) { _ = try await signIn.signIn(opener: browser) }
         guard case .ticketExpired(let reason)? = error else {

@@ -260,20 +260,29 @@ import Testing
         #expect(stats["connections"] == .integer(1), "no reconnection after [DONE]")
     }
 
-    /// Follows the real app's `testSSEParserDropsOversizedInputAndRecoversAtNextFrame`, on the wire.
-    @Test("O-WATCH-6: an event over 1 MiB is dropped and the stream goes on with the next one")
-    func anOversizedFrameIsDropped() async throws {
-        let fault = try TestServers.fault()
-        let stream = "big-\(UUID().uuidString.prefix(8))"
+    /// The fault server's stream `stream` of `count` events, the first padded to `big` bytes of data, read through
+    /// `OmnigentStream` until `[DONE]` (bounded at 30 s): the data seen, the journal and the client.
+    static func bigFirstEvent(_ stream: String, count: Int, big: Int) async throws -> (
+        seen: [String]?, journal: Journal, client: Client
+    ) {
         let journal = Journal()
-        let client = TestClients.loopback(fault, journal: journal)
+        let client = TestClients.loopback(try TestServers.fault(), journal: journal)
         let events = OmnigentStream.events(
-            .empty(.get, "/sse?count=3&big=1200000&done_after=3&interval_ms=0&stream=\(stream)"), client: client)
+            .empty(.get, "/sse?count=\(count)&big=\(big)&done_after=\(count)&interval_ms=0&stream=\(stream)"),
+            client: client)
         let seen = try await withDeadline(.seconds(30)) { () -> [String]? in
             var seen: [String] = []
             for try await event in events { seen.append(event.data) }
             return seen
         }
+        return (seen, journal, client)
+    }
+
+    /// Follows the real app's `testSSEParserDropsOversizedInputAndRecoversAtNextFrame`, on the wire.
+    @Test("O-WATCH-6: an event over 1 MiB is dropped and the stream goes on with the next one")
+    func anOversizedFrameIsDropped() async throws {
+        let stream = "big-\(UUID().uuidString.prefix(8))"
+        let (seen, journal, client) = try await Self.bigFirstEvent(stream, count: 3, big: 1_200_000)
         #expect(seen == [#"{"n":2,"stream":"\#(stream)"}"#, #"{"n":3,"stream":"\#(stream)"}"#])
         #expect(journal.events.contains { $0.message == "event stream dropped an oversized event" })
         let stats = try await client.send(Request<JSONValue>.get("/_sse_stats", query: ["stream": stream]))
@@ -283,17 +292,8 @@ import Testing
     /// The limit's edge: an event whose line is exactly 1 MiB (`data: ` and 1,048,570 bytes) is not over it.
     @Test("O-WATCH-6: an event of exactly 1 MiB is delivered whole")
     func anEventOfExactlyOneMebibyteIsDelivered() async throws {
-        let fault = try TestServers.fault()
         let stream = "edge-\(UUID().uuidString.prefix(8))"
-        let journal = Journal()
-        let client = TestClients.loopback(fault, journal: journal)
-        let events = OmnigentStream.events(
-            .empty(.get, "/sse?count=2&big=1048570&done_after=2&interval_ms=0&stream=\(stream)"), client: client)
-        let seen = try await withDeadline(.seconds(30)) { () -> [String]? in
-            var seen: [String] = []
-            for try await event in events { seen.append(event.data) }
-            return seen
-        }
+        let (seen, journal, _) = try await Self.bigFirstEvent(stream, count: 2, big: 1_048_570)
         #expect(seen?.map(\.utf8.count) == [1_048_570, #"{"n":2,"stream":"\#(stream)"}"#.utf8.count])
         #expect(!journal.events.contains { $0.message == "event stream dropped an oversized event" })
     }
