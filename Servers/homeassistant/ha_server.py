@@ -49,6 +49,7 @@ import ssl
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -360,6 +361,13 @@ async def set_up(instance: Instance, passwords: dict[str, str], deadline: float)
             secret = await add_totp_user(instance, session, ws, passwords[TOTP_USER])
         finally:
             await ws.close()
+        # Readiness proves the sign-in the tests use: the TOTP user's login flow with its code step.
+        await login(session, instance.url, TOTP_USER, passwords[TOTP_USER], totp=secret)
+        async with session.get(instance.url + "/api/states", headers={"Authorization": f"Bearer {owner_token}"}) as r:
+            states = {s["entity_id"] for s in await checked_json(r, "GET /api/states")}
+    missing = set(json.loads((instance.config / "layout.json").read_text())["entities"]) - states
+    if missing:
+        raise Failure(f"{instance.name}: {len(missing)} generated entities have no state, e.g. {sorted(missing)[:5]}")
     write_secret(instance.dir / "token", instance.token)
     write_secret(instance.dir / "totp-secret", secret)
     return {
@@ -367,6 +375,7 @@ async def set_up(instance: Instance, passwords: dict[str, str], deadline: float)
         "running_s": round(running_s, 1),
         "ready_s": round(time.monotonic() - t0, 1),
         "entities_with_area": assigned,
+        "states": len(states),
     }
 
 
@@ -405,8 +414,9 @@ class Helper:
         self.seq += 1
         self.pushes.append({"seq": self.seq, "at": time.time(), "path": request.path, "body": body})
         await self.bump()
-        reset = int(time.time()) + 86400
-        limits = {"successful": self.seq, "errors": 0, "maximum": 150, "resetsAt": reset}
+        # HA parses resetsAt as an ISO 8601 time (mobile_app/notify.py, log_rate_limits); a number makes it fail.
+        reset = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0) + timedelta(days=1)
+        limits = {"successful": self.seq, "errors": 0, "maximum": 150, "resetsAt": reset.isoformat()}
         return web.json_response({"rateLimits": limits}, status=201)
 
     async def client_page(self, _: web.Request) -> web.Response:
