@@ -175,6 +175,8 @@ class Instance:
                 str(self.config),
                 "--skip-pip",
                 "--log-no-color",
+                "--log-file",
+                str(self.dir / "home-assistant.log"),
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,
@@ -368,8 +370,8 @@ async def set_up(instance: Instance, passwords: dict[str, str], deadline: float)
     missing = set(json.loads((instance.config / "layout.json").read_text())["entities"]) - states
     if missing:
         raise Failure(f"{instance.name}: {len(missing)} generated entities have no state, e.g. {sorted(missing)[:5]}")
-    write_secret(instance.dir / "token", instance.token)
-    write_secret(instance.dir / "totp-secret", secret)
+    write_secret(instance.dir.parent / "secrets" / f"{instance.name}-token", instance.token)
+    write_secret(instance.dir.parent / "secrets" / f"{instance.name}-totp-secret", secret)
     return {
         "http_s": round(http_s, 1),
         "running_s": round(running_s, 1),
@@ -486,12 +488,13 @@ def tls_material(root: Path) -> tuple[ssl.SSLContext, tuple[str, str, str]]:
 
 async def serve(args: argparse.Namespace) -> int:
     root: Path = args.state
-    for name in ("main", "tls", "pki"):
+    for name in ("main", "tls", "pki", "secrets"):
         shutil.rmtree(root / name, ignore_errors=True)
     client_ssl, server_tls = tls_material(root)
     passwords = {OWNER: secrets.token_urlsafe(18), TOTP_USER: secrets.token_urlsafe(18)}
-    write_secret(root / "owner-password", passwords[OWNER])
-    write_secret(root / "totp-password", passwords[TOTP_USER])
+    (root / "secrets").mkdir(mode=0o700)
+    write_secret(root / "secrets" / "owner-password", passwords[OWNER])
+    write_secret(root / "secrets" / "totp-password", passwords[TOTP_USER])
 
     instances = {
         "main": Instance("main", root, args.port, args.hass, None),

@@ -210,7 +210,7 @@ def check_logs() -> None:
             "HOMEASSISTANT_TLS_TOTP_SECRET_FILE",
         )
     ]
-    logs = [*state.glob("*.log"), *state.glob("server.*"), *state.glob("*/hass.log"), *state.glob("*/config/*.log")]
+    logs = [*state.glob("*.log"), *state.glob("server.*"), *state.glob("*/*.log")]
     for path in logs:
         text = path.read_text(errors="replace")
         if any(v in text for v in values):
