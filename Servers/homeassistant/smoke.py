@@ -8,7 +8,8 @@ It checks, printing one line per check with its numbers (never a secret):
 - the WebSocket: auth with the token, the area registry (10 areas) and the entity registry (1,000 with an area);
 - the login flow: the owner with a password; the TOTP user with password then code; their tokens on the WebSocket;
 - the client_id page: a flow with HOMEASSISTANT_CLIENT_ID_URL and companionkit://auth-callback;
-- the https instance: refused without a client certificate, 200 with it, and the owner's login flow;
+- the https instance: refused without a client certificate and with an untrusted one, 200 with its own, and the
+  owner's and the TOTP user's login flows;
 - remote push: a mobile_app registration whose push_url is the catcher, notify, the catcher's record;
 - restart through the control API (unless --no-restart): same port, the token still valid, areas kept;
 - no password, token or TOTP secret in the server's logs.
@@ -123,6 +124,14 @@ async def check_tls() -> None:
             raise Failure(f"https without a client certificate answered {r.status}")
     except (aiohttp.ClientError, ssl.SSLError, ConnectionError) as error:
         ok(f"https without a client certificate: refused ({type(error).__name__})")
+    stranger = ssl.create_default_context(cafile=ENV["HOMEASSISTANT_TLS_ROOT_PEM"])
+    pki = Path(ENV["HOMEASSISTANT_TLS_ROOT_PEM"]).parent
+    stranger.load_cert_chain(pki / "stranger.pem", pki / "stranger.key")
+    try:
+        async with aiohttp.ClientSession() as session, session.get(base + "/manifest.json", ssl=stranger) as r:
+            raise Failure(f"https with an untrusted client certificate answered {r.status}")
+    except (aiohttp.ClientError, ssl.SSLError, ConnectionError) as error:
+        ok(f"https with a client certificate from an untrusted CA: refused ({type(error).__name__})")
     context = ssl.create_default_context(cafile=ENV["HOMEASSISTANT_TLS_ROOT_PEM"])
     context.load_cert_chain(ENV["HOMEASSISTANT_TLS_CLIENT_CERT"], ENV["HOMEASSISTANT_TLS_CLIENT_KEY"])
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=context)) as session:
