@@ -58,24 +58,38 @@ srv_load() {
 
 # ---- Python and venvs -----------------------------------------------------------------------------
 
-# Prints the path of a Python >= 3.12: $COMPANION_PYTHON, python3.12, python3.13, python3, then the
-# pyenv versions. Each candidate is run, because a pyenv shim of a version that is not selected
-# exists and fails.
-srv_find_python() {
-    local c root roots=("${PYENV_ROOT:-${HOME:-/nonexistent}/.pyenv}")
+# srv_pyenv_versions <glob...>: the python3 of every pyenv version matching a glob (PYENV_ROOT, ~/.pyenv, `pyenv root`).
+srv_pyenv_versions() {
+    local root glob roots=("${PYENV_ROOT:-${HOME:-/nonexistent}/.pyenv}")
     command -v pyenv >/dev/null 2>&1 && roots+=("$(pyenv root 2>/dev/null || true)")
-    local candidates=("${COMPANION_PYTHON:-}" python3.12 python3.13 python3)
     for root in "${roots[@]}"; do
-        [ -n "$root" ] && candidates+=("$root"/versions/3.12*/bin/python3 "$root"/versions/3.1[3-9]*/bin/python3)
+        [ -n "$root" ] || continue
+        # shellcheck disable=SC2086
+        for glob in "$@"; do printf '%s\n' "$root"/versions/$glob/bin/python3; done
     done
-    for c in "${candidates[@]}"; do
+}
+# srv_first_python <condition> <candidate...>: prints sys.executable of the first candidate that runs and for which
+# the Python expression <condition> (on sys.version_info) is true.
+srv_first_python() {
+    local condition=$1 c
+    shift
+    for c in "$@"; do
         [ -n "$c" ] || continue
-        if "$c" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' >/dev/null 2>&1; then
+        if "$c" -c "import sys; sys.exit(0 if $condition else 1)" >/dev/null 2>&1; then
             "$c" -c 'import sys; print(sys.executable)'
             return 0
         fi
     done
     return 1
+}
+
+# Prints the path of a Python >= 3.12: $COMPANION_PYTHON, python3.12, python3.13, python3, then the
+# pyenv versions. Each candidate is run, because a pyenv shim of a version that is not selected
+# exists and fails.
+srv_find_python() {
+    local candidates
+    mapfile -t candidates < <(srv_pyenv_versions '3.12*' '3.1[3-9]*')
+    srv_first_python 'sys.version_info >= (3, 12)' "${COMPANION_PYTHON:-}" python3.12 python3.13 python3 "${candidates[@]}"
 }
 
 # srv_venv <venv-name> <requirements-file>: makes or refreshes ${COMPANION_VENVS}/<venv-name> so it
@@ -385,18 +399,9 @@ srv_sgit_env() {
 # helper site and prints `READY <main> <tls> <helper>` (see Servers/homeassistant/README.md).
 SRV_HA_INSTALL_TIMEOUT=${SRV_HA_INSTALL_TIMEOUT:-1500}
 srv_find_python313() {
-    local c root roots=("${PYENV_ROOT:-${HOME:-/nonexistent}/.pyenv}")
-    command -v pyenv >/dev/null 2>&1 && roots+=("$(pyenv root 2>/dev/null || true)")
-    local candidates=("${COMPANION_HA_PYTHON:-}" python3.13)
-    for root in "${roots[@]}"; do [ -n "$root" ] && candidates+=("$root"/versions/3.13*/bin/python3); done
-    for c in "${candidates[@]}"; do
-        [ -n "$c" ] || continue
-        if "$c" -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 13) else 1)' >/dev/null 2>&1; then
-            "$c" -c 'import sys; print(sys.executable)'
-            return 0
-        fi
-    done
-    return 1
+    local candidates
+    mapfile -t candidates < <(srv_pyenv_versions '3.13*')
+    srv_first_python 'sys.version_info[:2] == (3, 13)' "${COMPANION_HA_PYTHON:-}" python3.13 "${candidates[@]}"
 }
 srv_homeassistant_venv() {
     local venv=$SRV_VENVS/$VENV req=$SRV_DIR/requirements.txt

@@ -116,24 +116,27 @@ async def check_logins(session: aiohttp.ClientSession, base: str) -> None:
     ok("client_id page: the flow with companionkit://auth-callback ends in create_entry")
 
 
+def tls_context(cert: Path | str | None = None, key: Path | str | None = None) -> ssl.SSLContext:
+    """Trusts the private root; presents the given client certificate, if any."""
+    context = ssl.create_default_context(cafile=ENV["HOMEASSISTANT_TLS_ROOT_PEM"])
+    if cert and key:
+        context.load_cert_chain(cert, key)
+    return context
+
+
 async def check_tls() -> None:
     base = ENV["HOMEASSISTANT_TLS_URL"]
-    bare = ssl.create_default_context(cafile=ENV["HOMEASSISTANT_TLS_ROOT_PEM"])
-    try:
-        async with aiohttp.ClientSession() as session, session.get(base + "/manifest.json", ssl=bare) as r:
-            raise Failure(f"https without a client certificate answered {r.status}")
-    except (aiohttp.ClientError, ssl.SSLError, ConnectionError) as error:
-        ok(f"https without a client certificate: refused ({type(error).__name__})")
-    stranger = ssl.create_default_context(cafile=ENV["HOMEASSISTANT_TLS_ROOT_PEM"])
     pki = Path(ENV["HOMEASSISTANT_TLS_ROOT_PEM"]).parent
-    stranger.load_cert_chain(pki / "stranger.pem", pki / "stranger.key")
-    try:
-        async with aiohttp.ClientSession() as session, session.get(base + "/manifest.json", ssl=stranger) as r:
-            raise Failure(f"https with an untrusted client certificate answered {r.status}")
-    except (aiohttp.ClientError, ssl.SSLError, ConnectionError) as error:
-        ok(f"https with a client certificate from an untrusted CA: refused ({type(error).__name__})")
-    context = ssl.create_default_context(cafile=ENV["HOMEASSISTANT_TLS_ROOT_PEM"])
-    context.load_cert_chain(ENV["HOMEASSISTANT_TLS_CLIENT_CERT"], ENV["HOMEASSISTANT_TLS_CLIENT_KEY"])
+    for what, context in (
+        ("no client certificate", tls_context()),
+        ("a client certificate from an untrusted CA", tls_context(pki / "stranger.pem", pki / "stranger.key")),
+    ):
+        try:
+            async with aiohttp.ClientSession() as session, session.get(base + "/manifest.json", ssl=context) as r:
+                raise Failure(f"https with {what} answered {r.status}")
+        except (aiohttp.ClientError, ssl.SSLError, ConnectionError) as error:
+            ok(f"https with {what}: refused ({type(error).__name__})")
+    context = tls_context(ENV["HOMEASSISTANT_TLS_CLIENT_CERT"], ENV["HOMEASSISTANT_TLS_CLIENT_KEY"])
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=context)) as session:
         listed = await states(session, base, secret("HOMEASSISTANT_TLS_TOKEN_FILE"))
         token = await login(session, base, "ci", secret("HOMEASSISTANT_PASSWORD_FILE"))
