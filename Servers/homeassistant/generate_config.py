@@ -19,7 +19,10 @@ Every area holds the same 100 entities that need no hardware, so N areas (1 to 1
 | input_datetime | 2 | alarm times, 07:00 |
 | input_button | 2 | doorbells |
 
-Every one of them has a unique id (an input helper's YAML key, a template's `unique_id`), so it is in the entity
+Besides, in no area, the catalog's four examples (specs/homeassistant.md §2.1): `input_boolean.porch_light`,
+`input_number.thermostat` (10 to 30, step 0.5, initial 20), `sensor.thermostat_doubled` and `binary_sensor.porch_lit`.
+
+Every generated entity has a unique id (an input helper's YAML key, a template's `unique_id`), so it is in the entity
 registry and can be given its area there: the layout file (`layout.json`: `{"areas": [...], "entities":
 {entity_id: area name}}`) is what ha_server.py assigns after the start. The configuration loads no
 `default_config:` (which would pull cloud, zeroconf, ssdp, dhcp, bluetooth...), binds http to 127.0.0.1 only and
@@ -191,7 +194,26 @@ def configuration(port: int, areas: int, tls: tuple[str, str, str] | None) -> tu
         "sensor": [{"platform": "websocket_api"}],
     }
     layout: dict = {"areas": AREAS[:areas], "entities": {}}
-    sections: dict[str, list] = {}
+    # The catalog's own examples (specs/homeassistant.md §2.1, research §2), word for word and in no area.
+    config["input_boolean"] = {"porch_light": {"name": "Porch light", "icon": "mdi:lightbulb"}}
+    config["input_number"] = {"thermostat": {"name": "Thermostat", "min": 10, "max": 30, "step": 0.5, "initial": 20}}
+    sections: dict[str, list] = {
+        "sensor": [
+            {
+                "name": "Thermostat doubled",
+                "unique_id": "thermostat_doubled",
+                "unit_of_measurement": "°C",
+                "state": "{{ states('input_number.thermostat') | float(0) * 2 }}",
+            }
+        ],
+        "binary_sensor": [
+            {
+                "name": "Porch lit",
+                "unique_id": "porch_lit",
+                "state": "{{ is_state('input_boolean.porch_light', 'on') }}",
+            }
+        ],
+    }
     for area in AREAS[:areas]:
         helpers, templates, ids = area_entities(area)
         for domain, entries in helpers.items():
