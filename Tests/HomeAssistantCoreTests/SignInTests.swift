@@ -65,8 +65,9 @@ import Testing
             Issue.record("not a bearer with refresh and expiry: \(stored.credential)")
             return
         }
-        #expect(TokenShape.jwt.accepts(access))
-        #expect(refresh.count == 128)
+        // Booleans, so a failure never prints a token.
+        let shapes = TokenShape.jwt.accepts(access) && refresh.count == 128
+        #expect(shapes, "a JWT access token and a 128-character refresh token")
         #expect(expiresAt == clock.now().addingTimeInterval(1800))
         // The flow's requests: no PKCE (2025.4.4 lists no S256), the client id and redirect of the origin.
         #expect(
@@ -261,7 +262,9 @@ import Testing
         let client = environment.client(for: address.url, profile: HomeAssistantServer.profile)
         let stored = try await HomeAssistantSignIn.longLivedToken(
             server.longLivedToken, user: server.user, address: address, client: client)
-        #expect(stored.credential == .bearer(accessToken: server.longLivedToken, refreshToken: nil, expiresAt: nil))
+        let asGiven =
+            stored.credential == .bearer(accessToken: server.longLivedToken, refreshToken: nil, expiresAt: nil)
+        #expect(asGiven, "the long-lived token is stored as a bearer without refresh or expiry")
         let parts = server.longLivedToken.split(separator: ".")
         let forged = parts[0] + "." + parts[1] + ".AAAA"
         await #expect(throws: AuthError.wrongCredentials(serverSentence: "Home Assistant refused the token")) {
