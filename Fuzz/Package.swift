@@ -6,7 +6,7 @@ import PackageDescription
 let targets = [
     "FuzzLinkParser", "FuzzServerAddress", "FuzzManagedConfiguration", "FuzzBridgeEnvelope", "FuzzSSEParser",
     "FuzzVaultObject", "FuzzVaultEnvelope", "FuzzTimestamp", "FuzzScheduleCodec", "FuzzCertainValues",
-    "FuzzTeamData", "FuzzCertificate", "FuzzHomeAssistantValues",
+    "FuzzTeamData", "FuzzCertificate", "FuzzHomeAssistantValues", "FuzzSecretBox",
 ]
 /// Dependencies only one target needs (an app's module, so the kit's targets do not build every app).
 let extra: [String: [Target.Dependency]] = [
@@ -15,6 +15,7 @@ let extra: [String: [Target.Dependency]] = [
     "FuzzTeamData": [.product(name: "PrompTugalCore", package: "CompanionKit")],
     "FuzzCertainValues": [.product(name: "CertainCore", package: "CompanionKit")],
     "FuzzHomeAssistantValues": [.product(name: "HomeAssistantCore", package: "CompanionKit")],
+    "FuzzSecretBox": ["CSodiumFuzz"],
 ]
 
 let package = Package(
@@ -26,6 +27,8 @@ let package = Package(
         .target(name: "FuzzDriver"),
         // The entry-point plumbing every target shares.
         .target(name: "FuzzSupport", dependencies: ["FuzzDriver"]),
+        // Debian's libsodium, the reference FuzzSecretBox compares the kit's secretbox with.
+        .systemLibrary(name: "CSodiumFuzz", providers: [.apt(["libsodium-dev"])]),
     ]
         + targets.map { name in
             .executableTarget(

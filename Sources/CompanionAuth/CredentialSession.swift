@@ -26,9 +26,10 @@ public enum AuthStatus: Sendable, Hashable {
 ///   refresh; the others wait for it and retry with its result.
 /// - The renewed credential (with a rotated refresh token) is in the `SecretStore` before any request
 ///   uses it, so a crash right after a refresh never leaves only the spent refresh token stored.
-/// - A refresh the server refused (or whose result cannot be stored) signs out; it is never retried in a loop. A
-///   refresh that got no answer, or no usable one (a 5xx), keeps the credential for the next try (Home Assistant
-///   H-TOK-7: a server restarting must not sign the person out).
+/// - A failed refresh signs out; it is never retried in a loop. A session made with
+///   `keepsCredentialWithoutAnswer` signs out only when the server refused the refresh (or its result cannot be
+///   stored): a refresh that got no answer, or no usable one (a 5xx), keeps the credential for the next try (Home
+///   Assistant H-TOK-7: a server restarting must not sign the person out).
 /// - With a clock, a bearer token is renewed before use once it expires within `refreshLeeway` (H-TOK-2), by the
 ///   same single-flight refresh.
 /// - Revocation (401/403/410 on the credential in use) signs out, deletes the stored credential and
@@ -42,6 +43,7 @@ public actor CredentialSession {
     private var current: StoredCredential?
     private var refreshing: Task<Result<StoredCredential, AuthError>, Never>?
     private let clock: (any WallClock)?
+    private let keepsCredentialWithoutAnswer: Bool
     /// How long before its expiry a bearer token is renewed ahead of use, when the session has a clock.
     public let refreshLeeway: TimeInterval
     private var observers: [UUID: AsyncStream<AuthStatus>.Continuation] = [:]
@@ -51,11 +53,14 @@ public actor CredentialSession {
     public private(set) var refreshCount = 0
 
     /// Creates a session using `stored` (or signed out when `nil`); with `clock`, tokens are renewed
-    /// `refreshLeeway` seconds before they expire.
+    /// `refreshLeeway` seconds before they expire; with `keepsCredentialWithoutAnswer`, only a refused refresh
+    /// signs out.
     public init(
         stored: StoredCredential?, store: any SecretStore, refresher: (any TokenRefresher)? = nil,
-        journal: Journal = Journal(), clock: (any WallClock)? = nil, refreshLeeway: TimeInterval = 60
+        journal: Journal = Journal(), clock: (any WallClock)? = nil, refreshLeeway: TimeInterval = 60,
+        keepsCredentialWithoutAnswer: Bool = false
     ) {
+        self.keepsCredentialWithoutAnswer = keepsCredentialWithoutAnswer
         self.store = store
         self.refresher = refresher
         self.journal = journal
@@ -172,11 +177,13 @@ public actor CredentialSession {
             return renewed
         case .failure(let error):
             journal.record(.auth, "refresh failed: \(error.description)")
-            switch error {
-            case .http, .unexpectedReply:
-                // No answer, or none that says anything about the credential: it stays for the next try.
-                return nil
-            default: break
+            if keepsCredentialWithoutAnswer {
+                switch error {
+                case .http, .unexpectedReply:
+                    // No answer, or none that says anything about the credential: it stays for the next try.
+                    return nil
+                default: break
+                }
             }
             let reason: AuthError
             if case .refreshFailed = error { reason = error } else { reason = .refreshFailed(serverSentence: nil) }

@@ -48,6 +48,8 @@ public struct SecretRecordKey: Sendable, Hashable, Codable, Comparable, CustomSt
         case network
         /// One `ClientIdentity`, by its id.
         case identity
+        /// One account's registration of this device with its server (webhook ids and keys), by account.
+        case device
     }
 
     /// What it holds.

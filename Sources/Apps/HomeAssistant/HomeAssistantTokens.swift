@@ -45,7 +45,7 @@ extension HomeAssistantServer {
             client: environment.client(for: stored.address.url, profile: profile, middlewares: middlewares))
         let renewing = CredentialSession(
             stored: stored, store: environment.secrets, refresher: refresher, journal: environment.journal,
-            clock: environment.clock)
+            clock: environment.clock, keepsCredentialWithoutAnswer: true)
         return HomeAssistantServer(
             bundle: try await ServerBundle.open(
                 stored.address.url, account: account, profile: profile, session: renewing, middlewares: middlewares,

@@ -1,0 +1,121 @@
+import CompanionApp
+import CompanionAuth
+import CompanionCore
+import CompanionCrypto
+import CompanionHTTP
+import CompanionTestSupport
+import Foundation
+import HomeAssistantCore
+import Testing
+
+/// `mobile_app` against the real Home Assistant: registration, the battery sensor, the location, the zones, plain
+/// and encrypted webhooks (H-MOB-1..7, 11, 12, 14; H-NET-7).
+@Suite struct MobileAppTests {
+    let server: HomeAssistantFixture
+
+    init() throws { server = try HomeAssistantFixture() }
+
+    /// A signed-in account's server and device, with a device name of its own (so its entity ids are too).
+    func device(_ environment: AppEnvironment, recorder: RequestRecorder = RequestRecorder()) async throws -> (
+        HomeAssistantServer, MobileApp, DeviceInfo, String
+    ) {
+        let address = try server.address(environment)
+        let signIn = try environment.homeAssistantSignIn(address, recorder: RequestRecorder())
+        #expect(try await signIn.signIn(username: server.user, password: server.password) == .authenticated)
+        let stored = try await signIn.issueCredential()
+        try environment.secrets.save(stored)
+        let home = try await HomeAssistantServer.open(stored.account, environment: environment, middlewares: [recorder])
+        let tag = String(UInt32.random(in: 0..<UInt32.max), radix: 16)
+        let info = DeviceInfo(
+            deviceID: "ci-device-\(tag)", appID: "io.companionkit.ci", appName: "CompanionKit CI", appVersion: "0.1.0",
+            deviceName: "ci phone \(tag)", manufacturer: "CompanionKit", model: "Linux CI", osName: "Linux",
+            osVersion: "6")
+        return (home, MobileApp(server: home), info, "ci_phone_\(tag)")
+    }
+
+    /// The state of `entityID` read back through the REST API.
+    func state(_ home: HomeAssistantServer, _ entityID: String) async throws -> EntityState {
+        try EntityState(json: try await home.bundle.client.send(HomeAssistantAPI.state(entityID)))
+    }
+
+    @Test("H-MOB-1: without mobile_app in get_config's components nothing is sent")
+    func noMobileAppNoRequest() async throws {
+        let environment = TestEnvironments.loopback()
+        let recorder = RequestRecorder()
+        let (_, device, info, _) = try await device(environment, recorder: recorder)
+        await #expect(throws: MobileAppError.mobileAppMissing) {
+            try await device.register(info, config: ServerConfig(version: "2025.4.4", components: ["api"]))
+        }
+        #expect(!recorder.lines.contains("POST /api/mobile_app/registrations"))
+    }
+
+    @Test(
+        "H-MOB-2 H-MOB-3 H-MOB-4 H-MOB-11 H-MOB-12 H-NET-7: register (201, 64-hex id in the secret store only), the battery sensor registered and updated, read back; webhooks carry no Authorization"
+    )
+    func plainRegistrationAndBattery() async throws {
+        let journal = Journal()
+        let environment = TestEnvironments.loopback(journal: journal)
+        let recorder = RequestRecorder()
+        let (home, device, info, slug) = try await device(environment, recorder: recorder)
+        let config = try await home.config().value
+        let registration = try await device.register(info, config: config, encrypted: false)
+        let idIsHex = registration.webhookID.count == 64 && registration.webhookID.allSatisfy(\.isHexDigit)
+        #expect(idIsHex, "the webhook id is 64 hex characters")
+        #expect(registration.secret == nil)
+        #expect(try device.registration() == registration)
+        try await device.registerSensor(.battery(level: 80))
+        let battery = try await state(home, "sensor.\(slug)_battery_level")
+        #expect(battery.state == "80")
+        #expect(battery.name == "\(info.deviceName) Battery Level")
+        let answers = try await device.updateSensors([.battery(level: 79)])
+        #expect(answers["battery_level"]?["success"] == true)
+        #expect(try await state(home, "sensor.\(slug)_battery_level").state == "79")
+        // The registration went with the Bearer token; no webhook did (they go through a client without it).
+        let registrations = recorder.requests.filter { $0.url.path == "/api/mobile_app/registrations" }
+        #expect(registrations.count == 1 && registrations.allSatisfy { $0.headers["Authorization"] != nil })
+        #expect(!recorder.requests.contains { $0.url.path.hasPrefix("/api/webhook/") })
+        // H-MOB-4: the webhook id is masked wherever the journal wrote it.
+        let text = String(decoding: journal.exportJSONLines(), as: UTF8.self)
+        let masked = !text.contains(registration.webhookID)
+        #expect(masked, "the journal never holds the webhook id")
+    }
+
+    @Test(
+        "H-MOB-14: a fix with its accuracy puts the device home; zones are read; gps without accuracy changes nothing")
+    func locationAndZones() async throws {
+        let environment = TestEnvironments.loopback()
+        let (home, device, info, slug) = try await device(environment)
+        try await device.register(info, config: try await home.config().value, encrypted: false)
+        try await device.updateLocation(LocationFix(latitude: 52.3731, longitude: 4.8922, accuracy: 15, battery: 80))
+        #expect(try await state(home, "device_tracker.\(slug)").state == "home")
+        let zones = try await device.zones()
+        #expect(zones.value.contains { $0.entityID == "zone.home" })
+        // Away, then gps without its accuracy: Home Assistant ignores it (200 {}), the tracker stays away.
+        try await device.updateLocation(LocationFix(latitude: 48.8566, longitude: 2.3522, accuracy: 20))
+        #expect(try await state(home, "device_tracker.\(slug)").state == "not_home")
+        _ = try await device.webhook("update_location", data: ["gps": [52.3731, 4.8922]])
+        #expect(try await state(home, "device_tracker.\(slug)").state == "not_home")
+    }
+
+    @Test(
+        "H-MOB-5 H-MOB-7: an encrypted registration's webhooks are sealed; get_config's sealed reply opens; a plain one is refused (400 encryption_required)"
+    )
+    func encryptedWebhooks() async throws {
+        let environment = TestEnvironments.loopback()
+        let (home, device, info, slug) = try await device(environment)
+        let registration = try await device.register(info, config: try await home.config().value, encrypted: true)
+        let secretIsHex = registration.secret?.count == 64
+        #expect(secretIsHex, "an encrypted registration has a 64-hex secret")
+        let config = try #require(try await device.webhook("get_config", expecting: [200]))
+        #expect(config["version"] == "2025.4.4")
+        try await device.registerSensor(.battery(level: 55))
+        #expect(try await state(home, "sensor.\(slug)_battery_level").state == "55")
+        _ = try await device.updateSensors([.battery(level: 54)])
+        #expect(try await state(home, "sensor.\(slug)_battery_level").state == "54")
+        // The server refuses a plain webhook to an encrypted registration.
+        let client = environment.client(for: server.url, profile: HomeAssistantServer.profile)
+        let plain = try await client.call(
+            .post, "/api/webhook/\(registration.webhookID)", json: ["type": "get_config"])
+        #expect(plain.status == 400 && plain.json?["error"]?["code"] == "encryption_required")
+    }
+}
