@@ -13,7 +13,8 @@ import Foundation
 /// (`description` names the certificate count only).
 public struct PKCS12Contents: Sendable, Hashable, CustomStringConvertible {
     /// The private key as unencrypted PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), for libcurl on Linux;
-    /// `nil` on Apple platforms, where the key stays inside the `SecIdentity` the Security framework made.
+    /// `nil` on Apple platforms, where the key stays inside the `SecIdentity` the Security framework made. It
+    /// exists only because libcurl on Linux takes a client key as bytes.
     public var privateKeyPEM: Data?
     /// The certificates, DER: the one matching the key first, then the rest of the chain the file carried
     /// (intermediates), in the file's order.
@@ -177,7 +178,7 @@ public enum PKCS12 {
             switch status {
             case errSecSuccess: break
             case errSecAuthFailed, errSecPkcs12VerifyFailure: throw .wrongPassphrase
-            case errSecDecode: throw .notPKCS12
+            case errSecDecode, errSecUnknownFormat: throw .notPKCS12
             default: throw .unsupported(detail: "status \(status)")
             }
             guard let first = (items as? [[String: Any]])?.first else { throw .noCertificate }
