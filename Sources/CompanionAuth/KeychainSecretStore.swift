@@ -1,4 +1,5 @@
 #if canImport(Security)
+    import CompanionCore
     import Foundation
     import Security
 
