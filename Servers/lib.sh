@@ -441,7 +441,7 @@ srv_homeassistant_start() {
     local venv
     venv=$(srv_homeassistant_venv) || return 1
     [ -x "$venv/bin/hass" ] || { srv_say "$SRV_NAME: $venv/bin/hass is missing after the install"; return 1; }
-    [ -x /usr/bin/openssl ] || { srv_say "$SRV_NAME: openssl is required for the test PKI"; return 1; }
+    command -v openssl >/dev/null || { srv_say "$SRV_NAME: openssl is required for the test PKI"; return 1; }
     # shellcheck disable=SC2086
     srv_boot "$venv/bin/python" env $EXTRA_ENV "$venv/bin/python" "$SRV_DIR/ha_server.py" --port "{PORT}" \
         --state "$SRV_STATE" || return 1
