@@ -47,7 +47,7 @@ srv_load() {
     SRV_STATE=$SRV_STATE_ROOT/$name
     VENV=${VENV:-$name}
     READY_TIMEOUT=${READY_TIMEOUT:-60}
-    case "$KIND" in python|omnigent|sgit|fault|nginx) ;; *) srv_say "$name: KIND must be python, omnigent, sgit, fault or nginx, not '$KIND'"; return 1 ;; esac
+    case "$KIND" in python|omnigent|sgit|fault|nginx|homeassistant) ;; *) srv_say "$name: KIND must be python, omnigent, sgit, fault, nginx or homeassistant, not '$KIND'"; return 1 ;; esac
     [[ "$ENV_VAR" =~ ^[A-Z_][A-Z0-9_]*$ ]] || { srv_say "$name: ENV_VAR '$ENV_VAR' is not a variable name"; return 1; }
     [ -n "$MARKER" ] || { srv_say "$name: MARKER is empty"; return 1; }
     local word
@@ -58,24 +58,38 @@ srv_load() {
 
 # ---- Python and venvs -----------------------------------------------------------------------------
 
-# Prints the path of a Python >= 3.12: $COMPANION_PYTHON, python3.12, python3.13, python3, then the
-# pyenv versions. Each candidate is run, because a pyenv shim of a version that is not selected
-# exists and fails.
-srv_find_python() {
-    local c root roots=("${PYENV_ROOT:-${HOME:-/nonexistent}/.pyenv}")
+# srv_pyenv_versions <glob...>: the python3 of every pyenv version matching a glob (PYENV_ROOT, ~/.pyenv, `pyenv root`).
+srv_pyenv_versions() {
+    local root glob roots=("${PYENV_ROOT:-${HOME:-/nonexistent}/.pyenv}")
     command -v pyenv >/dev/null 2>&1 && roots+=("$(pyenv root 2>/dev/null || true)")
-    local candidates=("${COMPANION_PYTHON:-}" python3.12 python3.13 python3)
     for root in "${roots[@]}"; do
-        [ -n "$root" ] && candidates+=("$root"/versions/3.12*/bin/python3 "$root"/versions/3.1[3-9]*/bin/python3)
+        [ -n "$root" ] || continue
+        # shellcheck disable=SC2086
+        for glob in "$@"; do printf '%s\n' "$root"/versions/$glob/bin/python3; done
     done
-    for c in "${candidates[@]}"; do
+}
+# srv_first_python <condition> <candidate...>: prints sys.executable of the first candidate that runs and for which
+# the Python expression <condition> (on sys.version_info) is true.
+srv_first_python() {
+    local condition=$1 c
+    shift
+    for c in "$@"; do
         [ -n "$c" ] || continue
-        if "$c" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' >/dev/null 2>&1; then
+        if "$c" -c "import sys; sys.exit(0 if $condition else 1)" >/dev/null 2>&1; then
             "$c" -c 'import sys; print(sys.executable)'
             return 0
         fi
     done
     return 1
+}
+
+# Prints the path of a Python >= 3.12: $COMPANION_PYTHON, python3.12, python3.13, python3, then the
+# pyenv versions. Each candidate is run, because a pyenv shim of a version that is not selected
+# exists and fails.
+srv_find_python() {
+    local candidates
+    mapfile -t candidates < <(srv_pyenv_versions '3.12*' '3.1[3-9]*')
+    srv_first_python 'sys.version_info >= (3, 12)' "${COMPANION_PYTHON:-}" python3.12 python3.13 python3 "${candidates[@]}"
 }
 
 # srv_venv <venv-name> <requirements-file>: makes or refreshes ${COMPANION_VENVS}/<venv-name> so it
@@ -375,6 +389,97 @@ srv_sgit_env() {
     echo "export SGIT_SERVER_PIDFILE=$(srv_q "$SRV_STATE/pid")"
     echo "export SGIT_CLI=$(srv_q "$(cat "$SRV_STATE/cli")")"
     echo "export SGIT_VAULTS_MANIFEST=$(srv_q "$SRV_STATE/vaults/manifest.json")"
+}
+
+# homeassistant: Home Assistant (Servers/homeassistant/requirements.txt) in its own venv, made with Python 3.13
+# (2025.4.4's Requires-Python is >=3.13.0; srv_find_python would take 3.12) and installed against the
+# package_constraints.txt inside Home Assistant's own wheel (without it pip backtracks for minutes). The install is
+# bounded (SRV_HA_INSTALL_TIMEOUT s), logged to <venv>.install.log, whose tail is shown when it fails, and kept for
+# reuse until requirements.txt changes. Servers/homeassistant/ha_server.py then runs the two instances and the
+# helper site and prints `READY <main> <tls> <helper>` (see Servers/homeassistant/README.md).
+SRV_HA_INSTALL_TIMEOUT=${SRV_HA_INSTALL_TIMEOUT:-1500}
+srv_find_python313() {
+    local candidates
+    mapfile -t candidates < <(srv_pyenv_versions '3.13*')
+    srv_first_python 'sys.version_info[:2] == (3, 13)' "${COMPANION_HA_PYTHON:-}" python3.13 "${candidates[@]}"
+}
+srv_homeassistant_venv() {
+    local venv=$SRV_VENVS/$VENV req=$SRV_DIR/requirements.txt
+    if ! cmp -s "$req" "$venv/.requirements"; then
+        mkdir -p "$SRV_VENVS"
+        (
+            exec 9>"$venv.lock"
+            flock -w "$SRV_INSTALL_TIMEOUT" 9 || { srv_say "$SRV_NAME: timed out waiting for another install into $venv"; exit 1; }
+            cmp -s "$req" "$venv/.requirements" && exit 0
+            local py version log=$venv.install.log t0=$SECONDS
+            py=$(srv_find_python313) || { srv_say "$SRV_NAME: no Python 3.13 found (tried \$COMPANION_HA_PYTHON, python3.13, pyenv versions/3.13*)"; exit 1; }
+            version=$(sed -n 's/^homeassistant==//p' "$req")
+            srv_say "$SRV_NAME: installing Home Assistant $version into $venv with $py (log: $log; at most $SRV_HA_INSTALL_TIMEOUT s)"
+            rm -rf "$venv"
+            if ! timeout "$SRV_HA_INSTALL_TIMEOUT" bash -c '
+                set -euo pipefail
+                "$1" -m venv "$2"
+                pip=("$2/bin/python" -m pip --disable-pip-version-check)
+                "${pip[@]}" download --no-deps "homeassistant==$4" -d "$2/dl"
+                "$2/bin/python" -c "import sys, zipfile
+print(zipfile.ZipFile(sys.argv[1]).read(\"homeassistant/package_constraints.txt\").decode(), end=\"\")" \
+                    "$2/dl/homeassistant-$4-py3-none-any.whl" > "$2/constraints.txt"
+                rm -rf "$2/dl"
+                "${pip[@]}" install -c "$2/constraints.txt" -r "$3"
+            ' _ "$py" "$venv" "$req" "$version" > "$log" 2>&1; then
+                tail -n 40 "$log" >&2
+                srv_say "$SRV_NAME: installing Home Assistant failed or took over $SRV_HA_INSTALL_TIMEOUT s (log: $log)"
+                exit 1
+            fi
+            cp "$req" "$venv/.requirements"
+            srv_say "$SRV_NAME: installed in $((SECONDS - t0)) s"
+        ) || return 1
+    fi
+    echo "$venv"
+}
+srv_homeassistant_start() {
+    local venv
+    venv=$(srv_homeassistant_venv) || return 1
+    [ -x "$venv/bin/hass" ] || { srv_say "$SRV_NAME: $venv/bin/hass is missing after the install"; return 1; }
+    command -v openssl >/dev/null || { srv_say "$SRV_NAME: openssl is required for the test PKI"; return 1; }
+    # shellcheck disable=SC2086
+    srv_boot "$venv/bin/python" env $EXTRA_ENV "$venv/bin/python" "$SRV_DIR/ha_server.py" --port "{PORT}" \
+        --state "$SRV_STATE" || return 1
+    # shellcheck disable=SC2086
+    set -- $SRV_READY_LINE
+    [ $# -eq 4 ] || { srv_say "$SRV_NAME: READY line '$SRV_READY_LINE' does not name three ports"; return 1; }
+    SRV_URL=http://127.0.0.1:$2
+}
+# A running Home Assistant is reused while it answers /manifest.json and its helper site answers.
+srv_homeassistant_reusable() {
+    local ports
+    [ -s "$SRV_STATE/ports" ] || return 1
+    ports=($(cat "$SRV_STATE/ports"))
+    curl -sf --max-time 2 -o /dev/null "http://127.0.0.1:${ports[0]}/manifest.json" \
+        && curl -sf --max-time 2 -o /dev/null "http://127.0.0.1:${ports[2]}/_control/status"
+}
+srv_homeassistant_env() {
+    local ports p=${ENV_VAR%_URL} pki=$SRV_STATE/pki
+    ports=($(cat "$SRV_STATE/ports"))
+    echo "export ${p}_USER=ci"
+    echo "export ${p}_PASSWORD_FILE=$(srv_q "$SRV_STATE/secrets/owner-password")"
+    echo "export ${p}_TOKEN_FILE=$(srv_q "$SRV_STATE/secrets/main-token")"
+    echo "export ${p}_TOTP_USER=ci-totp"
+    echo "export ${p}_TOTP_PASSWORD_FILE=$(srv_q "$SRV_STATE/secrets/totp-password")"
+    echo "export ${p}_TOTP_SECRET_FILE=$(srv_q "$SRV_STATE/secrets/main-totp-secret")"
+    echo "export ${p}_CONTROL_URL=http://127.0.0.1:${ports[2]}/_control"
+    echo "export ${p}_PUSH_URL=http://127.0.0.1:${ports[2]}/push"
+    echo "export ${p}_CLIENT_ID_URL=http://127.0.0.1:${ports[2]}/app/"
+    echo "export ${p}_TLS_URL=https://127.0.0.1:${ports[1]}"
+    echo "export ${p}_TLS_TOKEN_FILE=$(srv_q "$SRV_STATE/secrets/tls-token")"
+    echo "export ${p}_TLS_TOTP_SECRET_FILE=$(srv_q "$SRV_STATE/secrets/tls-totp-secret")"
+    echo "export ${p}_TLS_ROOT_PEM=$(srv_q "$pki/root.pem")"
+    echo "export ${p}_TLS_ROOT_DER=$(srv_q "$pki/root.der")"
+    echo "export ${p}_TLS_CLIENT_P12=$(srv_q "$pki/client.p12")"
+    echo "export ${p}_TLS_CLIENT_CERT=$(srv_q "$pki/client-chain.pem")"
+    echo "export ${p}_TLS_CLIENT_KEY=$(srv_q "$pki/client.key")"
+    echo "export ${p}_TLS_STRANGER_P12=$(srv_q "$pki/stranger.p12")"
+    echo "export ${p}_TLS_P12_PASSPHRASE_FILE=$(srv_q "$pki/p12-passphrase")"
 }
 
 # srv_wait_for <name>: waits until the server <name> (started alongside) is up (its env and url written). It
