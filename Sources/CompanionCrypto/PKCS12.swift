@@ -173,8 +173,13 @@ public enum PKCS12 {
         /// format with a wrong-passphrase status; docs/networks.md says how to export for them.
         private static func openWithSecurity(_ data: Data, passphrase: String) throws(PKCS12Error) -> PKCS12Contents {
             var items: CFArray?
-            let options = [kSecImportExportPassphrase as String: passphrase] as CFDictionary
-            let status = SecPKCS12Import(data as CFData, options, &items)
+            let options: [String: Any] = [
+                kSecImportExportPassphrase as String: passphrase,
+                // Reading a file stores nothing: without this (iOS 18, macOS 15) macOS adds the identity to the login
+                // keychain.
+                kSecImportToMemoryOnly as String: true,
+            ]
+            let status = SecPKCS12Import(data as CFData, options as CFDictionary, &items)
             switch status {
             case errSecSuccess: break
             case errSecAuthFailed, errSecPkcs12VerifyFailure: throw .wrongPassphrase
