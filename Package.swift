@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "CertainCore", targets: ["CertainCore"]),
         .library(name: "MainworthyCore", targets: ["MainworthyCore"]),
         .library(name: "PrompTugalCore", targets: ["PrompTugalCore"]),
+        .library(name: "HomeAssistantCore", targets: ["HomeAssistantCore"]),
         .executable(name: "companion", targets: ["companion"]),
     ],
     targets: [
@@ -119,6 +120,12 @@ let package = Package(
                 "CompanionBridge", "CompanionVault",
             ],
             path: "Sources/Apps/PrompTugal", swiftSettings: strict),
+        .target(
+            name: "HomeAssistantCore",
+            dependencies: [
+                "CompanionApp", "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionAuth", "CompanionStore",
+            ],
+            path: "Sources/Apps/HomeAssistant", swiftSettings: strict),
 
         // The terminal client and the benchmarks.
         .executableTarget(
@@ -243,6 +250,14 @@ let package = Package(
             dependencies: [
                 "CertainCore", "CompanionApp", "CompanionAuth", "CompanionCore", "CompanionStore", "MainworthyCore",
                 "OmnigentCore", "PrompTugalCore",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "HomeAssistantCoreTests",
+            dependencies: [
+                "HomeAssistantCore", "CompanionApp", "CompanionAuth", "CompanionCore", "CompanionCrypto",
+                "CompanionHTTP",
+                "CompanionStore", "CompanionTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(

@@ -6,7 +6,7 @@ import PackageDescription
 let targets = [
     "FuzzLinkParser", "FuzzServerAddress", "FuzzManagedConfiguration", "FuzzBridgeEnvelope", "FuzzSSEParser",
     "FuzzVaultObject", "FuzzVaultEnvelope", "FuzzTimestamp", "FuzzScheduleCodec", "FuzzCertainValues",
-    "FuzzTeamData", "FuzzCertificate", "FuzzWebSocketDecoder",
+    "FuzzTeamData", "FuzzCertificate", "FuzzWebSocketDecoder", "FuzzHomeAssistantValues",
 ]
 /// Dependencies only one target needs (an app's module, so the kit's targets do not build every app).
 let extra: [String: [Target.Dependency]] = [
@@ -14,6 +14,7 @@ let extra: [String: [Target.Dependency]] = [
     "FuzzScheduleCodec": [.product(name: "PrompTugalCore", package: "CompanionKit")],
     "FuzzTeamData": [.product(name: "PrompTugalCore", package: "CompanionKit")],
     "FuzzCertainValues": [.product(name: "CertainCore", package: "CompanionKit")],
+    "FuzzHomeAssistantValues": [.product(name: "HomeAssistantCore", package: "CompanionKit")],
 ]
 
 let package = Package(

@@ -37,6 +37,8 @@ public enum AuthError: Error, Sendable, Hashable, CustomStringConvertible, Local
     case http(HTTPError)
     /// The secret store failed.
     case store(SecretStoreError)
+    /// The server ended a sign-in attempt of several steps; the next attempt starts a new one.
+    case signInEnded(SignInEnd, serverSentence: String?)
 
     /// A sentence a person can act on; it never contains a secret value.
     public var description: String {
@@ -78,9 +80,46 @@ public enum AuthError: Error, Sendable, Hashable, CustomStringConvertible, Local
             return error.description
         case .store(let error):
             return error.description
+        case .signInEnded(let reason, let sentence):
+            let said = sentence.map { " The server said: \($0)" } ?? ""
+            return reason.sentence + said
         }
     }
 
     /// The same sentence, for `LocalizedError` users (SwiftUI alerts).
     public var errorDescription: String? { description }
+}
+
+/// Why a server ended a sign-in attempt of several steps (a login flow with a second factor).
+public enum SignInEnd: String, Sendable, Hashable, Codable {
+    /// Too many wrong codes.
+    case tooManyAttempts
+    /// The attempt took too long.
+    case expired
+    /// The device changed network between two steps.
+    case networkChanged
+    /// The server no longer knows the attempt.
+    case lost
+    /// The server refused the form of what was sent.
+    case malformed
+    /// The server refused the app's redirect address.
+    case invalidRedirect
+    /// The server refused the app's client id.
+    case invalidClient
+    /// Another reason, in the server's sentence.
+    case other
+
+    /// A sentence a person can act on.
+    public var sentence: String {
+        switch self {
+        case .tooManyAttempts: return "Too many wrong codes: sign in again with your password."
+        case .expired: return "The sign-in took too long: sign in again with your password."
+        case .networkChanged: return "The device changed network during the sign-in: sign in again."
+        case .lost: return "The server no longer knows this sign-in attempt: sign in again."
+        case .malformed: return "The server did not accept what was sent: sign in again."
+        case .invalidRedirect: return "The server does not accept this app's sign-in return address."
+        case .invalidClient: return "The server does not accept this app's client id."
+        case .other: return "The server ended the sign-in: sign in again."
+        }
+    }
 }

@@ -65,7 +65,7 @@ public struct AuthenticationMiddleware: Middleware {
 
     /// Attaches, sends, and handles a refusal.
     public func intercept(_ request: HTTPRequest, next: HTTPNext) async throws(HTTPError) -> (HTTPResponse, HTTPBody) {
-        guard let stored = await session.credential, stored.belongs(to: request.url) else {
+        guard let stored = await session.usable(), stored.belongs(to: request.url) else {
             return try await next(request)
         }
         var authed = request

@@ -26,7 +26,11 @@ public enum AuthStatus: Sendable, Hashable {
 ///   refresh; the others wait for it and retry with its result.
 /// - The renewed credential (with a rotated refresh token) is in the `SecretStore` before any request
 ///   uses it, so a crash right after a refresh never leaves only the spent refresh token stored.
-/// - A failed refresh signs out; it is never retried in a loop.
+/// - A refresh the server refused (or whose result cannot be stored) signs out; it is never retried in a loop. A
+///   refresh that got no answer, or no usable one (a 5xx), keeps the credential for the next try (Home Assistant
+///   H-TOK-7: a server restarting must not sign the person out).
+/// - With a clock, a bearer token is renewed before use once it expires within `refreshLeeway` (H-TOK-2), by the
+///   same single-flight refresh.
 /// - Revocation (401/403/410 on the credential in use) signs out, deletes the stored credential and
 ///   keeps `lastAccount`, so data filed under the account survives and the same person signing in
 ///   again finds it (M-AUTH-8, M-DRAFT-2, C-TOK-6).
@@ -37,20 +41,26 @@ public actor CredentialSession {
     private let journal: Journal
     private var current: StoredCredential?
     private var refreshing: Task<Result<StoredCredential, AuthError>, Never>?
+    private let clock: (any WallClock)?
+    /// How long before its expiry a bearer token is renewed ahead of use, when the session has a clock.
+    public let refreshLeeway: TimeInterval
     private var observers: [UUID: AsyncStream<AuthStatus>.Continuation] = [:]
     /// The current status.
     public private(set) var status: AuthStatus
     /// How many refreshes this session started (for tests and diagnostics).
     public private(set) var refreshCount = 0
 
-    /// Creates a session using `stored` (or signed out when `nil`).
+    /// Creates a session using `stored` (or signed out when `nil`); with `clock`, tokens are renewed
+    /// `refreshLeeway` seconds before they expire.
     public init(
         stored: StoredCredential?, store: any SecretStore, refresher: (any TokenRefresher)? = nil,
-        journal: Journal = Journal()
+        journal: Journal = Journal(), clock: (any WallClock)? = nil, refreshLeeway: TimeInterval = 60
     ) {
         self.store = store
         self.refresher = refresher
         self.journal = journal
+        self.clock = clock
+        self.refreshLeeway = refreshLeeway
         self.current = stored
         self.status = stored.map { .signedIn($0.account) } ?? .signedOut(account: nil, reason: nil)
         for secret in stored?.credential.secretValues ?? [] { journal.register(secret: secret) }
@@ -59,7 +69,7 @@ public actor CredentialSession {
     /// Creates a session from the credential stored for `account`, signed out when there is none.
     public init(
         account: AccountKey, store: any SecretStore, refresher: (any TokenRefresher)? = nil,
-        journal: Journal = Journal()
+        journal: Journal = Journal(), clock: (any WallClock)? = nil, refreshLeeway: TimeInterval = 60
     ) throws(AuthError) {
         let stored: StoredCredential?
         do {
@@ -67,11 +77,23 @@ public actor CredentialSession {
         } catch {
             throw .store(error)
         }
-        self.init(stored: stored, store: store, refresher: refresher, journal: journal)
+        self.init(
+            stored: stored, store: store, refresher: refresher, journal: journal, clock: clock,
+            refreshLeeway: refreshLeeway)
     }
 
     /// The credential in use, if any.
     public var credential: StoredCredential? { current }
+
+    /// The credential to send now: the one in use, or, when the session has a clock and it is a bearer token with
+    /// a refresh token that expires within `refreshLeeway`, the result of the one refresh in flight (H-TOK-2/3).
+    public func usable() async -> StoredCredential? {
+        guard let current else { return nil }
+        guard let clock, refresher != nil, case .bearer(_, _?, let expiresAt?) = current.credential,
+            expiresAt.addingTimeInterval(-refreshLeeway) <= clock.now()
+        else { return current }
+        return await refreshed(after: current) ?? self.current
+    }
 
     /// The account last signed in, kept after a sign-out.
     public var lastAccount: AccountKey? {
@@ -150,6 +172,12 @@ public actor CredentialSession {
             return renewed
         case .failure(let error):
             journal.record(.auth, "refresh failed: \(error.description)")
+            switch error {
+            case .http, .unexpectedReply:
+                // No answer, or none that says anything about the credential: it stays for the next try.
+                return nil
+            default: break
+            }
             let reason: AuthError
             if case .refreshFailed = error { reason = error } else { reason = .refreshFailed(serverSentence: nil) }
             signOut(reason: reason)

@@ -21,6 +21,9 @@ public enum ServerStep: Sendable, Hashable {
     case webSetup(URL?)
     /// The step was refused; the error says why (wrong password, wrong code, weak password).
     case refused(AuthError)
+    /// The server ended this sign-in attempt (too many codes, too slow, the device changed network): the person
+    /// starts over at the password step, where the error says why, and the next attempt is a new one.
+    case ended(AuthError)
 }
 
 /// One screen of sign-in as a value. Waiting states (`probing`, `submitting…`) exist so a screen can show
@@ -74,7 +77,8 @@ extension SignInState {
     /// The next state after `event`: a pure function, so each transition is tested on its own.
     ///
     /// Rules: an event that does not fit the state leaves it unchanged (a late reply after `restart` is
-    /// ignored); a refusal stays on the step it refused, with the server's reason (C-AUTH-2, C-AUTH-3);
+    /// ignored); a refusal stays on the step it refused, with the server's reason (C-AUTH-2, C-AUTH-3); an attempt
+    /// the server ended goes back to the password step with its reason (H-AUTH-6);
     /// a failed credential store or mint goes back to the password step, never onward with the
     /// sign-in cookie (C-TOK-9); `restart` always returns to the address.
     public func next(_ event: SignInEvent) -> SignInState {
@@ -123,6 +127,7 @@ extension SignInState {
         case .passwordChange: return .changingPassword(address, username: username, problem: nil)
         case .webSetup(let url): return .needsWebSetup(address, url: url)
         case .refused(let error): return stay(error)
+        case .ended(let error): return .enteringPassword(address, problem: error)
         }
     }
 

@@ -25,6 +25,16 @@ import Testing
             SignInState.probing(address).next(.probeAnswered(.failure(problem))) == .enteringAddress(problem: problem))
     }
 
+    @Test("H-AUTH-6: an attempt the server ended goes back to the password step with its reason, from either step")
+    func endedAttemptStartsOverAtThePassword() {
+        let reason = AuthError.signInEnded(.tooManyAttempts, serverSentence: nil)
+        let code = SignInState.submittingCode(address, username: "ci", kinds: [.totp])
+        #expect(code.next(.serverAnswered(.ended(reason))) == .enteringPassword(address, problem: reason))
+        let password = SignInState.submittingPassword(address, username: "ci")
+        #expect(password.next(.serverAnswered(.ended(reason))) == .enteringPassword(address, problem: reason))
+        #expect(reason.description == "Too many wrong codes: sign in again with your password.")
+    }
+
     @Test func passwordSubmittedWaitsForTheServer() {
         let state = SignInState.enteringPassword(address, problem: .wrongCredentials(serverSentence: nil))
         #expect(state.next(.passwordSubmitted(username: "plain")) == .submittingPassword(address, username: "plain"))
