@@ -242,6 +242,23 @@ let package = Package(
                 "CompanionStore", "CompanionSync", "CompanionBridge", "CompanionVault", "CompanionTestSupport",
             ],
             swiftSettings: strict),
+        // The Apple glue's tests (docs/apple.md): Apple-only files compile to nothing on Linux; SeamTests runs on both.
+        .testTarget(
+            name: "AppleGlueTests",
+            dependencies: [
+                "CompanionAuth", "CompanionBridge", "CompanionCore", "CompanionCrypto", "CompanionHTTP",
+                "CompanionTestSupport",
+            ],
+            swiftSettings: strict),
+        // The README's and the DocC articles' adoption snippets, compiled (SwiftUI parts on Apple platforms only) and
+        // compared with the documents.
+        .testTarget(
+            name: "AdoptionSnippetTests",
+            dependencies: [
+                "CertainCore", "CompanionApp", "CompanionAuth", "CompanionCore", "CompanionStore", "MainworthyCore",
+                "OmnigentCore", "PrompTugalCore",
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "HomeAssistantCoreTests",
             dependencies: [

@@ -441,7 +441,7 @@ srv_homeassistant_start() {
     local venv
     venv=$(srv_homeassistant_venv) || return 1
     [ -x "$venv/bin/hass" ] || { srv_say "$SRV_NAME: $venv/bin/hass is missing after the install"; return 1; }
-    [ -x /usr/bin/openssl ] || { srv_say "$SRV_NAME: openssl is required for the test PKI"; return 1; }
+    command -v openssl >/dev/null || { srv_say "$SRV_NAME: openssl is required for the test PKI"; return 1; }
     # shellcheck disable=SC2086
     srv_boot "$venv/bin/python" env $EXTRA_ENV "$venv/bin/python" "$SRV_DIR/ha_server.py" --port "{PORT}" \
         --state "$SRV_STATE" || return 1
@@ -507,7 +507,7 @@ srv_nginx_start() {
     local py name
     py=$(srv_find_python) || { srv_say "$SRV_NAME: no Python >= 3.12 found"; return 1; }
     [ -x /usr/sbin/nginx ] || { srv_say "$SRV_NAME: /usr/sbin/nginx is missing (scripts/bootstrap installs it)"; return 1; }
-    for name in fault omnigent omnigent-accounts; do
+    for name in fault omnigent omnigent-accounts wsfault; do
         srv_wait_for "$name" || { srv_say "$SRV_NAME: the $name server is not running: start it too"; return 1; }
     done
     rm -rf "$SRV_STATE/pki"
@@ -515,14 +515,16 @@ srv_nginx_start() {
     # shellcheck disable=SC2086
     srv_boot "$py" env $EXTRA_ENV NGINX_FAULT_UPSTREAM="$(srv_nginx_upstream fault)" \
         NGINX_OMNIGENT_UPSTREAM="$(srv_nginx_upstream omnigent)" \
-        NGINX_ACCOUNTS_UPSTREAM="$(srv_nginx_upstream omnigent-accounts)" "$SRV_DIR/run.sh" "$py" "{PORT}" "$SRV_STATE" \
+        NGINX_ACCOUNTS_UPSTREAM="$(srv_nginx_upstream omnigent-accounts)" \
+        NGINX_WSFAULT_UPSTREAM="$(srv_nginx_upstream wsfault)" "$SRV_DIR/run.sh" "$py" "{PORT}" "$SRV_STATE" \
         || return 1
     srv_nginx_upstreams > "$SRV_STATE/upstreams"
 }
 # host:port of a server nginx proxies to.
 srv_nginx_upstream() { sed -e 's|^http://||' -e 's|/$||' "$SRV_STATE_ROOT/$1/url"; }
 srv_nginx_upstreams() {
-    echo "$(srv_nginx_upstream fault) $(srv_nginx_upstream omnigent) $(srv_nginx_upstream omnigent-accounts)"
+    echo "$(srv_nginx_upstream fault) $(srv_nginx_upstream omnigent) $(srv_nginx_upstream omnigent-accounts)" \
+        "$(srv_nginx_upstream wsfault)"
 }
 # A running nginx is reused only while it proxies to the servers running now (one restarted on another port
 # makes it start again).

@@ -6,7 +6,7 @@
 Run by Servers/lib.sh (kind `homeassistant`) with the venv's python; it is the process group's leader and its two
 `hass` children are in that group. At every start, in a fresh DIR/main and DIR/tls:
 
-1. a private PKI (Servers/nginx/make-pki.sh, in DIR/pki) and random passwords (0600 files in DIR);
+1. a private PKI (Servers/nginx/make-pki.sh, in DIR/pki) and random passwords (in DIR/secrets);
 2. the configurations (generate_config.py): `main` on 127.0.0.1:P over plain http with N x 100 entities,
    `tls` on another free port over https with the PKI's server certificate and a REQUIRED client certificate
    (`http: ssl_peer_certificate`: the PKI's root), with --tls-areas x 100 entities;
@@ -31,7 +31,8 @@ The helper site (127.0.0.1 only):
 - `GET /_control/status` -> {"main": {"url", "running"}, "tls": {...}}.
 
 A Home Assistant that exits when not asked to makes this process exit 1 (the lifecycle then sees it stopped).
-Secrets (passwords, tokens, the TOTP secrets) go only to their 0600 files, never to stdout, stderr or a log.
+Secrets (passwords, tokens, the TOTP secrets) go only to 0600 files in DIR/secrets (0700), never to stdout, stderr or
+a log; scripts/secret-scan reads them there, and Home Assistant's own .storage, to search everything else.
 """
 
 from __future__ import annotations

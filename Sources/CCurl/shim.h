@@ -37,4 +37,8 @@ static inline CURLcode ck_msg_result(const CURLMsg *message) { return message->d
 static inline CURLcode ck_easy_setopt_prereq(CURL *handle, curl_prereq_callback value) {
     return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, value);
 }
+/* The socket of a connect-only transfer (CURLINFO_ACTIVESOCKET), which the WebSocket polls. */
+static inline CURLcode ck_easy_getinfo_socket(CURL *handle, curl_socket_t *value) {
+    return curl_easy_getinfo(handle, CURLINFO_ACTIVESOCKET, value);
+}
 #endif

@@ -10,6 +10,9 @@ import Foundation
 
 /// The Linux secret store: one AES-256-GCM sealed file per account in a folder, under a key file.
 ///
+/// It exists because Linux has no Keychain; an app on Apple platforms uses `KeychainSecretStore` (it compiles there
+/// too, for tools and tests).
+///
 /// Rules and reasons:
 /// - Records that are not credentials (a server's network settings, a client identity: `SecretRecordKey`) are
 ///   files of the same kind in the same folder, sealed against their own key.

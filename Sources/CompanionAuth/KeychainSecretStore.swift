@@ -1,4 +1,5 @@
 #if canImport(Security)
+    import CompanionCore
     import Foundation
     import Security
 
@@ -139,31 +140,35 @@
 
         /// The records of `kind` in this service.
         public func recordKeys(_ kind: SecretRecordKey.Kind) throws(SecretStoreError) -> [SecretRecordKey] {
-            var request = recordQuery(nil)
-            request[kSecReturnData] = true
-            request[kSecMatchLimit] = kSecMatchLimitAll
-            var result: CFTypeRef?
-            let status = SecItemCopyMatching(request as CFDictionary, &result)
-            if status == errSecItemNotFound { return [] }
-            guard status == errSecSuccess, let items = result as? [Data] else {
-                throw .unavailable(detail: "Keychain listing failed with status \(status)")
-            }
-            return items.compactMap { try? JSONDecoder().decode(RecordItem.self, from: $0).record }
+            try itemsData().compactMap { try? JSONDecoder().decode(RecordItem.self, from: $0).record }
                 .filter { $0.kind == kind }.sorted()
         }
 
         /// The accounts with an item in this service.
         public func accounts() throws(SecretStoreError) -> [AccountKey] {
-            var request = query(nil)
-            request[kSecReturnData] = true
+            try itemsData().compactMap { try? JSONDecoder().decode(StoredCredential.self, from: $0).account }.sorted()
+        }
+
+        /// Every item's bytes in this service. The listing asks for attributes only, then reads each item by its
+        /// account attribute: macOS's file-based keychain returns data for one item at most, whatever the limit.
+        private func itemsData() throws(SecretStoreError) -> [Data] {
+            var request = query(storageName: nil)
+            request[kSecReturnAttributes] = true
             request[kSecMatchLimit] = kSecMatchLimitAll
             var result: CFTypeRef?
             let status = SecItemCopyMatching(request as CFDictionary, &result)
             if status == errSecItemNotFound { return [] }
-            guard status == errSecSuccess, let items = result as? [Data] else {
+            guard status == errSecSuccess, let items = result as? [[String: Any]] else {
                 throw .unavailable(detail: "Keychain listing failed with status \(status)")
             }
-            return items.compactMap { try? JSONDecoder().decode(StoredCredential.self, from: $0).account }.sorted()
+            return items.compactMap { item in
+                guard let name = item[kSecAttrAccount as String] as? String else { return nil }
+                var one = query(storageName: name)
+                one[kSecReturnData] = true
+                var data: CFTypeRef?
+                guard SecItemCopyMatching(one as CFDictionary, &data) == errSecSuccess else { return nil }
+                return data as? Data
+            }
         }
     }
 #endif

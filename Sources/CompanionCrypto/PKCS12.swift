@@ -13,7 +13,8 @@ import Foundation
 /// (`description` names the certificate count only).
 public struct PKCS12Contents: Sendable, Hashable, CustomStringConvertible {
     /// The private key as unencrypted PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), for libcurl on Linux;
-    /// `nil` on Apple platforms, where the key stays inside the `SecIdentity` the Security framework made.
+    /// `nil` on Apple platforms, where the key stays inside the `SecIdentity` the Security framework made. It
+    /// exists only because libcurl on Linux takes a client key as bytes.
     public var privateKeyPEM: Data?
     /// The certificates, DER: the one matching the key first, then the rest of the chain the file carried
     /// (intermediates), in the file's order.
@@ -172,12 +173,17 @@ public enum PKCS12 {
         /// format with a wrong-passphrase status; docs/networks.md says how to export for them.
         private static func openWithSecurity(_ data: Data, passphrase: String) throws(PKCS12Error) -> PKCS12Contents {
             var items: CFArray?
-            let options = [kSecImportExportPassphrase as String: passphrase] as CFDictionary
-            let status = SecPKCS12Import(data as CFData, options, &items)
+            let options: [String: Any] = [
+                kSecImportExportPassphrase as String: passphrase,
+                // Reading a file stores nothing: without this (iOS 18, macOS 15) macOS adds the identity to the login
+                // keychain.
+                kSecImportToMemoryOnly as String: true,
+            ]
+            let status = SecPKCS12Import(data as CFData, options as CFDictionary, &items)
             switch status {
             case errSecSuccess: break
             case errSecAuthFailed, errSecPkcs12VerifyFailure: throw .wrongPassphrase
-            case errSecDecode: throw .notPKCS12
+            case errSecDecode, errSecUnknownFormat: throw .notPKCS12
             default: throw .unsupported(detail: "status \(status)")
             }
             guard let first = (items as? [[String: Any]])?.first else { throw .noCertificate }

@@ -6,6 +6,9 @@
 
     /// The Linux transport: libcurl directly, without FoundationNetworking in between.
     ///
+    /// It exists only because Linux lacks what Apple's `URLSession` gives: it is not compiled on Apple platforms,
+    /// where `URLSessionTransport` is the transport (docs/apple.md).
+    ///
     /// Why: on Linux `URLSession` is a layer over the same libcurl, and that layer costs about two
     /// thirds of a small request's time, rounds every timeout to whole seconds and drops a POST body
     /// on a 307/308 redirect. This transport keeps what the kit needs and nothing else:

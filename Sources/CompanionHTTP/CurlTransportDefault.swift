@@ -10,6 +10,10 @@ import Foundation
 /// from the server's for every client.
 public enum DefaultTransport {
     /// The environment variable that picks the transport on Linux: `curl` (default) or `urlsession`.
+    ///
+    /// Linux only: it exists because Linux has two transports to choose from (FoundationNetworking's `URLSession`,
+    /// which cannot apply a server's own trust, and libcurl). Apple platforms ignore it: `URLSessionTransport` is
+    /// the only transport there.
     public static let environmentVariable = "COMPANION_TRANSPORT"
 
     /// A new default transport applying `redirectPolicy` to every hop.

@@ -165,54 +165,71 @@
 
         /// Maps a libcurl result onto the kit's error cases (engine thread, before `easy` is released).
         static func error(_ code: CURLcode, transfer: CurlTransfer, easy: UnsafeMutableRawPointer) -> HTTPError {
-            let url = transfer.request.url
+            let (error, certificateFailure) = CurlFailure.map(
+                code, url: transfer.request.url, detail: transfer.errorText,
+                offersIdentity: transfer.security?.offersIdentity ?? false, receivedBytes: transfer.receivedBytes,
+                timeoutError: transfer.timeoutError, easy: easy)
+            if let certificateFailure { transfer.noteCertificateFailure(certificateFailure) }
+            return error
+        }
+    }
+
+    /// A libcurl result as the kit's error, for every libcurl user in the kit (the HTTP transport and the
+    /// WebSocket's connect-only stream): the same failure reads the same whichever of them met it.
+    enum CurlFailure {
+        /// The error for `code` on a transfer to `url`, and the certificate failure to diagnose, if any (on the
+        /// thread that owns `easy`, before it is released).
+        static func map(
+            _ code: CURLcode, url: URL, detail: String, offersIdentity: Bool, receivedBytes: Int,
+            timeoutError: HTTPError, easy: UnsafeMutableRawPointer
+        ) -> (HTTPError, CurlCertificateFailure?) {
             let place = HTTPError.describe(url)
             let host = url.host ?? "the server"
-            let detail = transfer.errorText
             let sentence = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
             switch code {
             case CURLE_PEER_FAILED_VERIFICATION:
                 var result = 0
                 _ = ck_easy_getinfo_long(easy, CURLINFO_SSL_VERIFYRESULT, &result)
-                transfer.noteCertificateFailure(.untrusted(reason: CurlCertificateFailure.reason(verifyResult: result)))
-                return .tls(host: host, detail: sentence)
+                return (
+                    .tls(host: host, detail: sentence),
+                    .untrusted(reason: CurlCertificateFailure.reason(verifyResult: result))
+                )
             case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-                transfer.noteCertificateFailure(.pinMismatch)
-                return .tls(host: host, detail: sentence)
+                return (.tls(host: host, detail: sentence), .pinMismatch)
             case CURLE_SSL_CONNECT_ERROR where ClientCertificateAlert.matches(detail),
                 CURLE_RECV_ERROR where ClientCertificateAlert.matches(detail),
                 CURLE_SEND_ERROR where ClientCertificateAlert.matches(detail):
                 // A server that checks client certificates during the handshake (TLS 1.3 `certificate_required`,
                 // or `bad_certificate` / `unknown_ca` for one it refused) ends it with an alert. (A `where` clause
                 // binds to the last pattern only, so each of the three carries it.)
-                return .clientCertificateRequired(
-                    .init(
-                        host: "\(host):\(url.port ?? 443)", offered: transfer.security?.offersIdentity ?? false,
-                        serverSentence: nil))
+                return (
+                    .clientCertificateRequired(
+                        .init(host: "\(host):\(url.port ?? 443)", offered: offersIdentity, serverSentence: nil)), nil
+                )
             case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT:
-                return .unreachable(host: host, detail: sentence)
+                return (.unreachable(host: host, detail: sentence), nil)
             case CURLE_OPERATION_TIMEDOUT:
-                return transfer.timeoutError
+                return (timeoutError, nil)
             case CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_WEIRD_SERVER_REPLY,
                 CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_BAD_CONTENT_ENCODING:
-                return .connectionLost(url: place, receivedBytes: transfer.receivedBytes)
+                return (.connectionLost(url: place, receivedBytes: receivedBytes), nil)
             case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
                 CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
                 CURLE_SSL_INVALIDCERTSTATUS, CURLE_USE_SSL_FAILED, CURLE_SSL_ENGINE_NOTFOUND,
                 CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_CRL_BADFILE,
                 CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CLIENTCERT:
-                return .tls(host: host, detail: sentence)
+                return (.tls(host: host, detail: sentence), nil)
             case CURLE_ABORTED_BY_CALLBACK:
-                return .cancelled
+                return (.cancelled, nil)
             case CURLE_UNSUPPORTED_PROTOCOL where ["http", "https"].contains(url.scheme?.lowercased() ?? ""):
                 // An http(s) URL is always supported: libcurl says "unsupported protocol" here when the reply
                 // was not HTTP at all (an HTTP/0.9-looking answer, e.g. stray bytes on a reused connection),
                 // which is a broken connection, retried like one, not a request that cannot be built.
-                return .connectionLost(url: place, receivedBytes: transfer.receivedBytes)
+                return (.connectionLost(url: place, receivedBytes: receivedBytes), nil)
             case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
-                return .invalidRequest("\(place) cannot be requested: \(sentence)")
+                return (.invalidRequest("\(place) cannot be requested: \(sentence)"), nil)
             default:
-                return .transport("\(sentence) (\(place))")
+                return (.transport("\(sentence) (\(place))"), nil)
             }
         }
     }

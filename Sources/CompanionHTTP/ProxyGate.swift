@@ -80,6 +80,25 @@ public struct ProxyGate: Transport {
         return (response, HTTPBody(data))
     }
 
+    /// A refused WebSocket upgrade read the way `send` reads an HTTP answer: the proxy's Basic challenge
+    /// (`proxySignInRequired`) and nginx's client-certificate page (`clientCertificateRequired`); `nil` for any other
+    /// answer, which is the server's own refusal.
+    public static func upgradeRefusal(
+        status: Int, headers: HTTPHeaders, page: String, url: URL, sentBasic: Bool, offersIdentity: Bool
+    ) -> HTTPError? {
+        if status == 401, let challenge = headers["WWW-Authenticate"], isBasic(challenge) {
+            return .proxySignInRequired(
+                .init(
+                    kind: .basic(realm: realm(of: challenge), attempt: sentBasic ? .refused : .notConfigured),
+                    address: origin(of: url)))
+        }
+        if status == 400, let sentence = clientCertificateSentence(page) {
+            return .clientCertificateRequired(
+                .init(host: hostAndPort(url), offered: offersIdentity, serverSentence: sentence))
+        }
+        return nil
+    }
+
     /// Whether a `WWW-Authenticate` value offers the Basic scheme (RFC 7617; the scheme name is case-insensitive).
     public static func isBasic(_ challenge: String) -> Bool {
         challenge.split(separator: ",").contains { part in

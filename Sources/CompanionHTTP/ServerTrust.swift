@@ -53,6 +53,9 @@ public struct ServerTrust: Sendable, Hashable, Codable {
     }
 
     /// The pins in libcurl's `CURLOPT_PINNEDPUBLICKEY` form, `sha256//<base64>` joined by `;` (`nil` when none).
+    ///
+    /// It exists for the Linux libcurl transport only; on Apple platforms the Security glue compares the pins
+    /// itself (`SecurityChallengeResponder`).
     public var curlPinnedKeys: String? {
         pins.isEmpty ? nil : pins.map { "sha256//" + $0.pin }.joined(separator: ";")
     }

@@ -136,7 +136,11 @@ public enum ChildProcess {
     ) throws -> Running {
         // A child that stops reading its input must not kill this process through a write to the pipe.
         guard brokenPipesIgnored else { throw Failure(description: "SIGPIPE could not be ignored in this process.") }
-        var actions = posix_spawn_file_actions_t()
+        #if canImport(Glibc)
+            var actions = posix_spawn_file_actions_t()
+        #else
+            var actions: posix_spawn_file_actions_t?  // Darwin: an opaque pointer the init allocates
+        #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         var ours: [Int32] = []  // read ends (and the input's write end) we keep
@@ -210,7 +214,11 @@ public enum ChildProcess {
             throw error
         }
 
-        var attributes = posix_spawnattr_t()
+        #if canImport(Glibc)
+            var attributes = posix_spawnattr_t()
+        #else
+            var attributes: posix_spawnattr_t?  // Darwin: an opaque pointer the init allocates
+        #endif
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         var defaults = sigset_t()

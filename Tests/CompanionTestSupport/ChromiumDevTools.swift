@@ -3,6 +3,8 @@ import Foundation
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// Headless Chromium driven through the DevTools protocol over a pipe (`--remote-debugging-pipe`: the browser
@@ -68,11 +70,11 @@ public final class ChromiumDevTools: Sendable {
                 descriptors: [3: toBrowser[0], 4: fromBrowser[1]]
             ).pid
         } catch {
-            for descriptor in toBrowser + fromBrowser { Glibc.close(descriptor) }
+            for descriptor in toBrowser + fromBrowser { closeDescriptor(descriptor) }
             throw Failure(description: "chromium could not be started: \(error)")
         }
-        Glibc.close(toBrowser[0])
-        Glibc.close(fromBrowser[1])
+        closeDescriptor(toBrowser[0])
+        closeDescriptor(fromBrowser[1])
         return ChromiumDevTools(commandPipe: toBrowser[1], eventPipe: fromBrowser[0], group: pid, profile: profile)
     }
 
@@ -151,7 +153,7 @@ public final class ChromiumDevTools: Sendable {
         kill(-group, SIGKILL)
         var status: Int32 = 0
         waitpid(group, &status, 0)
-        Glibc.close(commandPipe)
+        closeDescriptor(commandPipe)
         try? FileManager.default.removeItem(at: profile)
     }
 
@@ -180,7 +182,7 @@ public final class ChromiumDevTools: Sendable {
                 }
             }
         }
-        Glibc.close(descriptor)
+        closeDescriptor(descriptor)
         let waiting = state.withLock { state -> [CheckedContinuation<JSONValue, any Error>] in
             state.closed = true
             defer { state.pending = [:] }
@@ -302,4 +304,13 @@ public struct DevToolsPage: Sendable {
             }
         }
     }
+}
+
+/// `close(2)`, named apart from the `close()` methods here (Glibc's on Linux, Darwin's in the macOS job's build).
+private func closeDescriptor(_ descriptor: Int32) {
+    #if canImport(Glibc)
+        _ = Glibc.close(descriptor)
+    #else
+        _ = Darwin.close(descriptor)
+    #endif
 }

@@ -64,7 +64,7 @@ extension ListeningSocket {
     /// A socket bound to 127.0.0.1 on a free port and listening with `backlog`, with its port; `nil` when none
     /// could be made.
     static func bindLoopback(backlog: Int32 = 16) -> (Int32, Int)? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, streamSocketType, 0)
         guard fd >= 0 else { return nil }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

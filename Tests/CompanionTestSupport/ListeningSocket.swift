@@ -15,7 +15,7 @@ public final class ListeningSocket: Sendable {
 
     /// Binds 127.0.0.1 on a free port and listens.
     public init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, streamSocketType, 0)
         guard fd >= 0 else { throw TestServers.Missing(variable: "a free loopback socket") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -50,3 +50,12 @@ public final class ListeningSocket: Sendable {
 
     deinit { close(descriptor) }
 }
+
+/// `SOCK_STREAM` as `socket()` takes it: an enum case on Glibc, an `Int32` on Darwin (the macOS job builds these).
+let streamSocketType: Int32 = {
+    #if canImport(Glibc)
+        return Int32(SOCK_STREAM.rawValue)
+    #else
+        return SOCK_STREAM
+    #endif
+}()

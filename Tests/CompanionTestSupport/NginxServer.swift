@@ -21,6 +21,8 @@ public enum NginxServer {
         case rotating = "NGINX_ROTATING_URL"
         /// The forward-auth proxy's sign-in page origin.
         case login = "NGINX_LOGIN_URL"
+        /// In front of the WebSocket fault server: a client certificate required, and HTTP Basic at the proxy.
+        case webSocket = "NGINX_WEBSOCKET_URL"
     }
 
     /// The base URL of `site`.

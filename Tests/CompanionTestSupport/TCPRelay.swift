@@ -34,7 +34,7 @@ public final class TCPRelay: Sendable {
     /// Binds a free port on 127.0.0.1 and fills its accept queue: down until `start()`.
     public init(relayingTo target: Int) throws {
         self.target = target
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, streamSocketType, 0)
         guard fd >= 0 else { throw TestServers.Missing(variable: "a free loopback socket") }
         var address = Self.loopback(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -53,7 +53,7 @@ public final class TCPRelay: Sendable {
         // Connections nobody accepts: once the queue holds them, the kernel drops every further SYN.
         var fillers: [Int32] = []
         for _ in 0..<3 {
-            let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let filler = socket(AF_INET, streamSocketType, 0)
             _ = fcntl(filler, F_SETFL, fcntl(filler, F_GETFL) | O_NONBLOCK)
             var peer = Self.loopback(port: port)
             _ = withUnsafePointer(to: &peer) {
@@ -93,7 +93,7 @@ public final class TCPRelay: Sendable {
         while !state.withLock({ $0.closed }) {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
-            let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let upstream = socket(AF_INET, streamSocketType, 0)
             var address = Self.loopback(port: target)
             let connected = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {

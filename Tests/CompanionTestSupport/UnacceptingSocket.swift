@@ -28,7 +28,7 @@ public final class UnacceptingSocket: Sendable {
         var fillers: [Int32] = []
         // Each filler connects (and waits in the queue) until the queue is full: the next one stays pending.
         for _ in 0..<8 {
-            let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let client = socket(AF_INET, streamSocketType, 0)
             guard client >= 0 else { break }
             _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
             _ = withUnsafePointer(to: &address) {

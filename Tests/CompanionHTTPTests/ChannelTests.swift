@@ -1,0 +1,288 @@
+import CompanionCore
+import CompanionHTTP
+import CompanionTestSupport
+import Foundation
+import Testing
+
+/// The fault server's /app sign-in, as an app's dialect would write it.
+func faultDialect(token: String = "fault-access-token-0123456789") -> NumberedJSONDialect {
+    NumberedJSONDialect(
+        pingRequest: ["type": "ping"],
+        unsubscribe: { ["type": "unsubscribe", "subscription": .integer(Int64($0))] },
+        signIn: { link async throws(ChannelError) in
+            _ = try await link.receive()
+            try await link.send(["type": "auth", "access_token": .string(token)])
+            let answer = try await link.receive()
+            if answer["type"]?.stringValue == "auth_invalid" {
+                throw .credentialRefused(answer["message"]?.stringValue ?? "refused")
+            }
+            guard answer["type"]?.stringValue == "auth_ok" else { throw .unreadable(answer.jsonString()) }
+        })
+}
+
+/// The request's result or its error, as a value.
+func outcome(_ body: () async throws(ChannelError) -> JSONValue) async -> Result<JSONValue, ChannelError> {
+    do throws(ChannelError) {
+        return .success(try await body())
+    } catch {
+        return .failure(error)
+    }
+}
+
+/// Counts the connections a channel opens (the real transport underneath).
+final class CountingTransport: ChannelTransport {
+    private let inner: any ChannelTransport
+    private let count = Locked(0)
+
+    init(_ inner: any ChannelTransport) { self.inner = inner }
+
+    var opens: Int { count.withLock { $0 } }
+
+    func open(_ request: ChannelRequest) async throws(ChannelError) -> any ChannelSocket {
+        count.withLock { $0 += 1 }
+        return try await inner.open(request)
+    }
+}
+
+/// Waits (bounded) until the channel's state satisfies `condition`; returns the states seen on the way.
+@discardableResult
+func waitForState(
+    _ channel: ChannelConnection, within limit: Duration = .seconds(20),
+    _ condition: @escaping @Sendable (ChannelState) -> Bool
+) async throws -> [ChannelState] {
+    let states = await channel.states()
+    let seen = try await withThrowingTaskGroup(of: [ChannelState]?.self) { group in
+        group.addTask {
+            var seen: [ChannelState] = []
+            for await state in states {
+                seen.append(state)
+                if condition(state) { return seen }
+            }
+            return nil
+        }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            return nil
+        }
+        let first = try await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+    return try #require(seen, "the channel did not reach the state in \(limit)")
+}
+
+@Suite("Channels: WebSocket against Servers/wsfault", .timeLimit(.minutes(2)))
+struct ChannelTests {
+    private func channel(
+        token: String = "fault-access-token-0123456789", policy: ReconnectPolicy = ReconnectPolicy(jitter: 0),
+        sleeper: any Sleeper = TaskSleeper(), journal: Journal = Journal(), transport: (any ChannelTransport)? = nil
+    ) throws -> ChannelConnection {
+        ChannelConnection(
+            ChannelRequest(url: try WSFault.url("/app")), transport: transport ?? WSFault.transport(),
+            dialect: faultDialect(token: token), policy: policy, sleeper: sleeper, journal: journal)
+    }
+
+    @Test("K-CH-1: requests are numbered and replies matched by id; a server error is its code and message")
+    func requestReply() async throws {
+        let channel = try channel()
+        await channel.start()
+        async let first = channel.send(["type": "echo", "payload": "one"])
+        async let second = channel.send(["type": "echo", "payload": ["n": 2]])
+        #expect(try await first == "one")
+        #expect(try await second == ["n": 2])
+        await #expect(throws: ChannelError.server(code: "nope", message: "It failed.")) {
+            try await channel.send(["type": "fail"])
+        }
+        #expect(await channel.state == .ready)
+        await channel.stop()
+        #expect(await channel.state == .disconnected(.stopped))
+    }
+
+    @Test("K-CH-2: a subscription delivers events until cancelled; an array frame's messages are handled in order")
+    func subscriptionsAndArrays() async throws {
+        let channel = try channel()
+        await channel.start()
+        var events = await channel.subscribe(["type": "subscribe", "every_ms": 20, "count": 3]).makeAsyncIterator()
+        #expect(try await events.next() == ["n": 0])
+        #expect(try await events.next() == ["n": 1])
+        #expect(try await events.next() == ["n": 2])
+        // One frame: [event of the latest subscription, this request's result].
+        let quiet = await channel.subscribe(["type": "subscribe", "every_ms": 600_000])
+        var quietEvents = quiet.makeAsyncIterator()
+        #expect(try await channel.send(["type": "coalesce"]) == ["ok": true])
+        #expect(try await quietEvents.next() == ["n": -1])
+        await channel.stop()
+    }
+
+    @Test("K-CH-3: a drop fails every pending request (never a hang) and the write is not sent again")
+    func dropWithPending() async throws {
+        let counting = CountingTransport(WSFault.transport())
+        let channel = try channel(transport: counting)
+        await channel.start()
+        try await waitForState(channel) { $0 == .ready }
+        let key = "write-\(UUID().uuidString)"
+        // Whichever of the two the server reads first, both were sent on the connection that drops.
+        async let hanging = outcome { () async throws(ChannelError) in try await channel.send(["type": "hang"]) }
+        let write = await outcome { () async throws(ChannelError) in
+            try await channel.send(["type": "write", "key": .string(key)])
+        }
+        guard case .failure(.notConnected) = write else {
+            Issue.record("the write's reply should fail, got \(write)")
+            return
+        }
+        guard case .failure(.notConnected) = await hanging else {
+            Issue.record("the pending request should fail")
+            return
+        }
+        // The channel reconnects (a second connection) and the write was received once.
+        try await waitForState(channel) { $0 == .ready }
+        #expect(try await channel.send(["type": "echo", "payload": "after"]) == "after")
+        #expect(counting.opens == 2)
+        let writes = try await WSFault.log().filter { $0["key"]?.stringValue == key }
+        #expect(writes.count == 1)
+        await channel.stop()
+    }
+
+    @Test("K-CH-4: after a drop (a server restart) the channel reconnects, signs in and subscribes again")
+    func restartResubscribes() async throws {
+        let journal = Journal()
+        let counting = CountingTransport(WSFault.transport())
+        let channel = try channel(journal: journal, transport: counting)
+        await channel.start()
+        var events = await channel.subscribe(["type": "subscribe", "every_ms": 30]).makeAsyncIterator()
+        #expect(try await events.next() == ["n": 0])
+        _ = try? await channel.send(["type": "drop"])
+        // The same stream goes on with the new connection's subscription, from its first event.
+        var next = try await events.next()
+        while next != ["n": 0] { next = try await events.next() }
+        #expect(counting.opens == 2)
+        #expect(journal.events.filter { $0.message == "channel send subscribe" }.count == 2)
+        #expect(journal.events.filter { $0.message == "channel send auth" }.count == 2)
+        await channel.stop()
+    }
+
+    @Test("K-CH-5: a refused credential stops the channel with the reason, and nothing retries")
+    func credentialRefused() async throws {
+        let sleeper = RecordingSleeper()
+        let counting = CountingTransport(WSFault.transport())
+        let channel = try channel(token: "wrong-token-000000", sleeper: sleeper, transport: counting)
+        await channel.start()
+        let seen = try await waitForState(channel) {
+            if case .disconnected(.rejected) = $0 { return true } else { return false }
+        }
+        #expect(seen.last == .disconnected(.rejected(.credentialRefused("Invalid access token"))))
+        #expect(sleeper.delays.isEmpty)
+        #expect(counting.opens == 1)
+        await #expect(throws: ChannelError.credentialRefused("Invalid access token")) {
+            try await channel.send(["type": "echo"])
+        }
+    }
+
+    @Test("K-CH-6: a peer that stops answering pings is dropped (noPong) and the channel connects again")
+    func noPong() async throws {
+        let policy = ReconnectPolicy(
+            delays: [.zero], thereafter: .zero, jitter: 0, pingInterval: .milliseconds(200),
+            pingTimeout: .milliseconds(400))
+        let channel = try channel(policy: policy)
+        await channel.start()
+        try await waitForState(channel) { $0 == .ready }
+        _ = try await channel.send(["type": "stop_pongs"])
+        try await waitForState(channel) {
+            if case .disconnected(.waitingToReconnect(.noPong, _, _)) = $0 { return true } else { return false }
+        }
+        try await waitForState(channel) { $0 == .ready }
+        #expect(try await channel.send(["type": "echo", "payload": 1]) == 1)
+        await channel.stop()
+    }
+
+    @Test("K-CH-7: the states go connecting, authenticating, ready; a failed connect waits HAKit's delays")
+    func statesAndBackoff() async throws {
+        let sleeper = RecordingSleeper()
+        let request = ChannelRequest(url: try WSFault.url("/refuse"))
+        let refused = ChannelConnection(
+            request, transport: WSFault.transport(), dialect: faultDialect(),
+            policy: ReconnectPolicy(jitter: 0), sleeper: sleeper)
+        await refused.start()
+        try await waitForState(refused) {
+            if case .disconnected(.waitingToReconnect(_, _, 6)) = $0 { return true } else { return false }
+        }
+        await refused.stop()
+        #expect(
+            Array(sleeper.delays.prefix(5)) == [.zero, .seconds(5), .seconds(10), .seconds(10), .seconds(15)])
+        let good = try channel()
+        let states = try await { () async throws -> [ChannelState] in
+            let seen = await good.states()
+            await good.start()
+            var result: [ChannelState] = []
+            for await state in seen {
+                result.append(state)
+                if state == .ready { break }
+            }
+            return result
+        }()
+        #expect(states == [ChannelState.disconnected(.notStarted), .connecting, .authenticating, .ready])
+        await good.stop()
+    }
+
+    @Test("K-CH-8: a token sent inside a message never reaches the journal")
+    func journalRedaction() async throws {
+        let journal = Journal()
+        let channel = try channel(journal: journal)
+        await channel.start()
+        #expect(try await channel.send(["type": "echo", "payload": "x", "token": "another-secret-value-42"]) == "x")
+        await channel.stop()
+        let text = journal.events.map { "\($0.message) \($0.fields)" }.joined(separator: "\n")
+        #expect(text.contains("channel send auth"))
+        #expect(!text.contains("fault-access-token-0123456789"))
+        #expect(!text.contains("another-secret-value-42"))
+    }
+}
+
+@Suite("Channels: reconnect policy and array frames")
+struct ChannelPolicyTests {
+    @Test("K-CH-9: retries after 0, 5, 10, 10, then every 15 s; jitter stretches by up to 20 %, 0 stays 0")
+    func delays() {
+        let plain = ReconnectPolicy(jitter: 0)
+        let random = SeededRandomSource(seed: 7)
+        #expect(
+            (1...7).map { plain.delay(beforeRetry: $0, random: random) } == [
+                .zero, .seconds(5), .seconds(10), .seconds(10), .seconds(15), .seconds(15), .seconds(15),
+            ])
+        let jittered = ReconnectPolicy()
+        for attempt in 1...7 {
+            let base = plain.delay(beforeRetry: attempt, random: random)
+            let delay = jittered.delay(beforeRetry: attempt, random: SeededRandomSource(seed: UInt64(attempt)))
+            #expect(delay >= base && delay <= base * 1.2)
+            if base > .zero { #expect(delay != base) }
+        }
+        #expect(plain.pingInterval == .seconds(60) && plain.pingTimeout == .seconds(30))
+    }
+}
+
+@Suite("Channels: Server-Sent Events as a channel (Servers/fault /sse)", .timeLimit(.minutes(1)))
+struct EventSourceChannelTests {
+    @Test("K-CH-10: SSE events flow through the channel seam; a dropped stream reconnects after the last id")
+    func sseChannel() async throws {
+        let client = Client(
+            baseURL: try TestServers.fault(),
+            configuration: Client.Configuration(retryPolicy: .never, transportPolicy: .allowingInsecureLoopback))
+        let stream = "channel-\(UUID().uuidString)"
+        let transport = EventSourceChannelTransport(
+            client: client, request: .empty(.get, "/sse?count=4&interval_ms=10&drop_after=2&stream=\(stream)"))
+        let channel = ChannelConnection(
+            ChannelRequest(url: try TestServers.fault()), transport: transport, dialect: EventStreamDialect(),
+            policy: ReconnectPolicy(jitter: 0))
+        var events = await channel.events().makeAsyncIterator()
+        await channel.start()
+        var ids: [String] = []
+        while ids.count < 4, let event = await events.next() {
+            if let id = event["id"]?.stringValue { ids.append(id) }
+        }
+        #expect(ids == ["1", "2", "3", "4"])
+        // The second connection resumed after the last id the first one delivered.
+        let stats = try await client.send(Request<JSONValue>.get("/_sse_stats", query: ["stream": stream]))
+        #expect(Array(stats["last_event_ids"]?.arrayValue?.prefix(2) ?? []) == [.null, "2"])
+        await #expect(throws: ChannelError.unsupported("send requests")) { try await channel.send(["type": "x"]) }
+        await channel.stop()
+    }
+}
