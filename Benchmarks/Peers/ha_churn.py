@@ -22,17 +22,12 @@ import time
 from typing import Any
 
 import httpx
-from websockets.asyncio.client import connect
+from ha_ws import authenticated
 
 
 async def area_entities(url: str, token: str) -> list[str]:
     """The entity ids whose registry entry names an area."""
-    ws_url = url.rstrip("/").replace("http", "ws", 1) + "/api/websocket"
-    async with connect(ws_url, compression=None, max_size=None, ping_interval=None) as ws:
-        await ws.recv()
-        await ws.send(json.dumps({"type": "auth", "access_token": token}))
-        if json.loads(await ws.recv()).get("type") != "auth_ok":
-            raise SystemExit("Home Assistant refused the token")
+    async with await authenticated(url, token) as ws:
         await ws.send(json.dumps({"id": 1, "type": "config/entity_registry/list"}))
         while True:
             message = json.loads(await ws.recv())

@@ -56,21 +56,14 @@ class RawScreen:
     """The messages by hand over websockets: one connection, ids counting up."""
 
     def __init__(self, url: str, token: str) -> None:
-        self.url = url.rstrip("/").replace("http", "ws", 1) + "/api/websocket"
+        self.url = url
         self.token = token
         self.next_id = 1
 
     async def open(self) -> None:
-        from websockets.asyncio.client import connect
+        from ha_ws import authenticated
 
-        self.ws = await connect(self.url, compression=None, max_size=None, ping_interval=None)
-        hello = json.loads(await self.ws.recv())
-        if hello.get("type") != "auth_required":
-            raise SystemExit(f"Home Assistant said {hello.get('type')} first")
-        await self.ws.send(json.dumps({"type": "auth", "access_token": self.token}))
-        answer = json.loads(await self.ws.recv())
-        if answer.get("type") != "auth_ok":
-            raise SystemExit(f"Home Assistant refused the token: {answer.get('message', answer.get('type'))}")
+        self.ws = await authenticated(self.url, self.token)
 
     async def screen(self) -> tuple[dict[str, list[str]], dict[str, Any], float]:
         """One first screen on the open connection; returns it, the states and the server's reply time."""

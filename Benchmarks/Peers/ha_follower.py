@@ -14,7 +14,7 @@ import json
 import time
 from typing import Any
 
-from websockets.asyncio.client import connect
+from ha_ws import authenticated
 
 
 def apply(store: dict[str, dict[str, Any]], event: dict[str, Any]) -> int:
@@ -50,14 +50,9 @@ async def main() -> None:
     args = parser.parse_args()
     with open(args.token_file) as handle:
         token = handle.read().strip()
-    ws_url = args.url.rstrip("/").replace("http", "ws", 1) + "/api/websocket"
     store: dict[str, dict[str, Any]] = {}
     events = changes = 0
-    async with connect(ws_url, compression=None, max_size=None, ping_interval=None) as ws:
-        await ws.recv()
-        await ws.send(json.dumps({"type": "auth", "access_token": token}))
-        if json.loads(await ws.recv()).get("type") != "auth_ok":
-            raise SystemExit("Home Assistant refused the token")
+    async with await authenticated(args.url, token) as ws:
         await ws.send(json.dumps({"id": 1, "type": "subscribe_entities"}))
         print(json.dumps({"subscribed": True}), flush=True)
         end = time.perf_counter() + args.seconds
