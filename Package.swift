@@ -145,7 +145,8 @@ let package = Package(
                 "CompanionApp", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionVault",
                 "MainworthyCore", "OmnigentCore",
             ],
-            path: "Benchmarks", exclude: ["ColdStartReader", "FirstScreen"], swiftSettings: strict),
+            // Peers: the Python and C programs the benchmarks run beside the kit (scripts/bench builds the C one).
+            path: "Benchmarks", exclude: ["ColdStartReader", "FirstScreen", "Peers"], swiftSettings: strict),
         // P3 cold's measured process: only the store and the core, as a tool that reads the cache links them.
         .executableTarget(
             name: "ColdStartReader", dependencies: ["CompanionStore", "CompanionCore"],

@@ -282,6 +282,21 @@ enum Report {
             row["n"] = parameter
             row["series"] = series
         }
+        append(row, to: path)
+    }
+
+    /// Prints and records a row that has no figure yet, because its contender is not built: its `reason` shows in
+    /// place of the value (`scripts/bench all` writes it into the table as is, and leaves it out of the charts).
+    static func pending(id: String, title: String, name: String, reason: String) {
+        print(pad(name, 44) + reason)
+        guard let path = ProcessInfo.processInfo.environment["BENCH_RESULTS"] else { return }
+        append(
+            ["id": id, "title": title, "name": name, "pending": reason, "seconds": 0, "operations": 0, "ratio": 0],
+            to: path)
+    }
+
+    /// Appends one row to the results file as a JSON line.
+    private static func append(_ row: [String: Any], to path: String) {
         guard var line = try? JSONSerialization.data(withJSONObject: row, options: [.sortedKeys]) else { return }
         line.append(0x0A)
         if let handle = FileHandle(forWritingAtPath: path) {

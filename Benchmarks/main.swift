@@ -16,6 +16,9 @@ let usage = """
            Benchmarks p5 [options]        (see VaultBenchmark.swift; scripts/bench p5 sets it up)
            Benchmarks p6 [<omnigent-url>] (SSE parse rate; with a URL also the live stream's latency)
            Benchmarks mw <mainworthy-reference-server-url>   (report → stream event; scripts/bench mw)
+           Benchmarks p11 <wsbench-ws-url>   (WebSocket against the Python client and the C floor; BENCH_WS_FLOOR)
+           Benchmarks p12 <home-assistant-url> <token-file>   (first screen against hass-client; BENCH_PYTHON)
+           Benchmarks p13 <home-assistant-url> <token-file> [--minutes M] [--warmup S]   (RSS of a live follower)
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -83,6 +86,22 @@ do {
         try await MainworthyEvents.run(url: url)
     case "p5":
         try await VaultBenchmark.run(arguments: Array(arguments.dropFirst()))
+    case "p11":
+        guard arguments.count == 2, let url = URL(string: arguments[1]) else {
+            print(usage)
+            exit(2)
+        }
+        try await LiveBenchmarks.p11(url: url)
+    case "p12", "p13":
+        guard arguments.count >= 3, let url = URL(string: arguments[1]) else {
+            print(usage)
+            exit(2)
+        }
+        if arguments[0] == "p12" {
+            try await LiveBenchmarks.p12(url: url, tokenFile: arguments[2])
+        } else {
+            try await LiveBenchmarks.p13(url: url, tokenFile: arguments[2], arguments: Array(arguments.dropFirst(3)))
+        }
     default:
         print(usage)
         exit(2)

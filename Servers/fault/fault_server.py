@@ -326,6 +326,22 @@ class Handler(BaseHTTPRequestHandler):
     def r_small(self):
         self.send(200, b"{}")
 
+    def r_odd_headers(self):
+        """`{}` with header fields as servers may write them: spaces and tabs around a value, one field twice, an
+        empty one, and with `utf8=1` a UTF-8 value. Written raw: `send_header` would tidy them. (URLSession on Linux
+        fails on this reply: "Failed writing header".)"""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", "2")
+        lines = ["X-Padded:  \t padded  value \t ", "X-Twice: one", "X-Twice:two", "X-Empty:"]
+        if "utf8" in self.q:
+            lines.append("X-Word: café")
+        for line in lines:
+            self._headers_buffer.append(line.encode() + b"\r\n")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(b"{}")
+
     def r_json(self):
         size = num(self.q, "bytes", 64, 0, 16 * 1024 * 1024)
         self.send(200, b'{"pad":"' + b"x" * max(0, size - 10) + b'"}')
@@ -730,6 +746,7 @@ ROUTES = {
     "/health": (GET, Handler.r_health),
     "/ok": (ANY, Handler.r_ok),
     "/small": (ANY, Handler.r_small),
+    "/odd-headers": (ANY, Handler.r_odd_headers),
     "/json": (ANY, Handler.r_json),
     "/items": (ANY, Handler.r_items),
     "/echo": (ANY, Handler.r_echo),
