@@ -70,6 +70,15 @@ extension StoreTransaction {
         return changed > 0
     }
 
+    /// Removes one stored item (it left the list), keeping the others' order. Returns whether it was stored.
+    @discardableResult
+    public func removeItem(_ id: String, from key: String) throws(StoreError) -> Bool {
+        let changed = try connection.run(
+            "DELETE FROM list_items WHERE list_key = ? AND item_id = ?", [.text(key), .text(id)])
+        if changed > 0 { note(.list(key)) }
+        return changed > 0
+    }
+
     /// The stored state of list `key`, or `nil` if it is not stored.
     public func listState(_ key: String) throws(StoreError) -> ListState? {
         guard
