@@ -44,6 +44,7 @@ public final class ScreenFeed<Value: Sendable & Equatable> {
     @ObservationIgnored private let source: FeedSource<Value>?
     @ObservationIgnored private let watcher = FeedWatcher()
     @ObservationIgnored private var generation = 0
+    @ObservationIgnored private var failureHandlers: [@MainActor (HTTPError) -> Void] = []
 
     /// A feed reading through `source`, observing its region of the store from now on.
     init(source: FeedSource<Value>) {
@@ -75,6 +76,15 @@ public final class ScreenFeed<Value: Sendable & Equatable> {
 
     /// The value on screen, if any.
     public var value: Value? { state.value }
+
+    /// Hands every network failure a read of this feed ends with (a refresh, a next page, a read after an
+    /// invalidation) to `handler` too, after the state shows it: where an app reacts to a failure beyond the
+    /// screen (a refusal naming a missing permission). Returns the feed.
+    @discardableResult
+    public func reportingFailures(to handler: @escaping @MainActor (HTTPError) -> Void) -> ScreenFeed<Value> {
+        failureHandlers.append(handler)
+        return self
+    }
 
     /// The state with the failure behind it, as one value.
     public var update: ScreenUpdate<Value> {
@@ -151,6 +161,9 @@ public final class ScreenFeed<Value: Sendable & Equatable> {
         failure = update.failure
         endsSignIn = update.endsSignIn
         cause = update.cause
+        if let failure = update.failure {
+            for handler in failureHandlers { handler(failure) }
+        }
     }
 
     private func noteMore() async {
