@@ -134,8 +134,10 @@ public final class ScreenFeed<Value: Sendable & Equatable> {
         }
     }
 
-    /// Shows what the store holds now (after a write of this feed's data).
-    private func showStored() async {
+    /// Shows what the store holds now, with no request: as the current value unless what is shown is stale or
+    /// offline (for a stored copy the app knows is current, such as a list whose revision did not change); nothing
+    /// changes when nothing is stored. The feed does this by itself after every write of its data.
+    public func showStored() async {
         guard let source, let stored = try? await source.stored() else { return }
         let value = stored.value
         let next: ScreenState<Value>

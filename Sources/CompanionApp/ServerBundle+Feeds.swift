@@ -109,6 +109,39 @@ extension ServerBundle {
         }
     }
 
+    /// Changes the stored item `id` in every stored list whose key starts with `prefix` (a record saved on one
+    /// screen, listed on several): each is decoded as `Item`, changed by `change` and stored in place, in one
+    /// transaction; every feed of those lists shows it. Returns how many lists held it.
+    @discardableResult
+    public func update<Item: Codable & Sendable>(
+        _ type: Item.Type, id: String, inListsUnder prefix: String,
+        _ change: @escaping @Sendable (inout Item) -> Void
+    ) async throws(SyncError) -> Int {
+        let client = self.client
+        do throws(StoreError) {
+            return try await store.write { transaction throws(StoreError) -> Int in
+                var changed = 0
+                for key in try transaction.listKeys(prefix: prefix) {
+                    for item in try transaction.items(key) where item.id == id {
+                        var value: Item
+                        do throws(HTTPError) { value = try client.decode(Item.self, from: item.body) } catch {
+                            throw .encoding("the stored item \(id) of list \(key) could not be read: \(error)")
+                        }
+                        change(&value)
+                        let body: Data
+                        do throws(HTTPError) { body = try Client.encodeJSON(value) } catch {
+                            throw .encoding("the item \(id) could not be stored: \(error.description)")
+                        }
+                        if try transaction.updateItem(id, in: key, body: body) { changed += 1 }
+                    }
+                }
+                return changed
+            }
+        } catch {
+            throw .store(error)
+        }
+    }
+
     /// Removes the item `id` from the stored `list` (it left the list on the server): every feed of the list
     /// shows the list without it. Returns whether it was stored.
     @discardableResult

@@ -79,6 +79,13 @@ extension StoreTransaction {
         return changed > 0
     }
 
+    /// The keys of the stored lists whose key starts with `prefix`, in key order.
+    public func listKeys(prefix: String) throws(StoreError) -> [String] {
+        try connection.query(
+            "SELECT list_key FROM lists WHERE substr(list_key, 1, length(?1)) = ?1 ORDER BY list_key", [.text(prefix)]
+        ).map { row throws(StoreError) in try row.text("list_key") }
+    }
+
     /// The stored state of list `key`, or `nil` if it is not stored.
     public func listState(_ key: String) throws(StoreError) -> ListState? {
         guard

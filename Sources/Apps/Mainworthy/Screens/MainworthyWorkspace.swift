@@ -123,6 +123,11 @@ public final class MainworthyWorkspace {
         server.bundle.feed(list).reportingFailures { [weak self] in self?.report(MainworthyError($0)) }
     }
 
+    /// A feed of `request` for a screen of the open project, its failures reported here too.
+    func feed<Value: Sendable & Equatable>(_ request: Request<Value>) -> ScreenFeed<Value> {
+        server.bundle.feed(request).reportingFailures { [weak self] in self?.report(MainworthyError($0)) }
+    }
+
     /// Reads `request` for a screen showing `current` through the server's bundle (the stored copy at once under
     /// `policy`, then the server's), handing every state to `show`; a failure is reported here. Returns the last
     /// update.
