@@ -109,6 +109,41 @@ extension ServerBundle {
         }
     }
 
+    /// Changes the stored reply of `request` (an event that says what changed in it): it is decoded as the
+    /// request decodes it, changed by `change` and stored again, stamped now, in one transaction; every feed of it
+    /// shows the change. Returns whether a reply was stored.
+    @discardableResult
+    public func update<Response: Codable & Sendable>(
+        _ request: Request<Response>, _ change: @escaping @Sendable (inout Response) -> Void
+    ) async throws(SyncError) -> Bool {
+        let client = self.client
+        let key = CachedFetcher.key(for: request)
+        do throws(StoreError) {
+            return try await store.write { transaction throws(StoreError) -> Bool in
+                guard var resource = try transaction.resource(key) else { return false }
+                var headers = HTTPHeaders()
+                if let mediaType = resource.mediaType { headers["Content-Type"] = mediaType }
+                var value: Response
+                do throws(HTTPError) {
+                    value = try client.decode(
+                        request, body: resource.body, response: HTTPResponse(status: 200, headers: headers))
+                    change(&value)
+                    resource.body = try Client.encodeJSON(value)
+                } catch {
+                    throw .encoding("the stored reply \(key) could not be changed: \(error.description)")
+                }
+                resource.mediaType = "application/json"
+                resource.etag = nil
+                resource.lastModified = nil
+                resource.fetchedAt = transaction.now
+                try transaction.put(resource)
+                return true
+            }
+        } catch {
+            throw .store(error)
+        }
+    }
+
     /// Changes the stored item `id` in every stored list whose key starts with `prefix` (a record saved on one
     /// screen, listed on several): each is decoded as `Item`, changed by `change` and stored in place, in one
     /// transaction; every feed of those lists shows it. Returns how many lists held it.

@@ -37,5 +37,26 @@ extension AgainstReferenceServer {
             #expect(list.reads == 1)
             #expect(try await server.log().filter { $0.method == "GET" && $0.path.hasSuffix("/cases") }.isEmpty)
         }
+
+        // M-CHG-4 through the store: a change event is a write of the stored list, so a second Changes screen that
+        // follows no stream shows the row too, with no read of its own.
+        @MainActor @Test(.timeLimit(.minutes(1))) func aChangeEventReachesEveryChangesScreenThroughTheStore()
+            async throws
+        {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let workspace = try await server.workspace("ada")
+            let events = ProjectEvents(workspace: workspace, project: "shop")
+            defer { events.stop() }
+            let following = ChangesModel(workspace: workspace, project: "shop", events: events)
+            await following.refresh()
+            let other = ChangesModel(workspace: workspace, project: "shop")
+            await other.refresh()
+            let reply = try await server.report(PipelineReport(commit: "9f9f9f9", branch: "feat/live"))
+            let id = try #require(reply.change)
+            #expect(await waitUntilObserved(upTo: .seconds(20)) { other.state.value?.first?.id == id })
+            #expect(other.state.value?.count == 4)
+            #expect(other.listReads == 1 && other.rowReads == 0)
+        }
     }
 }
