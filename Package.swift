@@ -78,7 +78,7 @@ let package = Package(
             swiftSettings: strict),
 
         .target(
-            name: "CompanionScreen", dependencies: ["CompanionHTTP", "CompanionSync"],
+            name: "CompanionScreen", dependencies: [],
             swiftSettings: strict),
 
         .target(

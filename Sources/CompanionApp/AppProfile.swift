@@ -27,9 +27,10 @@ public struct AppProfile: Sendable {
     public var middlewares: [any Middleware]
     /// Whether each exchange is written to the journal.
     public var recordsExchanges: Bool
-    /// The sentence a screen shows for a failure (the error's own description by default; an app may prefer
-    /// its server's own words or its own language).
-    public var sentence: @Sendable (HTTPError) -> String
+    /// The sentence a screen shows for a failed read, given its context (the failure, the read's key, whether a
+    /// value stays shown): the kit's sentence by default; an app may prefer its server's own words or its own
+    /// language. The screen's state itself is the kit's (`ServerBundle.failing`).
+    public var sentence: @Sendable (ReadFailure) -> String
 
     /// Creates a profile; every parameter has the kit's default.
     public init(
@@ -38,7 +39,7 @@ public struct AppProfile: Sendable {
         retryPolicy: RetryPolicy = RetryPolicy(), automaticIdempotencyKeys: Bool = false,
         revocation: RevocationRule = RevocationRule(), data: DataPolicy = DataPolicy(),
         middlewares: [any Middleware] = [], recordsExchanges: Bool = true,
-        sentence: @escaping @Sendable (HTTPError) -> String = { $0.description }
+        sentence: @escaping @Sendable (ReadFailure) -> String = { $0.description }
     ) {
         var all: HTTPHeaders = ["User-Agent": userAgent, "Accept": accept]
         for (name, value) in headers { all[name] = value }

@@ -1,5 +1,6 @@
 import CompanionHTTP
 import CompanionScreen
+import CompanionStore
 import CompanionSync
 import Foundation
 
@@ -16,20 +17,116 @@ public struct ScreenUpdate<Value: Sendable & Equatable>: Sendable {
     public var cause: SyncError? = nil
 }
 
+/// A read that failed, as the app's wording hook (`AppProfile.sentence`) sees it: what failed, which read, and
+/// whether the screen keeps a value.
+public struct ReadFailure: Sendable, CustomStringConvertible {
+    /// The failure as the store and network layer reported it; `nil` for another error (an app's own).
+    public let cause: SyncError?
+    /// What failed, in the error's own words.
+    public let detail: String
+    /// The key of the read in the store (a request's cache key, a group's name, a list's key), when known.
+    public let key: String?
+    /// Whether the screen keeps showing a value (stale or offline), or has nothing to show (failed).
+    public let keepsValue: Bool
+
+    /// Creates the context of a read that failed with `error`.
+    public init(_ error: any Error, key: String? = nil, keepsValue: Bool) {
+        self.cause =
+            switch error {
+            case let error as SyncError: error
+            case let error as HTTPError: .http(error)
+            case let error as StoreError: .store(error)
+            default: nil
+            }
+        self.detail = String(describing: error)
+        self.key = key
+        self.keepsValue = keepsValue
+    }
+
+    /// The HTTP failure behind it, if it is one.
+    public var http: HTTPError? { cause.flatMap { SyncError.httpFailure(in: $0) } }
+
+    /// The kit's sentence: the HTTP failure's own (the server's words where it sent some), else the cause's, else
+    /// the error's own.
+    public var description: String { http?.description ?? cause?.description ?? detail }
+}
+
 extension ServerBundle {
-    /// Reads `request` for a screen through the store under `policy`: every published value and the load's end
-    /// become states, starting from `current` (what the screen shows now).
+    /// The state of a screen showing `current` after `error`: the kit's one failure rule.
     ///
-    /// Rules: a stored copy shows at once with its age; a failure keeps what is on screen (`offline` for
-    /// connectivity, `stale` otherwise, with the app's sentence for it); a refusal the revocation rule says ends
-    /// the sign-in keeps it too, unless the app's data policy deleted the data with the sign-in; a fresh answer
-    /// for which `isEmpty` holds is `empty`. The stream never throws.
+    /// Rules: what is shown stays (`offline` when the server cannot be reached, `stale` with the sentence
+    /// otherwise, aged by the clock); with nothing shown the screen is `failed`. The sentence is the app's
+    /// (`AppProfile.sentence`, given the read's context). Only the app's revocation rule decides whether a refusal
+    /// ends the sign-in (then `failed` says sign-in is required); under a wiping data policy that ending deletes
+    /// what was shown too.
+    ///
+    /// - Parameters:
+    ///   - current: What the screen shows now.
+    ///   - error: What the read (or write) failed with.
+    ///   - key: The read's key in the store, for the wording hook.
+    public func failing<Value>(
+        _ current: ScreenState<Value>, with error: any Error, reading key: String? = nil
+    ) -> ScreenUpdate<Value> {
+        let http = SyncError.httpFailure(in: error)
+        let ends = http.map(endsSignIn) ?? false
+        let value = ends && profile.data.wipesOnRevocation ? nil : current.value
+        let context = ReadFailure(error, key: key, keepsValue: value != nil)
+        let sentence = profile.sentence(context)
+        let state: ScreenState<Value>
+        if let value {
+            let age = current.age(at: clock.now()) ?? 0
+            state =
+                http?.isConnectivity == true
+                ? .offline(value, age: age, reason: sentence) : .stale(value, age: age, problem: sentence)
+        } else {
+            state = .failed(reason: sentence, signInRequired: ends)
+        }
+        return ScreenUpdate(state: state, failure: http, endsSignIn: ends, cause: context.cause)
+    }
+
+    /// The app's sentence for `error` outside a read (a write's refusal shown next to what the screen shows).
+    public func sentence(for error: HTTPError) -> String {
+        profile.sentence(ReadFailure(error, keepsValue: true))
+    }
+
+    /// The state a published value puts a screen in: a fresh answer is content (`empty` when `isEmpty` holds); a
+    /// stored copy is `stale` with its age, and a stored copy shown because the network failed is `offline` or
+    /// `stale` with the app's sentence for the failure.
+    func update<Value>(
+        for loaded: Published<Value>, isEmpty: (Value) -> Bool, key: String? = nil
+    ) -> ScreenUpdate<Value> {
+        let state: ScreenState<Value>
+        if loaded.isFresh {
+            state =
+                isEmpty(loaded.value)
+                ? .empty(loaded.value, fetchedAt: loaded.fetchedAt)
+                : .content(loaded.value, fetchedAt: loaded.fetchedAt)
+        } else {
+            if let failure = loaded.failure {
+                let sentence = profile.sentence(ReadFailure(failure, key: key, keepsValue: true))
+                state =
+                    failure.isConnectivity
+                    ? .offline(loaded.value, age: loaded.age, reason: sentence)
+                    : .stale(loaded.value, age: loaded.age, problem: sentence)
+            } else {
+                state = .stale(loaded.value, age: loaded.age, problem: nil)
+            }
+        }
+        let ends = loaded.failure.map(endsSignIn) ?? false
+        return ScreenUpdate(state: state, failure: loaded.failure, endsSignIn: ends)
+    }
+
+    /// Reads `request` for a screen through the store under `policy`: every published value and the load's end
+    /// become states, starting from `current`. Prefer a feed (`feed(_:)`), which also observes the store.
     public func read<Response: Sendable, Value: Sendable & Equatable>(
         _ request: Request<Response>, policy: FetchPolicy = .staleWhileRevalidate, showing current: ScreenState<Value>,
         isEmpty: @escaping @Sendable (Value) -> Bool = { _ in false },
         _ transform: @escaping @Sendable (Response) -> Value
     ) -> AsyncStream<ScreenUpdate<Value>> {
-        screen(fetcher.load(request, policy: policy), showing: current, isEmpty: isEmpty, transform)
+        screen(
+            Self.mapped(fetcher.load(request, policy: policy)) { Published($0).map(transform) },
+            key: CachedFetcher.key(for: request),
+            showing: current, isEmpty: isEmpty)
     }
 
     /// Reads `request` for a screen whose state is the reply itself.
@@ -46,42 +143,15 @@ extension ServerBundle {
         showing current: ScreenState<Value>, isEmpty: @escaping @Sendable (Value) -> Bool = { _ in false },
         _ transform: @escaping @Sendable (Response) -> Value
     ) -> AsyncStream<ScreenUpdate<Value>> {
-        screen(snapshots.load(snapshot, policy: policy), showing: current, isEmpty: isEmpty, transform)
+        screen(
+            Self.mapped(snapshots.load(snapshot, policy: policy)) { Published($0).map(transform) }, key: snapshot.name,
+            showing: current,
+            isEmpty: isEmpty)
     }
 
-    /// The last state `read` would publish: for a screen that waits for the whole load.
-    public func state<Response: Sendable, Value: Sendable & Equatable>(
-        _ request: Request<Response>, policy: FetchPolicy = .staleWhileRevalidate, showing current: ScreenState<Value>,
-        isEmpty: @escaping @Sendable (Value) -> Bool = { _ in false },
-        _ transform: @escaping @Sendable (Response) -> Value
-    ) async -> ScreenUpdate<Value> {
-        var last = ScreenUpdate(state: current, failure: nil, endsSignIn: false)
-        for await update in read(request, policy: policy, showing: current, isEmpty: isEmpty, transform) {
-            last = update
-        }
-        return last
-    }
-
-    /// The state of a screen showing `current` after `error`, by the app's rules: the app's sentence, the
-    /// revocation rule, and the data policy (content deleted with a wiping sign-out is not kept).
-    public func failing<Value>(_ current: ScreenState<Value>, with error: any Error) -> ScreenUpdate<Value> {
-        guard let http = SyncError.httpFailure(in: error) else {
-            let sentence = String(describing: error)
-            let state: ScreenState<Value> =
-                current.value.map { .stale($0, age: current.age(at: clock.now()) ?? 0, problem: sentence) }
-                ?? .failed(reason: sentence, signInRequired: false)
-            return ScreenUpdate(state: state, failure: nil, endsSignIn: false, cause: error as? SyncError)
-        }
-        let ends = endsSignIn(http)
-        let state = current.failing(
-            with: http, at: clock.now(), endsSignIn: ends, keepsContent: !(ends && profile.data.wipesOnRevocation),
-            sentence: profile.sentence(http))
-        return ScreenUpdate(state: state, failure: http, endsSignIn: ends, cause: error as? SyncError)
-    }
-
-    private func screen<Response: Sendable, Value: Sendable & Equatable>(
-        _ loads: AsyncThrowingStream<Loaded<Response>, any Error>, showing current: ScreenState<Value>,
-        isEmpty: @escaping @Sendable (Value) -> Bool, _ transform: @escaping @Sendable (Response) -> Value
+    private func screen<Value: Sendable & Equatable>(
+        _ loads: AsyncThrowingStream<Published<Value>, any Error>, key: String, showing current: ScreenState<Value>,
+        isEmpty: @escaping @Sendable (Value) -> Bool
     ) -> AsyncStream<ScreenUpdate<Value>> {
         let (stream, continuation) = AsyncStream<ScreenUpdate<Value>>.makeStream()
         let bundle = self
@@ -89,22 +159,12 @@ extension ServerBundle {
             var shown = current
             do {
                 for try await loaded in loads {
-                    let value = loaded.map(transform)
-                    var state = ScreenState(value, isEmpty: isEmpty)
-                    if let failure = loaded.failure {
-                        // A cached fallback: say it in the app's words.
-                        let sentence = bundle.profile.sentence(failure)
-                        state =
-                            failure.isConnectivity
-                            ? .offline(value.value, age: value.age, reason: sentence)
-                            : .stale(value.value, age: value.age, problem: sentence)
-                    }
-                    shown = state
-                    let ends = loaded.failure.map(bundle.endsSignIn) ?? false
-                    continuation.yield(ScreenUpdate(state: state, failure: loaded.failure, endsSignIn: ends))
+                    let update = bundle.update(for: loaded, isEmpty: isEmpty, key: key)
+                    shown = update.state
+                    continuation.yield(update)
                 }
             } catch {
-                continuation.yield(bundle.failing(shown, with: error))
+                continuation.yield(bundle.failing(shown, with: error, reading: key))
             }
             continuation.finish()
         }

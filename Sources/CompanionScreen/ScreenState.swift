@@ -1,4 +1,3 @@
-import CompanionHTTP
 import Foundation
 
 /// What a screen shows, as one value a SwiftUI view can `switch` on.
@@ -16,8 +15,9 @@ public enum ScreenState<Value: Sendable & Equatable>: Sendable, Equatable {
     case loading
     /// A value the server just confirmed.
     case content(Value, fetchedAt: Date)
-    /// The server answered, and the answer has nothing to show.
-    case empty(fetchedAt: Date)
+    /// The server answered, and the answer has nothing to show: its value is kept (a month's totals, a list's
+    /// revision) for what a view shows around its empty placeholder.
+    case empty(Value, fetchedAt: Date)
     /// A cached value, `age` seconds old, shown while the server is asked again or after the
     /// server answered with an error (`problem` says what it said).
     case stale(Value, age: TimeInterval, problem: String?)
@@ -29,13 +29,11 @@ public enum ScreenState<Value: Sendable & Equatable>: Sendable, Equatable {
     /// The value on screen, if any.
     public var value: Value? {
         switch self {
-        case .content(let value, _), .stale(let value, _, _), .offline(let value, _, _): return value
-        case .loading, .empty, .failed: return nil
+        case .content(let value, _), .empty(let value, _), .stale(let value, _, _), .offline(let value, _, _):
+            return value
+        case .loading, .failed: return nil
         }
     }
-
-    /// The value on screen, if any (the same as `value`).
-    public var content: Value? { value }
 
     /// Which of the six states this is, without its values (for a view's switch or a JSON `state` field).
     public var kind: ScreenKind {
@@ -62,7 +60,7 @@ public enum ScreenState<Value: Sendable & Equatable>: Sendable, Equatable {
     /// When what is shown was fetched, where the state carries the time (content and empty).
     public var fetchedAt: Date? {
         switch self {
-        case .content(_, let date), .empty(let date): return date
+        case .content(_, let date), .empty(_, let date): return date
         default: return nil
         }
     }
@@ -98,45 +96,12 @@ public enum ScreenState<Value: Sendable & Equatable>: Sendable, Equatable {
         return age
     }
 
-    /// The state after a load failed with `error` at `now`, keeping what is on screen.
-    ///
-    /// - Parameters:
-    ///   - error: What the load failed with.
-    ///   - now: The time the failure is seen, to age a value shown as fresh until now.
-    ///   - endsSignIn: Whether the app's revocation rule says the refusal ended the sign-in; with nothing on
-    ///     screen the state is then `failed` with sign-in required.
-    ///   - keepsContent: `false` when the app deleted its data with the sign-in (what was shown is gone too).
-    ///   - sentence: The sentence shown for `error` (the error's own description by default).
-    public func failing(
-        with error: HTTPError, at now: Date, endsSignIn: Bool? = nil, keepsContent: Bool = true,
-        sentence: String? = nil
-    ) -> ScreenState {
-        let reason = sentence ?? error.description
-        let signIn = endsSignIn ?? (error.statusCode == 401)
-        guard keepsContent, let value else { return .failed(reason: reason, signInRequired: signIn) }
-        let shownAge = age(at: now) ?? 0
-        if error.isConnectivity { return .offline(value, age: shownAge, reason: reason) }
-        return .stale(value, age: shownAge, problem: reason)
-    }
-
-    /// The state after a load failed with `error`: the last value kept (offline or stale), or failed. A value
-    /// shown as fresh keeps age 0; use `failing(with:at:)` where a clock is at hand.
-    public func failing(with error: HTTPError, age: TimeInterval) -> ScreenState {
-        switch self {
-        case .stale(let value, _, _), .offline(let value, _, _), .content(let value, _):
-            if error.isConnectivity { return .offline(value, age: age, reason: error.description) }
-            return .stale(value, age: age, problem: error.description)
-        case .loading, .empty, .failed:
-            return .failed(reason: error.description, signInRequired: error.statusCode == 401)
-        }
-    }
-
     /// The same state with its value transformed.
     public func map<Other: Sendable & Equatable>(_ transform: (Value) -> Other) -> ScreenState<Other> {
         switch self {
         case .loading: return .loading
         case .content(let value, let fetchedAt): return .content(transform(value), fetchedAt: fetchedAt)
-        case .empty(let fetchedAt): return .empty(fetchedAt: fetchedAt)
+        case .empty(let value, let fetchedAt): return .empty(transform(value), fetchedAt: fetchedAt)
         case .stale(let value, let age, let problem): return .stale(transform(value), age: age, problem: problem)
         case .offline(let value, let age, let reason): return .offline(transform(value), age: age, reason: reason)
         case .failed(let reason, let signIn): return .failed(reason: reason, signInRequired: signIn)

@@ -100,4 +100,7 @@ public enum StoreChange: Sendable, Hashable {
     case document(String)
     /// Everything was cleared.
     case cleared
+    /// What is stored under this key (a resource, a group or a list) is known to be out of date: an event said
+    /// so without carrying the new data. Observers read it from the server again (`StoreTransaction.invalidate`).
+    case invalidated(String)
 }

@@ -70,6 +70,22 @@ extension StoreTransaction {
         return changed > 0
     }
 
+    /// Removes one stored item (it left the list), keeping the others' order. Returns whether it was stored.
+    @discardableResult
+    public func removeItem(_ id: String, from key: String) throws(StoreError) -> Bool {
+        let changed = try connection.run(
+            "DELETE FROM list_items WHERE list_key = ? AND item_id = ?", [.text(key), .text(id)])
+        if changed > 0 { note(.list(key)) }
+        return changed > 0
+    }
+
+    /// The keys of the stored lists whose key starts with `prefix`, in key order.
+    public func listKeys(prefix: String) throws(StoreError) -> [String] {
+        try connection.query(
+            "SELECT list_key FROM lists WHERE substr(list_key, 1, length(?1)) = ?1 ORDER BY list_key", [.text(prefix)]
+        ).map { row throws(StoreError) in try row.text("list_key") }
+    }
+
     /// The stored state of list `key`, or `nil` if it is not stored.
     public func listState(_ key: String) throws(StoreError) -> ListState? {
         guard

@@ -155,11 +155,7 @@ enum MainworthyCasesCommands {
             if arguments.option("scope") != nil { throw UsageError("--scope goes with --search") }
             list.appear()
             await list.reading?.value
-            while list.state.value?.nextCursor != nil {
-                let before = list.state.value?.cases.count
-                await list.loadMore()
-                if list.state.value?.cases.count == before { break }
-            }
+            await list.list.loadAll()
             guard let value = list.state.value else {
                 throw CommandFailure(list.state.problem ?? "The list was not read.")
             }

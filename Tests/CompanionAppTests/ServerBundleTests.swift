@@ -66,7 +66,7 @@ struct ServerBundleTests {
         #expect(after.last?.failure?.isConnectivity == true)
     }
 
-    @Test("an answer with nothing in it is `empty`, not content")
+    @Test("an answer with nothing in it is `empty` with its value, not content")
     func emptyAnswer() async throws {
         let environment = TestEnvironments.loopback()
         let online = try await Self.bundle(try TestServers.fault(), environment: environment)
@@ -76,7 +76,7 @@ struct ServerBundleTests {
                 $0["data"]?.arrayValue ?? []
             })
         #expect(states.map(\.state.kind) == [.empty])
-        #expect(states.last?.state.value == nil)
+        #expect(states.last?.state.value == [])
         #expect(states.last?.state.fetchedAt != nil)
     }
 

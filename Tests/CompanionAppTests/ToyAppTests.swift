@@ -14,7 +14,7 @@ import Testing
 // `ServerBundle` with the app's `AppProfile`), and observable screen models over `ScreenState`.
 
 // 1. Wire models: plain values, decoded by the client's decoder (dates by the kit's rules).
-struct ToyItem: Decodable, Sendable, Hashable, Identifiable {
+struct ToyItem: Codable, Sendable, Hashable, Identifiable {
     var id: String
     var n: Int
     var createdAt: Date

@@ -50,7 +50,7 @@ extension AgainstReferenceServer {
             await all.appearAndRead()
             #expect(all.state.value?.nextCursor != nil)
             try await server.clearLog()
-            await all.loadMore()
+            await all.list.loadMore()
             #expect(all.numbers.count == 100)
             // A case made meanwhile comes on the last page; nothing is listed twice.
             let other = try await server.signedIn("ada")
@@ -58,8 +58,8 @@ extension AgainstReferenceServer {
                 other,
                 ProposalBody(
                     .createCase(folderID: "f_2"), document: CaseDocument(title: "Aaa first", steps: []), reason: nil))
-            await all.loadMore()
-            await all.loadMore()
+            await all.list.loadMore()
+            await all.list.loadMore()
             let ids = all.state.value?.cases.map(\.id) ?? []
             #expect(Set(ids).count == ids.count && ids.count == 121)
             #expect(all.state.value?.isComplete == true)

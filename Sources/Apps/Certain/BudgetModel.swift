@@ -55,9 +55,11 @@ public final class BudgetModel {
         if !sameMonth { reply = nil }
         for await update in server.bundle.read(request, showing: shown) {
             if let value = update.state.value { reply = value }
-            state =
-                update.state.kind == .content && update.state.value?.isEmpty == true
-                ? .empty(fetchedAt: update.state.fetchedAt ?? server.bundle.clock.now()) : update.state
+            if update.state.kind == .content, let value = update.state.value, value.isEmpty {
+                state = .empty(value, fetchedAt: update.state.fetchedAt ?? server.bundle.clock.now())
+            } else {
+                state = update.state
+            }
             if update.endsSignIn {
                 reply = nil
                 await server.lookups.forget()

@@ -33,7 +33,7 @@ public struct CertainServer: Sendable {
     public static func profile(_ language: Language = .german) -> AppProfile {
         AppProfile(
             userAgent: "CompanionKit/0.1 (Certain)", headers: ["Accept-Language": language.acceptLanguage],
-            revocation: revocation, data: data, sentence: sentence)
+            revocation: revocation, data: data, sentence: { $0.http.map(sentence) ?? $0.description })
     }
 
     /// The sentence a screen shows for `error`: the `detail` of Certain's JSON envelope word for word, its 422

@@ -52,13 +52,17 @@ public enum MainworthyAPI {
     }
 
     /// `GET P/decisions`: the Decided list.
-    public static func decided(_ project: String, cursor: String? = nil) -> Request<ListReply<DecidedItem>> {
-        .get("\(base(project))/decisions", query: ["cursor": cursor])
+    public static func decided(_ project: String, cursor: String? = nil, limit: Int? = nil)
+        -> Request<ListReply<DecidedItem>>
+    {
+        .get("\(base(project))/decisions", query: ["cursor": cursor, "limit": limit.map(String.init)])
     }
 
     /// `GET P/runs`.
-    public static func runs(_ project: String, cursor: String? = nil) -> Request<ListReply<RunSummary>> {
-        .get("\(base(project))/runs", query: ["cursor": cursor])
+    public static func runs(_ project: String, cursor: String? = nil, limit: Int? = nil)
+        -> Request<ListReply<RunSummary>>
+    {
+        .get("\(base(project))/runs", query: ["cursor": cursor, "limit": limit.map(String.init)])
     }
 
     /// `GET P/runs/{id}`.

@@ -30,7 +30,8 @@ public struct MainworthyServer: Sendable {
     /// memory only and survives a sign-out. A failure on a screen is worded with the server's own sentence.
     public static let profile = AppProfile(
         userAgent: MainworthyBuild.clientName, revocation: RevocationRule(statuses: [401], permissionCodes: []),
-        data: DataPolicy(storage: .memoryOnly, wipesOnRevocation: false), sentence: sentence(for:))
+        data: DataPolicy(storage: .memoryOnly, wipesOnRevocation: false),
+        sentence: { $0.http.map(sentence(for:)) ?? $0.description })
 
     /// The build: server, version, expiry.
     public let build: MainworthyBuild

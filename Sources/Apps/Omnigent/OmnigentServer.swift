@@ -23,7 +23,7 @@ public struct OmnigentServer: Sendable {
     public static let profile = AppProfile(
         userAgent: "CompanionKit-Omnigent/0.1", automaticIdempotencyKeys: false, revocation: .omnigent,
         data: DataPolicy(storage: .offline, wipesOnRevocation: false),
-        sentence: { $0.envelope?.summary ?? $0.description })
+        sentence: { $0.http?.envelope?.summary ?? $0.description })
 
     /// The connection it was made from.
     public let connection: ServerConnection

@@ -161,7 +161,7 @@ public final class SessionDetailModel {
             actionProblem = nil
             await refresh(policy: .fresh)
         } catch {
-            actionProblem = server.bundle.profile.sentence(error)
+            actionProblem = server.bundle.sentence(for: error)
         }
     }
 
@@ -195,7 +195,7 @@ public final class SessionDetailModel {
                 if applied >= limit { break }
             }
         } catch {
-            actionProblem = (error as? HTTPError).map(server.bundle.profile.sentence) ?? "The live stream stopped."
+            actionProblem = (error as? HTTPError).map(server.bundle.sentence(for:)) ?? "The live stream stopped."
         }
     }
 

@@ -109,7 +109,7 @@ public final class SessionsListModel {
             state = .content(page.appending(next), fetchedAt: server.bundle.clock.now())
             loadMoreProblem = nil
         } catch {
-            loadMoreProblem = server.bundle.profile.sentence(error)
+            loadMoreProblem = server.bundle.sentence(for: error)
         }
     }
 }

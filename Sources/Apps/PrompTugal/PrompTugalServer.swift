@@ -23,7 +23,7 @@ public struct PrompTugalServer: Sendable {
     /// (P-TEAM-8).
     public static let profile = AppProfile(
         userAgent: "PrompTugal/1.0", accept: "application/json, */*", timeout: .seconds(20), retryPolicy: .never,
-        sentence: { TeamSentence.reason($0) })
+        sentence: { $0.http.map(TeamSentence.reason) ?? $0.description })
 
     /// The account a public site's data is filed under.
     public static let publicUser = "public"

@@ -200,6 +200,7 @@ public final class CaseEditorModel {
                 return
             }
             root.discard(draft.target)
+            await root.caseSaved(caseID, title: read.document.title, version: readVersion)
             saved = page
             outcome = .adopted(caseID: caseID, version: version)
             if draft.document.normalized != typed {

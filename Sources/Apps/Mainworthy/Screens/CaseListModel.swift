@@ -1,4 +1,6 @@
+import CompanionApp
 import CompanionScreen
+import CompanionSync
 import Foundation
 import Observation
 
@@ -7,7 +9,8 @@ import Observation
 ///
 /// Rules:
 /// - The end of the list reads the next page by cursor and appends it, no id twice; `next_cursor: null`
-///   is the end (M-CASE-3).
+///   is the end (M-CASE-3). The pages are the kit's stored list of this listing, which the screen observes: a
+///   case saved on another screen shows its new title here with no pull.
 /// - One among the last 40 lists left starts with its kept rows, so it shows at once with no spinner; it is
 ///   read again in the background only if the project's revision rose since it was read (M-LIST-1). One left
 ///   longer ago is read with a spinner (M-LIST-2). A pull reads it now (M-LIST-3). Leaving it keeps it among the
@@ -17,8 +20,10 @@ import Observation
 ///   and leaves this list as it was; a search is never kept among the recent lists (M-FIND-5).
 @Observable @MainActor
 public final class CaseListModel {
-    /// The list.
-    public private(set) var state: ScreenState<CaseListContent>
+    /// The list's cases, every page read (the kit's stored list of this listing).
+    public let list: ScreenFeed<Paged<CaseRow>>
+    /// A folder's page (its path and subfolders), for a folder's list.
+    public let folder: ScreenFeed<FolderPage>?
     /// Whether a read is under way behind rows already shown.
     public private(set) var isRefreshingInBackground = false
     /// The read under way, if any (what `appear()` started).
@@ -32,10 +37,33 @@ public final class CaseListModel {
     public let listing: CaseListing
     let root: CasesRootModel
 
-    init(root: CasesRootModel, listing: CaseListing, kept: CaseListContent?) {
+    init(root: CasesRootModel, listing: CaseListing) {
         self.root = root
         self.listing = listing
-        state = kept.map { .content($0, fetchedAt: root.workspace.now()) } ?? .loading
+        list = root.workspace.feed(MainworthyLists.cases(root.project, listing))
+        if case .folder(let id) = listing {
+            folder = root.workspace.feed(MainworthyAPI.folder(root.project, id))
+        } else {
+            folder = nil
+        }
+    }
+
+    /// Shows the kept rows of a list left recently, as they were read (no request).
+    func showKept() async {
+        await folder?.showStored()
+        await list.showStored()
+    }
+
+    /// The list: the folder's page and the cases read, with the project's revision when it was read.
+    public var state: ScreenState<CaseListContent> {
+        if let folder, folder.state.kind == .failed || folder.state.kind == .loading {
+            return folder.state.map { _ in CaseListContent() }
+        }
+        return list.state.map {
+            CaseListContent(
+                folder: folder?.value, cases: $0.items, nextCursor: $0.nextCursor,
+                revision: $0.revision.flatMap { Int($0) } ?? 0)
+        }
     }
 
     /// The rows: subfolders first, then cases.
@@ -47,8 +75,6 @@ public final class CaseListModel {
         if let kept = state.value {
             guard root.revision > kept.revision else { return }
             isRefreshingInBackground = true
-        } else {
-            state = .loading
         }
         reading = Task { await self.readFirstPage() }
     }
@@ -61,19 +87,8 @@ public final class CaseListModel {
     /// Leaves the list: it joins the recent lists (the 41st forgets the one left longest ago).
     public func leave() {
         reading?.cancel()
-        guard let content = state.value else { return }
-        root.leave(listing, content: content)
-    }
-
-    /// Reaching the end: reads the next page and appends it.
-    public func loadMore() async {
-        guard let content = state.value, let cursor = content.nextCursor else { return }
-        do throws(MainworthyError) {
-            let page = try await root.workspace.server.read(MainworthyAPI.cases(root.project, listing, cursor: cursor))
-            state = .content(content.appending(page), fetchedAt: root.workspace.now())
-        } catch {
-            state = root.workspace.failing(state, with: error)
-        }
+        guard state.value != nil else { return }
+        root.leave(listing)
     }
 
     /// + here: a new case in this folder, or in Unsorted from a tag or All cases (M-EDIT-1).
@@ -104,20 +119,11 @@ public final class CaseListModel {
     private func readFirstPage() async {
         reads += 1
         defer { isRefreshingInBackground = false }
-        do throws(MainworthyError) {
-            let server = root.workspace.server
-            var folder: FolderPage?
-            if case .folder(let id) = listing {
-                folder = try await server.read(MainworthyAPI.folder(root.project, id))
-            }
-            let page = try await server.read(MainworthyAPI.cases(root.project, listing))
-            let revision = page.revision ?? root.revision
-            root.projectRevisionChanged(revision)
-            let content = CaseListContent(folder: folder, revision: revision).appending(page)
-            state = .content(content, fetchedAt: root.workspace.now())
-            root.update(listing, content: content)
-        } catch {
-            state = root.workspace.failing(state, with: error)
+        if let folder {
+            await folder.refresh(.fresh)
+            guard folder.value != nil else { return }
         }
+        await list.refresh(.fresh)
+        if let revision = state.value?.revision, revision > 0 { root.projectRevisionChanged(revision) }
     }
 }

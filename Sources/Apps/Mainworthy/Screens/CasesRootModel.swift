@@ -88,7 +88,26 @@ public final class CasesRootModel {
     /// The list of `listing` (All cases, a folder, a tag): one among the 40 left most recently starts with its
     /// kept rows, so it shows at once with no spinner; any other starts loading.
     public func list(_ listing: CaseListing) async -> CaseListModel {
-        CaseListModel(root: self, listing: listing, kept: await kept(listing))
+        let model = CaseListModel(root: self, listing: listing)
+        if await isKept(listing) { await model.showKept() }
+        return model
+    }
+
+    /// A case saved here: every stored list of the project that lists it shows its new title and version at once
+    /// (a store write; the open lists observe it).
+    func caseSaved(_ caseID: String, title: String, version: Int) async {
+        await settled()
+        do {
+            try await workspace.server.bundle.update(
+                CaseRow.self, id: caseID, inListsUnder: MainworthyLists.casesPrefix(project)
+            ) { row in
+                row.title = title
+                row.version = version
+            }
+        } catch {
+            workspace.server.bundle.journal.record(
+                .storage, "a saved case could not be shown on its lists: \(error.description)")
+        }
     }
 
     /// The page of case `id` (a `c_…` id) at its current version.
@@ -171,51 +190,20 @@ public final class CasesRootModel {
         write { transaction throws(StoreError) in try transaction.discardDraft(subject) }
     }
 
-    /// The kept rows of `listing`, if it is among the lists left most recently.
-    func kept(_ listing: CaseListing) async -> CaseListContent? {
-        guard let key = listing.recentKey(in: project) else { return nil }
+    /// Whether `listing` is among the lists left most recently (its rows are kept).
+    func isKept(_ listing: CaseListing) async -> Bool {
+        guard let key = listing.recentKey(in: project) else { return false }
         await settled()
-        let stored = try? await store.read { transaction throws(StoreError) -> (ListState, [ListItem], Data?)? in
-            guard let state = try transaction.listState(key), state.leftAt != nil else { return nil }
-            return (state, try transaction.items(key), try transaction.document(key + "/folder"))
-        }
-        guard let (state, items, folder) = stored ?? nil else { return nil }
-        let rows = items.compactMap { try? client.decode(CaseRow.self, from: $0.body) }
-        return CaseListContent(
-            folder: folder.flatMap { try? client.decode(FolderPage.self, from: $0) }, cases: rows,
-            nextCursor: state.nextCursor, revision: state.revision.flatMap { Int($0) } ?? 0)
+        let state = try? await store.read { transaction throws(StoreError) in try transaction.listState(key) }
+        return state?.leftAt != nil
     }
 
-    /// Keeps `content` as `listing` left just now; the 41st list left forgets the one left longest ago.
-    func leave(_ listing: CaseListing, content: CaseListContent) {
-        guard let key = listing.recentKey(in: project), let page = Self.page(content) else { return }
-        let folder = content.folder.flatMap { try? Client.encodeJSON($0) }
+    /// Keeps `listing` (its rows are the stored list) as left just now; the 41st list left forgets the one left
+    /// longest ago.
+    func leave(_ listing: CaseListing) {
+        guard let key = listing.recentKey(in: project) else { return }
         let capacity = Self.recentListCapacity
-        write { transaction throws(StoreError) in
-            try transaction.storePage(page, list: key, replacing: true)
-            if let folder { try transaction.putDocument(key + "/folder", body: folder) }
-            try transaction.leaveList(key, capacity: capacity)
-        }
-    }
-
-    /// Replaces the kept rows of `listing` after a read, when it is kept (when it was left is not changed).
-    func update(_ listing: CaseListing, content: CaseListContent) {
-        guard let key = listing.recentKey(in: project), let page = Self.page(content) else { return }
-        let folder = content.folder.flatMap { try? Client.encodeJSON($0) }
-        write { transaction throws(StoreError) in
-            guard try transaction.listState(key)?.leftAt != nil else { return }
-            try transaction.storePage(page, list: key, replacing: true)
-            if let folder { try transaction.putDocument(key + "/folder", body: folder) }
-        }
-    }
-
-    private static func page(_ content: CaseListContent) -> ListPage? {
-        var items: [(id: String, body: Data)] = []
-        for row in content.cases {
-            guard let body = try? Client.encodeJSON(row) else { return nil }
-            items.append((row.id, body))
-        }
-        return ListPage(items: items, nextCursor: content.nextCursor, revision: String(content.revision))
+        write { transaction throws(StoreError) in try transaction.leaveList(key, capacity: capacity) }
     }
 
     private var store: OfflineStore { workspace.server.bundle.store }

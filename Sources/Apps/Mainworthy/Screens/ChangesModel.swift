@@ -1,4 +1,6 @@
+import CompanionApp
 import CompanionScreen
+import CompanionSync
 import Foundation
 import Observation
 
@@ -11,14 +13,14 @@ import Observation
 /// time) is read again by id (`GET P/changes/{id}`), and moved to the top if that read shows a new report. A
 /// `reset` event reads the list again (M-CHG-11). Reading the list starts the project's stream after the list's
 /// revision, so no event between the read and the stream is lost. A change's page is its own (`change(_:)`), read
-/// by id.
+/// by id. Every event is a write of the stored list, which the screen observes (as every screen of it does).
 @Observable @MainActor
 public final class ChangesModel {
     /// The most changes the list holds.
-    public static let cap = 500
+    public nonisolated static let cap = 500
 
-    /// The list.
-    public private(set) var state: ScreenState<[ChangeSummary]> = .loading
+    /// The list as read and as the stream changed it: the stored reply of `GET P/changes`.
+    public let list: ScreenFeed<ChangeListReply>
     /// How many times the list was read (diagnostics and tests).
     public private(set) var listReads = 0
     /// How many rows were read again by id after an event that lacked their fields (diagnostics and tests).
@@ -31,24 +33,27 @@ public final class ChangesModel {
     /// The project's stream the list follows, if any.
     public let events: ProjectEvents?
     private let workspace: MainworthyWorkspace
+    @ObservationIgnored private var lastWrite: Task<Void, Never>?
 
     /// Creates the list; with `events`, it follows the project's stream.
     public init(workspace: MainworthyWorkspace, project: String, events: ProjectEvents? = nil) {
         self.workspace = workspace
         self.project = project
         self.events = events
+        self.list = workspace.feed(MainworthyAPI.changes(project))
         events?.subscribe(self) { [weak self] event in self?.follow(event) }
     }
+
+    /// The changes shown, newest first, at most 500.
+    public var state: ScreenState<[ChangeSummary]> { list.state.map { Array($0.items.prefix(Self.cap)) } }
 
     /// Reads the list, then makes sure the stream runs from the list's revision.
     public func refresh() async {
         listReads += 1
-        let shown = state.map { ChangeListReply(revision: revision, items: $0) }
-        let read = await workspace.read(
-            MainworthyAPI.changes(project), showing: shown, map: { $0 },
-            show: { self.state = $0.map { Array($0.items.prefix(Self.cap)) } })
-        guard read.isFresh else { return }
-        revision = read.state.value?.revision
+        await lastWrite?.value
+        await list.refresh()
+        guard list.failure == nil, list.state.kind == .content || list.state.kind == .empty else { return }
+        revision = list.value?.revision
         events?.start(after: revision)
     }
 
@@ -57,43 +62,63 @@ public final class ChangesModel {
         ChangeModel(workspace: workspace, project: project, id: id, events: events)
     }
 
-    /// Handles one event of the project's stream.
+    /// Handles one event of the project's stream: a write of the stored list (the screen shows it as it is
+    /// stored); a row the event leaves without what the list shows is then read again by id.
     public func follow(_ event: ProjectEvent) {
         if event.isReset {
             Task { await self.refresh() }
             return
         }
-        guard let change = event.change, let list = state.value else { return }
-        let merged = Self.inserting(change, into: list)
-        state = .content(merged, fetchedAt: workspace.now())
-        if let row = merged.first(where: { $0.id == change.id }), row.lacksListFields || change.updatedAt == nil {
-            Task { await self.readRow(change.id) }
+        guard let change = event.change, state.value != nil else { return }
+        write { reply in reply.items = Self.inserting(change, into: reply.items) }
+        let row = state.value?.first { $0.id == change.id }.map { $0.merging(change) } ?? change
+        if row.lacksListFields || change.updatedAt == nil {
+            Task {
+                await self.lastWrite?.value
+                await self.readRow(change.id)
+            }
         }
     }
 
-    /// Reads row `id` by id and puts what it says into the list: at the top when it shows a later report.
+    /// Reads row `id` by id and puts what it says into the stored list: at the top when it shows a later report.
     func readRow(_ id: String) async {
         rowReads += 1
         do throws(MainworthyError) {
             let fresh = try await workspace.server.read(MainworthyAPI.change(project, id))
-            guard let list = state.value, let index = list.firstIndex(where: { $0.id == id }) else { return }
-            let known = list[index]
-            var rows = list
-            rows[index] = known.merging(fresh)
-            if let before = known.updatedAt, let after = fresh.updatedAt, after > before, index > 0 {
-                let row = rows.remove(at: index)
-                rows.insert(row, at: 0)
+            write { reply in
+                guard let index = reply.items.firstIndex(where: { $0.id == id }) else { return }
+                let known = reply.items[index]
+                reply.items[index] = known.merging(fresh)
+                if let before = known.updatedAt, let after = fresh.updatedAt, after > before, index > 0 {
+                    let row = reply.items.remove(at: index)
+                    reply.items.insert(row, at: 0)
+                }
             }
-            state = .content(rows, fetchedAt: workspace.now())
+            await lastWrite?.value
         } catch {
             workspace.report(error)
+        }
+    }
+
+    /// Changes the stored list after every change asked for before (events apply in the order they came).
+    private func write(_ change: @escaping @Sendable (inout ChangeListReply) -> Void) {
+        let previous = lastWrite
+        let bundle = workspace.server.bundle
+        let request = MainworthyAPI.changes(project)
+        lastWrite = Task {
+            await previous?.value
+            do throws(SyncError) {
+                try await bundle.update(request, change)
+            } catch {
+                bundle.journal.record(.storage, "a change event could not be stored: \(error.description)")
+            }
         }
     }
 
     /// `list` with `change`: a row with a new report goes to the top, a row with the same report (a new verdict
     /// after an answer) is updated in place, keeping what the event does not say; the list is trimmed to 500
     /// (M-CHG-4, O-20). Without a report time in the event, a new head is a new report.
-    public static func inserting(_ change: ChangeSummary, into list: [ChangeSummary]) -> [ChangeSummary] {
+    public nonisolated static func inserting(_ change: ChangeSummary, into list: [ChangeSummary]) -> [ChangeSummary] {
         guard let index = list.firstIndex(where: { $0.id == change.id }) else {
             return Array(([change] + list).prefix(cap))
         }

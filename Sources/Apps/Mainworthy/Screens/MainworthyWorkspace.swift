@@ -117,6 +117,17 @@ public final class MainworthyWorkspace {
 
     // MARK: Reading for the screens
 
+    /// A feed of `list` for a screen of the open project: kept in the account's store and observing it; a
+    /// failure is reported here too.
+    func feed<Page: Sendable, Item>(_ list: PagedList<Page, Item>) -> ScreenFeed<Paged<Item>> {
+        server.bundle.feed(list).reportingFailures { [weak self] in self?.report(MainworthyError($0)) }
+    }
+
+    /// A feed of `request` for a screen of the open project, its failures reported here too.
+    func feed<Value: Sendable & Equatable>(_ request: Request<Value>) -> ScreenFeed<Value> {
+        server.bundle.feed(request).reportingFailures { [weak self] in self?.report(MainworthyError($0)) }
+    }
+
     /// Reads `request` for a screen showing `current` through the server's bundle (the stored copy at once under
     /// `policy`, then the server's), handing every state to `show`; a failure is reported here. Returns the last
     /// update.

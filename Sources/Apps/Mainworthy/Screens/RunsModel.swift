@@ -1,3 +1,4 @@
+import CompanionApp
 import CompanionHTTP
 import CompanionScreen
 import Foundation
@@ -11,8 +12,8 @@ import Observation
 /// the server holds one run (M-PLAN-3); an empty selection shows the server's sentence (M-PLAN-4).
 @Observable @MainActor
 public final class RunsModel {
-    /// The runs, newest first.
-    public private(set) var state: ScreenState<[RunSummary]> = .loading
+    /// The runs, newest first, every page read (the view reads the next with `list.loadMore()`).
+    public let list: ScreenFeed<Paged<RunSummary>>
     /// Where the last plan ended.
     public private(set) var planOutcome: PlanOutcome?
     /// The run page opened by a plan.
@@ -24,19 +25,21 @@ public final class RunsModel {
     public let project: String
     private let workspace: MainworthyWorkspace
 
-    /// Creates the screen.
-    public init(workspace: MainworthyWorkspace, project: String) {
+    /// Creates the screen; `pageSize` runs a page (the server's default when `nil`).
+    public init(workspace: MainworthyWorkspace, project: String, pageSize: Int? = nil) {
         self.workspace = workspace
         self.project = project
+        self.list = workspace.feed(MainworthyLists.runs(project, limit: pageSize))
     }
+
+    /// The runs shown, newest first.
+    public var state: ScreenState<[RunSummary]> { list.state.map(\.items) }
 
     /// Whether + can be pressed.
     public var canPlan: Bool { workspace.capabilities.contains(.plan) }
 
-    /// Reads the list: the stored copy at once, then the server's.
-    public func refresh() async {
-        await workspace.read(MainworthyAPI.runs(project), showing: state, map: \.items, show: { self.state = $0 })
-    }
+    /// Reads the list: the stored copy at once, then the server's first page.
+    public func refresh() async { await list.refresh() }
 
     /// The page of run `id`.
     public func run(_ id: String) -> RunModel { RunModel(workspace: workspace, project: project, id: id) }

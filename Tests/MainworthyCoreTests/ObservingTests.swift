@@ -1,0 +1,62 @@
+import CompanionApp
+import CompanionCore
+import CompanionHTTP
+import CompanionTestSupport
+import Foundation
+import MainworthyCore
+import Testing
+
+extension AgainstReferenceServer {
+    /// Screens observe the store: a write on one screen reaches every other screen showing the same data, with no
+    /// pull and no request.
+    @Suite struct Observing {
+        // M-SAVE-1, M-CASE-3: the saved title on the open list, with no pull (runs on the §2-only stand-in too).
+        @MainActor @Test(.timeLimit(.minutes(1))) func aCaseSavedOnOneScreenShowsItsNewTitleOnTheOpenCaseList()
+            async throws
+        {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let root = try await server.cases("ada")
+            let list = await root.list(.all)
+            await list.appearAndRead()
+            await list.list.loadAll()
+            let before = try #require(list.state.value?.cases.first { $0.number == "C-30" })
+            let page = try await root.casePage(number: "C-30")
+            await page.refresh()
+            let editor = try #require(await page.edit())
+            editor.setTitle("Checkout scenario 30, clearer")
+            try await server.clearLog()
+            await editor.save()
+            #expect(editor.outcome == .adopted(caseID: before.id, version: 2))
+            let shown = await waitUntilObserved(upTo: .seconds(10)) {
+                list.state.value?.cases.first { $0.id == before.id }?.title == "Checkout scenario 30, clearer"
+            }
+            #expect(shown)
+            #expect(list.state.value?.cases.first { $0.id == before.id }?.version == 2)
+            #expect(list.state.value?.cases.count == 120)
+            #expect(list.reads == 1)
+            #expect(try await server.log().filter { $0.method == "GET" && $0.path.hasSuffix("/cases") }.isEmpty)
+        }
+
+        // M-CHG-4 through the store: a change event is a write of the stored list, so a second Changes screen that
+        // follows no stream shows the row too, with no read of its own.
+        @MainActor @Test(.timeLimit(.minutes(1))) func aChangeEventReachesEveryChangesScreenThroughTheStore()
+            async throws
+        {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let workspace = try await server.workspace("ada")
+            let events = ProjectEvents(workspace: workspace, project: "shop")
+            defer { events.stop() }
+            let following = ChangesModel(workspace: workspace, project: "shop", events: events)
+            await following.refresh()
+            let other = ChangesModel(workspace: workspace, project: "shop")
+            await other.refresh()
+            let reply = try await server.report(PipelineReport(commit: "9f9f9f9", branch: "feat/live"))
+            let id = try #require(reply.change)
+            #expect(await waitUntilObserved(upTo: .seconds(20)) { other.state.value?.first?.id == id })
+            #expect(other.state.value?.count == 4)
+            #expect(other.listReads == 1 && other.rowReads == 0)
+        }
+    }
+}
