@@ -6,22 +6,9 @@ import CompanionTestSupport
 import Foundation
 import Testing
 
-/// The fault server's /app sign-in (Servers/wsfault), as an app's dialect would write it.
-private func appDialect(token: String) -> NumberedJSONDialect {
-    NumberedJSONDialect(
-        signIn: { link async throws(ChannelError) in
-            _ = try await link.receive()
-            try await link.send(["type": "auth", "access_token": .string(token)])
-            let answer = try await link.receive()
-            if answer["type"]?.stringValue == "auth_invalid" {
-                throw .credentialRefused(answer["message"]?.stringValue ?? "refused")
-            }
-        })
-}
-
 @Suite("Channels made by AppEnvironment with a server's network settings (nginx, Servers/wsfault)")
 struct ChannelEnvironmentTests {
-    private static let token = "fault-access-token-0123456789"
+    private static let token = WSFaultServer.token
 
     /// An environment whose secret store holds the nginx WebSocket site's settings: the private CA, the client
     /// identity signed by the intermediate, the proxy's Basic credential.
@@ -51,7 +38,7 @@ struct ChannelEnvironmentTests {
     func throughNginx() async throws {
         let journal = Journal()
         let (environment, url) = try environment(journal: journal)
-        let channel = environment.channel(for: url, path: "/app", dialect: appDialect(token: Self.token))
+        let channel = environment.channel(for: url, path: "/app", dialect: WSFaultServer.dialect())
         await channel.start()
         #expect(try await channel.send(["type": "echo", "payload": "through the proxy"]) == "through the proxy")
         await channel.stop()

@@ -4,21 +4,8 @@ import CompanionTestSupport
 import Foundation
 import Testing
 
-/// The fault server's /app sign-in, as an app's dialect would write it.
-func faultDialect(token: String = "fault-access-token-0123456789") -> NumberedJSONDialect {
-    NumberedJSONDialect(
-        pingRequest: ["type": "ping"],
-        unsubscribe: { ["type": "unsubscribe", "subscription": .integer(Int64($0))] },
-        signIn: { link async throws(ChannelError) in
-            _ = try await link.receive()
-            try await link.send(["type": "auth", "access_token": .string(token)])
-            let answer = try await link.receive()
-            if answer["type"]?.stringValue == "auth_invalid" {
-                throw .credentialRefused(answer["message"]?.stringValue ?? "refused")
-            }
-            guard answer["type"]?.stringValue == "auth_ok" else { throw .unreadable(answer.jsonString()) }
-        })
-}
+/// The fault server's /app sign-in (`WSFaultServer.dialect`).
+func faultDialect(token: String = WSFaultServer.token) -> NumberedJSONDialect { WSFaultServer.dialect(token: token) }
 
 /// The request's result or its error, as a value.
 func outcome(_ body: () async throws(ChannelError) -> JSONValue) async -> Result<JSONValue, ChannelError> {
@@ -74,7 +61,7 @@ func waitForState(
 @Suite("Channels: WebSocket against Servers/wsfault", .timeLimit(.minutes(2)))
 struct ChannelTests {
     private func channel(
-        token: String = "fault-access-token-0123456789", policy: ReconnectPolicy = ReconnectPolicy(jitter: 0),
+        token: String = WSFaultServer.token, policy: ReconnectPolicy = ReconnectPolicy(jitter: 0),
         sleeper: any Sleeper = TaskSleeper(), journal: Journal = Journal(), transport: (any ChannelTransport)? = nil
     ) throws -> ChannelConnection {
         ChannelConnection(
@@ -233,7 +220,7 @@ struct ChannelTests {
         await channel.stop()
         let text = journal.events.map { "\($0.message) \($0.fields)" }.joined(separator: "\n")
         #expect(text.contains("channel send auth"))
-        #expect(!text.contains("fault-access-token-0123456789"))
+        #expect(!text.contains(WSFaultServer.token))
         #expect(!text.contains("another-secret-value-42"))
     }
 }
