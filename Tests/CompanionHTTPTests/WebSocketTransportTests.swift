@@ -24,11 +24,12 @@ enum WSFault {
         return try #require(JSONValue(data: try await body.collect(upTo: 1 << 20)))
     }
 
-    /// The log items after `after` (what every /app connection did).
-    static func log(after: Int = 0) async throws -> [JSONValue] {
+    /// The log items after `after` (what every /app connection did), and the log's version.
+    static func log(after: Int = 0) async throws -> (items: [JSONValue], version: Int) {
         let url = try #require(URL(string: try base().absoluteString + "/_control/log?after=\(after)"))
         let (_, body) = try await DefaultTransport.make().send(HTTPRequest(method: .get, url: url))
-        return try #require(JSONValue(data: try await body.collect(upTo: 1 << 20))?["items"]?.arrayValue)
+        let answer = try #require(JSONValue(data: try await body.collect(upTo: 64 << 20)))
+        return (try #require(answer["items"]?.arrayValue), Int(try #require(answer["version"]?.intValue)))
     }
 
     /// The platform's WebSocket transport.

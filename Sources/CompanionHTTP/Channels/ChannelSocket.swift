@@ -116,24 +116,17 @@ public struct ChannelRequest: Sendable, Hashable {
     }
 
     /// The URL with an http(s) scheme (what libcurl and URLSession connect to).
-    public var httpURL: URL {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
-        switch components.scheme?.lowercased() {
-        case "ws": components.scheme = "http"
-        case "wss": components.scheme = "https"
-        default: break
-        }
-        return components.url ?? url
-    }
+    public var httpURL: URL { url(schemes: ["ws": "http", "wss": "https"]) }
 
     /// The URL with a ws(s) scheme.
-    public var webSocketURL: URL {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
-        switch components.scheme?.lowercased() {
-        case "http": components.scheme = "ws"
-        case "https": components.scheme = "wss"
-        default: break
-        }
+    public var webSocketURL: URL { url(schemes: ["http": "ws", "https": "wss"]) }
+
+    /// `url` with its scheme replaced as `schemes` maps it (kept when not in the map).
+    private func url(schemes: [String: String]) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            let scheme = components.scheme?.lowercased(), let replaced = schemes[scheme]
+        else { return url }
+        components.scheme = replaced
         return components.url ?? url
     }
 }
