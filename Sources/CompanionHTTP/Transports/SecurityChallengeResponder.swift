@@ -50,8 +50,11 @@
             var problem: PKCS12Error?
             if let stored = security.identity {
                 var items: CFArray?
-                let options = [kSecImportExportPassphrase as String: stored.passphrase] as CFDictionary
-                let status = SecPKCS12Import(stored.pkcs12 as CFData, options, &items)
+                // In memory only, as `PKCS12.open`: without it macOS adds the identity to the login keychain.
+                let options: [String: Any] = [
+                    kSecImportExportPassphrase as String: stored.passphrase, kSecImportToMemoryOnly as String: true,
+                ]
+                let status = SecPKCS12Import(stored.pkcs12 as CFData, options as CFDictionary, &items)
                 if status == errSecSuccess, let first = (items as? [[String: Any]])?.first,
                     let value = first[kSecImportItemIdentity as String]
                 {
