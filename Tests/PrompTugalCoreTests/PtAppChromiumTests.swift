@@ -41,19 +41,34 @@ struct PtAppChromiumTests {
         }
     }
 
+    /// A loopback server serving `html`, a headless Chromium and a page of it; the caller closes both.
+    static func open() async throws -> (ChromiumLoopbackPage, ChromiumDevTools, DevToolsPage) {
+        let server = try ChromiumLoopbackPage(html: Self.html)
+        do {
+            let browser = try ChromiumDevTools.launch()
+            do {
+                return (server, browser, try await browser.newPage())
+            } catch {
+                browser.close()
+                throw error
+            }
+        } catch {
+            server.stop()
+            throw error
+        }
+    }
+
     @Test(
         """
         P-BRIDGE-1/4/9/10/12, P-OPEN-13: ptApp frozen in the page's world, the handler only in the bridge's world, \
         a call relayed and answered, and the localStorage sync seen by the page's own listener
         """)
     func ptAppInChromium() async throws {
-        let server = try ChromiumLoopbackPage(html: Self.html)
-        let browser = try ChromiumDevTools.launch()
+        let (server, browser, page) = try await Self.open()
         defer {
             browser.close()
             server.stop()
         }
-        let page = try await browser.newPage()
         let world = PrompTugalBridgeConfiguration.contentWorldName
         // The scripts check `location.origin` when they run (P-BRIDGE-11, P-OPEN-12): here the page's is the
         // loopback server's.
@@ -117,13 +132,11 @@ struct PtAppChromiumTests {
 
     @Test("P-OPEN-12: scripts installed on a page whose origin is not allowed define no ptApp and relay nothing")
     func noPtAppOnAnotherOrigin() async throws {
-        let server = try ChromiumLoopbackPage(html: Self.html)
-        let browser = try ChromiumDevTools.launch()
+        let (server, browser, page) = try await Self.open()
         defer {
             browser.close()
             server.stop()
         }
-        let page = try await browser.newPage()
         let world = PrompTugalBridgeConfiguration.contentWorldName
         // The app's own allow-list (`https://promptugal.news`), installed as if the page had navigated after the
         // glue's check: the page's origin is the loopback server's.
