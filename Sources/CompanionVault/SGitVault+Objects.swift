@@ -139,9 +139,13 @@ extension SGitVault {
         do {
             response = try await source.read(vaultID: vaultID, fileID: fileID)
         } catch {
-            log.record(
-                .error, path: fileID, durationMs: VaultKey.milliseconds(since: started), status: error.httpStatus,
-                detail: "request failed")
+            // A fetch the pull abandoned (the branch index fetched beside a ref that answered 404) did not fail:
+            // only a real failure is an error event (P-VLOG-6).
+            if !Task.isCancelled {
+                log.record(
+                    .error, path: fileID, durationMs: VaultKey.milliseconds(since: started), status: error.httpStatus,
+                    detail: "request failed")
+            }
             throw error
         }
         log.record(

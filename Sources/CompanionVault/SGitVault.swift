@@ -1,4 +1,5 @@
 import CompanionCore
+import CompanionHTTP
 import Foundation
 
 /// A native, read-only sgit vault reader.
@@ -43,14 +44,22 @@ public actor SGitVault {
         self.state = state
     }
 
-    /// Opens a vault on an SG/Send server, given its server URL, connecting under `policy`.
+    /// Opens a vault on an SG/Send server (the seed's initializer, with the app's client added). Every object is
+    /// read by a plain `GET /api/vault/read/<vault_id>/<file id>` without credentials, never through the batch
+    /// route (P-VAULT-2), and through `client`, the app's own client for `address.server`, so each request is one
+    /// exchange in the app's journal (its Network panel) as well as one event in `log` (P-OPEN-24).
+    ///
+    /// Throws `malformedKey(.invalidVaultID)` when the key is for another vault, and `transport` when `client` is
+    /// for another origin than `address.server` (its requests would go elsewhere).
     public init(
-        address: VaultAddress, readKey: VaultKey, cache: URL, log: VaultTrafficLog,
-        policy: TransportPolicy = .httpsOnly
+        address: VaultAddress, readKey: VaultKey, cache: URL, log: VaultTrafficLog, client: Client
     ) throws(VaultError) {
         guard address.vaultId == readKey.vaultID else { throw .malformedKey(.invalidVaultID) }
-        try self.init(
-            key: readKey, source: HTTPVaultSource(server: address.server, policy: policy), cache: cache, log: log)
+        let origin = { (url: URL) in [url.scheme?.lowercased(), url.host?.lowercased(), url.port.map(String.init)] }
+        guard origin(client.baseURL) == origin(address.server) else {
+            throw .transport(path: "", reason: "The client is for another server than the vault's address.")
+        }
+        try self.init(key: readKey, source: HTTPVaultSource(client: client, batchSize: 1), cache: cache, log: log)
     }
 
     /// The head commit id of the last successful pull, if any.

@@ -75,6 +75,15 @@ public struct VaultKey: Sendable, CustomStringConvertible, CustomDebugStringConv
         }
     }
 
+    /// The read key as a read-key string, `sgit_private_read_<64 hex>:<vault_id>` (`sgit_public_read_…` for a
+    /// public one): what an app keeps when a person pasted a vault key but it only reads, so the passphrase, which
+    /// could also write, is never stored and the 600,000-round derivation runs once. It is key material: for a key
+    /// store only, never a log, an error or a panel.
+    public var readKeyString: String {
+        let hex = readKey.map { String(format: "%02x", $0) }.joined()
+        return (kind == .publicRead ? "sgit_public_read_" : "sgit_private_read_") + hex + ":" + vaultID
+    }
+
     /// The file id of the named branch `current`'s ref: `bare/refs/ref-pid-muw-` + H(`sg-vault-v1:file-id:ref:<id>`).
     public var refFileID: String { "bare/refs/ref-pid-muw-" + derivedID("sg-vault-v1:file-id:ref:\(vaultID)") }
 

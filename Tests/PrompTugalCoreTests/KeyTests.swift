@@ -40,6 +40,24 @@ struct KeyTests {
         #expect(!text.contains(Self.readKeyHex) && !text.contains(Self.openRouterKey) && !text.contains("sk-or-"))
     }
 
+    @Test("P-SECRET-1: the person's Face ID choice for the OpenRouter key reaches the store's request")
+    func openRouterBiometricChoice() throws {
+        for biometric in [true, false] {
+            let store = InMemoryKeyStore()
+            try store.saveOpenRouterKey("  \(Self.openRouterKey)\n", biometric: biometric)
+            #expect(
+                store.entries() == [
+                    KeyEntry(
+                        name: .openRouter,
+                        protection: KeyProtection(biometryCurrentSet: biometric, thisDeviceOnly: true))
+                ], "biometric: \(biometric)")
+            #expect(try store.load(.openRouter) == Self.openRouterKey)
+        }
+        let empty = InMemoryKeyStore()
+        #expect(throws: KeyStoreError.self) { try empty.saveOpenRouterKey(" \n", biometric: true) }
+        #expect(empty.entries().isEmpty)
+    }
+
     @Test("P-KEY-2: a key that cannot be read back is 'unavailable, import it again', not an empty vault")
     func unavailable() throws {
         let store = Self.filledStore()

@@ -97,10 +97,66 @@ struct NetworkTests {
         #expect(!String(decoding: direct, as: UTF8.self).contains(Self.key))
     }
 
-    @Test("P-SECRET-3, P-OPEN-16: a whole session of the app sends no vault write and no write key")
+    @Test(
+        """
+        P-VAULT-2, P-OPEN-24, issue 38 item 4: the seed's initializer reads every object by a plain GET on the \
+        read route through the app's client, each request one Network entry
+        """)
+    func seedInitializerReadsByGET() async throws {
+        let (rig, _) = try await Self.rig()
+        let folder = try TemporaryFolder(prefix: "seed-init")
+        let crafted = try CraftedVault(vaultID: "seedinit\(Int.random(in: 100_000...999_999))", in: folder.url)
+        try crafted.writeHead([
+            .init(name: "a.txt", data: Data("one".utf8)), .init(name: "b.txt", data: Data("two".utf8)),
+            .init(name: "c.txt", data: Data("three".utf8)),
+        ])
+        try await StandIn.serveVault(crafted)
+        let standIn = try StandIn.url()
+        let log = VaultTrafficLog()
+        let vault = try SGitVault(
+            address: VaultAddress(vaultId: crafted.vaultID, server: standIn), readKey: try crafted.key,
+            cache: folder.url.appendingPathComponent("cache"), log: log, client: rig.server.client(for: standIn))
+        _ = try await vault.pull()
+        let files = try await vault.files()
+        #expect(files.count == 3)
+        for file in files { #expect(try await vault.read(file.path).count == file.size) }
+        let seen = try await StandIn.requests(prefix: "/api/vault/").filter {
+            $0["path"]?.stringValue?.contains("/\(crafted.vaultID)") == true
+        }
+        #expect(seen.count >= 5)  // the ref, the commit, the tree and the three blobs, at least
+        for request in seen {
+            #expect(request["method"] == "GET")
+            #expect(request["path"]?.stringValue?.hasPrefix("/api/vault/read/\(crafted.vaultID)/") == true)
+            let headers = (request["headers"]?.objectValue ?? [:]).keys.map { $0.lowercased() }
+            #expect(!headers.contains("authorization") && !headers.contains("cookie"))
+            #expect(request["body"] == "")
+        }
+        // Every one of them is in the app's journal, the Network panel, as a GET with the server's status (the
+        // branch index this crafted vault lacks is a 404).
+        let entries = NetworkEntry.entries(in: rig.journal).filter { $0.url.contains("/\(crafted.vaultID)/") }
+        #expect(entries.count == seen.count)
+        #expect(entries.allSatisfy { $0.method == "GET" && ($0.status == 200 || $0.status == 404) })
+        #expect(entries.filter { $0.status == 200 }.count >= 5)
+        #expect(log.events.filter { $0.kind == .request }.count == seen.count)
+        // A client for another origin would send the vault's requests elsewhere: refused.
+        #expect(throws: VaultError.self) {
+            _ = try SGitVault(
+                address: VaultAddress(vaultId: crafted.vaultID, server: standIn), readKey: try crafted.key,
+                cache: folder.url.appendingPathComponent("other"), log: log,
+                client: rig.server.client(for: try #require(URL(string: "https://promptugal.news"))))
+        }
+    }
+
+    @Test(
+        """
+        P-SECRET-3, P-OPEN-16: a session holding an OpenRouter key and a vault key sends no vault write, no write \
+        key and never the OpenRouter key
+        """)
     func noVaultWrites() async throws {
         let (rig, _) = try await Self.rig()
         let keys = InMemoryKeyStore()
+        // The session holds an OpenRouter key: phase 1 never saves it to the vault (apps/ai/openrouter.json).
+        keys.save(Self.key, as: .openRouter, protection: .openRouter(biometric: false))
         let session = VaultSession(
             keyStore: keys, server: rig.server, cacheFolder: rig.folder.url.appendingPathComponent("vaults"),
             log: VaultTrafficLog(journal: rig.journal))
@@ -113,7 +169,7 @@ struct NetworkTests {
         ])
         try await StandIn.serveVault(crafted)
         try await session.importKey(try #require(crafted.vaultKeyString), server: try StandIn.url())
-        #expect(keys.entries().map(\.name) == [.vault(vaultID: crafted.vaultID)])
+        #expect(keys.entries().map(\.name) == [.openRouter, .vaultRead(vaultID: crafted.vaultID)])
         let reader = try #require(session.reader(crafted.vaultID))
         for file in try await reader.files() { #expect(try await reader.read(file.path).count == file.size) }
         let store = ScheduleStore(clock: rig.clock)
@@ -131,6 +187,7 @@ struct NetworkTests {
             let headers = (request["headers"]?.objectValue ?? [:]).keys.map { $0.lowercased() }
             #expect(!headers.contains("x-sgraph-vault-write-key") && !headers.contains("x-sgraph-access-token"))
             #expect(request["body"] == "")
+            #expect(!request.jsonString().contains(Self.key))
         }
         #expect(ScheduleMirror.vaultPath == "apps/agenda/picks.json")
     }

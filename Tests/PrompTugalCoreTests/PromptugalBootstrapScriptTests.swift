@@ -8,31 +8,31 @@ import Testing
 
 /// PrompTugal's injected scripts, run in a real JavaScript engine (Node.js) with a minimal browser global.
 struct PromptugalBootstrapScriptTests {
-    @Test("P-BRIDGE-9/10/12: the write script stores the document intact and dispatches nr:schedule")
+    @Test("P-BRIDGE-9/10/12: the sync script stores the document intact and dispatches nr:schedule")
     func scheduleWrite() throws {
         let nastyID = "a\"b'c\\d</script>\u{2028}\u{2029}e"
-        let document = JSONValue.object([
-            "v": .integer(1),
-            "picks": .array([.object(["id": .string(nastyID), "at": .string("2026-11-08T02:45:00.000Z")])]),
-        ])
+        let at = Date(timeIntervalSince1970: 1_794_105_900)
+        let document = ScheduleDocument(picks: [SchedulePick(id: nastyID, at: at)])
+        let script = ScheduleSync.syncScript(picks: document, removals: [:], allowed: ["https://promptugal.news"])
         let output = try NodeRunner.run(
             NodeRunner.prelude(handlers: ["pt"]) + """
                 window.location = { origin: "https://promptugal.news" };
                 let heard = null;
                 window.addEventListener("nr:schedule", () => { heard = localStorage.getItem("nr.schedule.v1"); });
-                \(ScheduleSync.writeScript(document: document, allowed: ["https://promptugal.news"]))
-                console.log(JSON.stringify({ heard, events,
-                  read: \(ScheduleSync.readScript(allowed: ["https://promptugal.news"]).dropLast()) }));
+                const result = JSON.parse(\(script.dropLast()));
+                console.log(JSON.stringify({ heard, events, result, read: localStorage.getItem("nr.schedule.v1") }));
                 """)
         let result = JSONValue(data: Data(output.utf8))
         #expect(result?["events"] == .array([.string("nr:schedule")]))
+        #expect(result?["result"]?["stored"] == .null && result?["result"]?["written"] == true)
         let stored = result?["read"]?.stringValue
         #expect(result?["heard"]?.stringValue == stored)
+        #expect(stored == document.jsonText)
         guard case .document(let read) = ScheduleSync.interpret(stored) else {
             Issue.record("the stored document did not read back")
             return
         }
-        #expect(read.semanticallyEquals(document))
+        #expect(read.semanticallyEquals(document.json))
         #expect(read["picks"]?[0]?["id"] == .string(nastyID))
     }
 

@@ -118,6 +118,38 @@ struct PromptugalBridgeTests {
         #expect(journal.events.allSatisfy { $0.kind == .bridge })
     }
 
+    @Test(
+        """
+        Issue 38 item 6: notify.plan reads a time without a zone as Lisbon wall time, never UTC, and refuses a number \
+        written as text
+        """)
+    func notificationTimes() async throws {
+        let utc = { (text: String) in try Timestamp.parse(text) }
+        for (at, expected) in [
+            ("2026-07-01T10:00", "2026-07-01T09:00:00Z"), ("2026-11-08T10:00:00", "2026-11-08T10:00:00Z"),
+            ("2026-07-01T10:00:00Z", "2026-07-01T10:00:00Z"), ("2026-07-01T10:00:00+02:00", "2026-07-01T08:00:00Z"),
+        ] {
+            let services = FakeServices()
+            let body = JSONValue.object([
+                "id": "1", "op": "notify.plan", "args": ["id": "n1", "title": "Talk", "at": .string(at)],
+            ])
+            let reply = await Self.endpoint(services, journal: Journal()).receive(body, from: Self.source)
+            #expect(reply?.json["ok"] == true, "\(at)")
+            let plan = try #require(services.planned.withLock { $0.first })
+            #expect(try plan.deliveryTime() == utc(expected), "\(at)")
+        }
+        for at in ["1794105900", "1794105900000", " 1794105900 ", "-1"] {
+            let services = FakeServices()
+            let body = JSONValue.object([
+                "id": "1", "op": "notify.plan", "args": ["id": "n1", "title": "Talk", "at": .string(at)],
+            ])
+            let reply = await Self.endpoint(services, journal: Journal()).receive(body, from: Self.source)
+            #expect(reply?.json["ok"] == false && reply?.json["error"]?["code"] == "bad_args", "\(at)")
+            #expect(reply?.json["error"]?["message"]?.stringValue?.contains("seconds or milliseconds") == true)
+            #expect(services.planned.withLock { $0.isEmpty }, "\(at)")
+        }
+    }
+
     @Test("P-BRIDGE-7: schedule.set merges through the service, it does not replace the store")
     func setMerges() async {
         let services = FakeServices()

@@ -41,30 +41,46 @@ struct PtAppChromiumTests {
         }
     }
 
+    /// A loopback server serving `html`, a headless Chromium and a page of it; the caller closes both.
+    static func open() async throws -> (ChromiumLoopbackPage, ChromiumDevTools, DevToolsPage) {
+        let server = try ChromiumLoopbackPage(html: Self.html)
+        do {
+            let browser = try ChromiumDevTools.launch()
+            do {
+                return (server, browser, try await browser.newPage())
+            } catch {
+                browser.close()
+                throw error
+            }
+        } catch {
+            server.stop()
+            throw error
+        }
+    }
+
     @Test(
         """
         P-BRIDGE-1/4/9/10/12, P-OPEN-13: ptApp frozen in the page's world, the handler only in the bridge's world, \
         a call relayed and answered, and the localStorage sync seen by the page's own listener
         """)
     func ptAppInChromium() async throws {
-        let server = try ChromiumLoopbackPage(html: Self.html)
-        let browser = try ChromiumDevTools.launch()
+        let (server, browser, page) = try await Self.open()
         defer {
             browser.close()
             server.stop()
         }
-        let page = try await browser.newPage()
         let world = PrompTugalBridgeConfiguration.contentWorldName
-        try await page.addScriptOnNewDocument(Self.recorder + Self.configuration.relayScript, worldName: world)
-        try await page.addScriptOnNewDocument(Self.configuration.pageScript)
-        try await page.navigate(server.url.absoluteString)
-        let bridgeWorld = try page.contextID(ofWorld: world)
-        // The scripts check `location.origin` when they run (P-BRIDGE-11): here the page's is the loopback server's.
+        // The scripts check `location.origin` when they run (P-BRIDGE-11, P-OPEN-12): here the page's is the
+        // loopback server's.
         let loopback = PrompTugalBridgeConfiguration(
             version: Self.configuration.version,
             allowList: OriginAllowList([
                 try ServerAddress(parsing: server.url.absoluteString, policy: .allowingInsecureLoopback)
             ]))
+        try await page.addScriptOnNewDocument(Self.recorder + loopback.relayScript, worldName: world)
+        try await page.addScriptOnNewDocument(loopback.pageScript)
+        try await page.navigate(server.url.absoluteString)
+        let bridgeWorld = try page.contextID(ofWorld: world)
 
         // P-BRIDGE-1, P-OPEN-13: the page sees ptApp (frozen, non-writable) and never the handler.
         let seen = try await page.evaluate(
@@ -108,8 +124,31 @@ struct PtAppChromiumTests {
         let outcome = await sync.sync(page: server.url, scripting: ChromiumScripting(page: page))
         #expect(outcome == .synced(added: ["from-web"]), "\(outcome)")
         let stored = try await page.evaluate("localStorage.getItem('nr.schedule.v1')").stringValue
-        #expect(JSONValue(data: Data((stored ?? "").utf8)) == store.document.json)
+        let written = try ScheduleDocument(data: Data((stored ?? "").utf8))
+        #expect(Set(written.picks) == Set(store.picks) && written.picks.count == store.picks.count)
         #expect(try await page.evaluate("__seen") == .array([.string(stored ?? "?")]))
         #expect(store.picks.map(\.id).contains(nasty))
+    }
+
+    @Test("P-OPEN-12: scripts installed on a page whose origin is not allowed define no ptApp and relay nothing")
+    func noPtAppOnAnotherOrigin() async throws {
+        let (server, browser, page) = try await Self.open()
+        defer {
+            browser.close()
+            server.stop()
+        }
+        let world = PrompTugalBridgeConfiguration.contentWorldName
+        // The app's own allow-list (`https://promptugal.news`), installed as if the page had navigated after the
+        // glue's check: the page's origin is the loopback server's.
+        try await page.addScriptOnNewDocument(Self.recorder + Self.configuration.relayScript, worldName: world)
+        try await page.addScriptOnNewDocument(Self.configuration.pageScript)
+        try await page.navigate(server.url.absoluteString)
+        let bridgeWorld = try page.contextID(ofWorld: world)
+        #expect(try await page.evaluate("typeof window.ptApp") == "undefined")
+        #expect(
+            try await page.evaluate(
+                #"window.dispatchEvent(new CustomEvent("pt:call", { detail: '{"id":"x","op":"schedule.get"}' })); true"#
+            ) == true)
+        #expect(try await page.evaluate("__posted.length", contextID: bridgeWorld) == 0)
     }
 }

@@ -96,14 +96,31 @@ struct VaultTests {
             }
         }
         #expect(vault.keys.entries().isEmpty && vault.session.vaults.isEmpty)
-        // A vault key can also write: it is named so, never "read key".
-        try await vault.session.importKey(fixture.vaultKey, server: try StandIn.url())
-        #expect(vault.keys.entries().map(\.name) == [.vault(vaultID: "fixturevault01")])
-        #expect(KeyDescription.all(in: vault.keys).map(\.kind) == ["vault key (read and write)"])
-        // Importing the read key of the same vault replaces it: one key per vault, named by what it is.
+        // Importing the read key stores it, named by what it is.
         try await vault.session.importKey(fixture.readKeyString, server: try StandIn.url())
         #expect(vault.keys.entries().map(\.name) == [.vaultRead(vaultID: "fixturevault01")])
         #expect(KeyDescription.all(in: vault.keys).map(\.kind) == ["vault read key"])
+    }
+
+    @Test("Issue 38 item 7: a pasted vault key keeps only the read key phase 1 needs, derived once")
+    func vaultKeyKeepsOnlyTheReadKey() async throws {
+        let fixture = try Fixture()
+        let vault = try await VaultRig.make()
+        // A key of the other kind kept by an earlier version goes: one key per vault.
+        vault.keys.save(fixture.vaultKey, as: .vault(vaultID: "fixturevault01"), protection: .vaultKey)
+        try await vault.session.importKey(fixture.vaultKey, server: try StandIn.url())
+        #expect(vault.keys.entries() == [KeyEntry(name: .vaultRead(vaultID: "fixturevault01"), protection: .vaultKey)])
+        #expect(KeyDescription.all(in: vault.keys).map(\.kind) == ["vault read key"])
+        // What is kept is FX's read key string: not the passphrase, which could also write.
+        let kept = try #require(try vault.keys.load(.vaultRead(vaultID: "fixturevault01")))
+        #expect(kept == fixture.readKeyString && !kept.contains(fixture.passphrase))
+        let derivations = { vault.log.events.filter { $0.kind == .keyDerivation && $0.detail.contains("PBKDF2") } }
+        #expect(derivations().count == 1)
+        // The next launch opens and pulls the vault from the kept read key, deriving nothing.
+        vault.session.close("fixturevault01")
+        try vault.session.open(vaultID: "fixturevault01", server: try StandIn.url())
+        #expect(try await vault.session.pull("fixturevault01").id == fixture.head)
+        #expect(derivations().count == 1)
     }
 
     @Test("P-VAULT-6: malformed keys give typed errors that never echo key material")
@@ -283,8 +300,13 @@ struct VaultTests {
         } catch let error as VaultError {
             #expect(error.description.contains("not found, never pushed, or wrong key"))
         }
-        // The ref and, on a cold pull, the branch index are fetched side by side: the log's order is theirs.
-        #expect(vault.log.events.contains { $0.kind == .error && $0.status == 404 }, "\(vault.log.events)")
+        // The ref and, on a cold pull, the branch index are fetched side by side; the index fetch abandoned when the
+        // ref answers 404 is no failure. The ref's 404 is exactly one error event, with its path and status.
+        let ref = try VaultKey(importing: String(repeating: "0f", count: 32) + ":fixturevault01").refFileID
+        let errors = vault.log.events.filter { $0.kind == .error }
+        #expect(errors.filter { $0.path == ref }.count == 1, "\(errors.map(\.path))")
+        #expect(errors.first { $0.path == ref }?.status == 404)
+        #expect(errors.allSatisfy { $0.path.hasPrefix("bare/") && $0.status == 404 }, "\(errors)")
         #expect(vault.session.vaults.isEmpty && vault.keys.entries().isEmpty)
         #expect(
             !FileManager.default.fileExists(
@@ -460,7 +482,7 @@ struct VaultTests {
     }
 
     @Test(
-        "P-VLOG-7, P-KEY-3, P-SECRET-4: with FX's keys and the OpenRouter key in use, every failure run, no log, panel, error or reply shows a key"
+        "P-VLOG-7, P-KEY-3, P-SECRET-4: with FX's keys and the OpenRouter key in use, every failure run (GCM too), no log, panel, error or reply shows a key"
     )
     func scanEverything() async throws {
         let fixture = try Fixture()
@@ -497,6 +519,18 @@ struct VaultTests {
         do { try await failures.session.importKey(changed.keyString, server: try StandIn.url()) } catch {
             texts.append("\(error)")
         }
+        // A GCM failure: the ref names an object that hashes right but is not encrypted under the key.
+        let gcm = try CraftedVault(vaultID: "scangcm\(Int.random(in: 1000...9999))", in: folder.url)
+        try gcm.writeHead([.init(name: "ok.txt", data: Data("ok".utf8))])
+        let stray = try gcm.writeUndecryptable()
+        let pointer = Data(JSONValue.object(["commit_id": .string(stray)]).jsonString().utf8)
+        try gcm.put(try gcm.key.refFileID, try gcm.seal(pointer))
+        try await StandIn.serveVault(gcm)
+        do { try await failures.session.importKey(gcm.keyString, server: try StandIn.url()) } catch {
+            texts.append("\(error)")
+            texts.append(VaultSession.sentence(for: error))
+        }
+        #expect(failures.log.events.contains { $0.kind == .error && $0.path == "bare/data/" + stray })
         let (cut, _) = try await CraftedVault.served("scancut", in: folder.url)
         let ref = cut.route(try cut.key.refFileID)
         try await StandIn.dropReply(ref, times: nil)
@@ -518,8 +552,8 @@ struct VaultTests {
         texts.append(String(decoding: network.journal.exportJSONLines(), as: UTF8.self))
         texts.append(String(decoding: failures.journal.exportJSONLines(), as: UTF8.self))
         texts += session.vaults.map { "\($0)" } + KeyDescription.all(in: keys).map { "\($0) \($0.line)" }
-        #expect(texts.count > 20 && failures.log.count(of: .error) >= 3)
-        let crafted = [changed, cut].flatMap { [$0.keyString, String($0.keyString.prefix(64))] }
+        #expect(texts.count > 20 && failures.log.count(of: .error) >= 4)
+        let crafted = [changed, gcm, cut].flatMap { [$0.keyString, String($0.keyString.prefix(64))] }
         let leaks = SecretScan.leaks(in: texts, secrets: fixture.secrets + crafted + [KeyTests.openRouterKey])
         #expect(leaks.isEmpty, "\(leaks.count) texts leak a key")
     }

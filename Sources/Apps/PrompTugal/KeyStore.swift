@@ -59,3 +59,15 @@ public enum KeyStoreError: Error, Sendable, Hashable, CustomStringConvertible, L
     /// The same sentence.
     public var errorDescription: String? { description }
 }
+
+extension KeyStore {
+    /// Stores the OpenRouter key the person entered (P-SECRET-1): trimmed of the spaces and line breaks a paste
+    /// brings, under `.openRouter`, this device only, behind Face ID exactly when the person chose it
+    /// (`biometric`): the choice reaches the store's request (the Keychain item's access control on device). An
+    /// empty key is refused and nothing is stored.
+    public func saveOpenRouterKey(_ key: String, biometric: Bool) throws(KeyStoreError) {
+        let trimmed = key.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { throw .failed("the OpenRouter key is empty; nothing was stored") }
+        try save(trimmed, as: .openRouter, protection: .openRouter(biometric: biometric))
+    }
+}

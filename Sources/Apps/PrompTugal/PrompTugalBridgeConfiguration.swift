@@ -7,8 +7,9 @@ import Foundation
 /// Rules:
 /// - The allow-list is a fixed list: `https://promptugal.news` plus the origins of the `.web` destinations, https
 ///   only (P-OPEN-11). Messages are taken from the main frame only, with the kit's origin check (P-BRIDGE-2/3).
-/// - The scripts are installed only for pages on the allow-list; any other page gets nothing, so `window.ptApp`
-///   never exists there (P-OPEN-12).
+/// - The scripts are installed only for pages on the allow-list; any other page gets nothing, and each script
+///   checks the page's `location.origin` when it runs and does nothing on any other origin, so `window.ptApp`
+///   never exists there, even on a page that navigated after the check (P-OPEN-12).
 /// - Content worlds (P-BRIDGE-1, decided in docs/promptugal.md): the `pt` handler lives in its own content world,
 ///   and `window.ptApp` is defined in the page's world so the website's scripts can call it. The two meet only
 ///   through DOM events carrying JSON text: `ptApp.call` dispatches `pt:call`, the relay in the bridge world posts
@@ -88,12 +89,21 @@ public struct PrompTugalBridgeConfiguration: Sendable {
         ]
     }
 
-    /// The page-world script: `window.ptApp = { version, ops, call }`, frozen and non-writable.
+    /// The condition, in JavaScript, that the page running a script is not on the allow-list: its
+    /// `location.origin` (none counts as not allowed) is not one of the allowed origins.
+    var pageNotAllowed: String {
+        let list = JavaScriptLiteral.literal(.array(allowList.origins.sorted().map(JSONValue.string)))
+        return "!window.location || \(list).indexOf(window.location.origin) < 0"
+    }
+
+    /// The page-world script: `window.ptApp = { version, ops, call }`, frozen and non-writable; on a page whose
+    /// `location.origin` is not on the allow-list it defines nothing (P-OPEN-12), even where the glue installed it.
     public var pageScript: String {
         let opsLiteral = JavaScriptLiteral.literal(.array(Self.ops.map(JSONValue.string)))
         return """
             (function (window) {
               "use strict";
+              if (\(pageNotAllowed)) { return; }
               if (window.ptApp) { return; }
               var pending = {};
               var next = 1;
@@ -127,11 +137,13 @@ public struct PrompTugalBridgeConfiguration: Sendable {
             """
     }
 
-    /// The bridge-world script: relays `pt:call` events to the `pt` handler.
+    /// The bridge-world script: relays `pt:call` events to the `pt` handler, only on a page whose
+    /// `location.origin` is on the allow-list.
     public var relayScript: String {
         """
         (function (window) {
           "use strict";
+          if (\(pageNotAllowed)) { return; }
           var handler = window.webkit && window.webkit.messageHandlers && window.webkit.messageHandlers.\(Self.handlerName);
           if (!handler) { return; }
           window.addEventListener(\(JavaScriptLiteral.string(Self.callEvent)), function (event) {

@@ -12,7 +12,7 @@ public protocol PromptugalBridgeServices: Sendable {
     func mergeSchedule(_ document: JSONValue) async throws -> JSONValue
     /// `{personId}` from `me.json`, or `nil` when not known.
     func identity() async -> String?
-    /// Schedules (or re-plans, same id) one local notification.
+    /// Schedules (or re-plans, same id) one local notification, delivered at `plan.deliveryTime()`.
     func planNotification(_ plan: NotificationPlan) async throws
 }
 
@@ -24,8 +24,27 @@ public struct NotificationPlan: Codable, Sendable, Hashable {
     public let title: String
     /// The body.
     public let body: String?
-    /// When to deliver, as ISO 8601 text.
+    /// When to deliver, as ISO 8601 text; see `deliveryTime()`.
     public let at: String
+
+    /// When to deliver (issue 38 item 6): `at` as ISO 8601; with a zone (`Z`, `+01:00`) it is taken as written, and
+    /// without one it is Lisbon wall time, where the event happens (`2026-07-01T10:00` is 09:00Z), never UTC. A
+    /// number written as text (`1794105900`) is refused: the op does not say whether it counts seconds or
+    /// milliseconds. The planner delivers at this instant, never at its own reading of `at`.
+    public func deliveryTime() throws(BridgeOpError) -> Date {
+        let text = at.trimmingCharacters(in: .whitespaces)
+        if Double(text) != nil {
+            throw BridgeOpError(
+                code: "bad_args",
+                message: "notify.plan needs `at` as an ISO 8601 time; a number does not say whether it counts seconds "
+                    + "or milliseconds.")
+        }
+        do {
+            return try LisbonTime.instant(text)
+        } catch {
+            throw BridgeOpError(code: "bad_args", message: "notify.plan needs `at` as an ISO 8601 time.")
+        }
+    }
 }
 
 /// PrompTugal's `pt` bridge: handler name, content world, and the five phase-1 ops. The scripts a web view gets,
@@ -60,9 +79,7 @@ public enum PromptugalBridge {
             guard !plan.title.isEmpty, !plan.id.isEmpty else {
                 throw BridgeOpError(code: "bad_args", message: "notify.plan needs a non-empty id and title.")
             }
-            guard (try? Timestamp.parse(plan.at)) != nil else {
-                throw BridgeOpError(code: "bad_args", message: "notify.plan needs `at` as an ISO 8601 time.")
-            }
+            _ = try plan.deliveryTime()
             try await services.planNotification(plan)
             return .object(["planned": .string(plan.id)])
         }

@@ -82,6 +82,18 @@ public final class ScheduleStore {
         return ScheduleMergeOutcome(added: added, keptRemoved: refused, skipped: incoming.skipped)
     }
 
+    /// Removes, now, each of `ids` still picked: picks the website's page removed after the app last wrote them
+    /// there (`WebScheduleSync`), so they are not written back and a removal record keeps them out of later merges.
+    public func removeAsOnPage(_ ids: [String]) {
+        let now = clock.now()
+        var changedAny = false
+        for id in ids where timedSet.contains(id) {
+            timedSet.toggle(id, at: now)
+            changedAny = true
+        }
+        if changedAny { changed() }
+    }
+
     /// The picks as the website's `{v: 1, picks}` document, the value of `nr.schedule.v1` (P-SCHED-7).
     public var document: ScheduleDocument { ScheduleDocument(picks: picks) }
 

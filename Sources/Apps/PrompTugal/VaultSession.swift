@@ -10,8 +10,10 @@ import Observation
 ///   parser serves both (P-VAULT-3, P-VAULT-4).
 /// - Importing pulls the vault first and stores the key only after the pull found the vault: a wrong key, an
 ///   unknown vault or a refused request stores nothing and adds no vault (P-KEY-1). The key is stored with Face ID
-///   protection, this device only, under the name of what it can do: a read key is a "vault read key", a pasted
-///   vault key, which could also write, a "vault key (read and write)".
+///   protection, this device only. Phase 1 only reads, so only the read key is kept (issue 38 item 7): a pasted
+///   vault key (`sgit_private_vault_…`, which could also write) is derived once, at import, and stored as its read
+///   key (`sgit_private_read_…`, a "vault read key"); the passphrase is never stored and the next launch derives
+///   nothing. A vault key stored by an earlier version still opens.
 /// - Opening a vault whose key exists but cannot be read back gives the `keyUnavailable` state with "import it
 ///   again", never a crash or an empty vault (P-KEY-2).
 /// - Closing a vault removes it from the list and drops its key from memory (P-VAULT-18).
@@ -76,11 +78,10 @@ public final class VaultSession {
             if isNew { try? FileManager.default.removeItem(at: folder) }
             throw error
         }
-        let read = StoredKeyName.vaultRead(vaultID: key.vaultID)
-        let vault = StoredKeyName.vault(vaultID: key.vaultID)
-        // One key per vault: the one just proven right replaces the other kind, if one was kept.
-        try keyStore.save(trimmed, as: key.kind == .vault ? vault : read, protection: .vaultKey)
-        try keyStore.delete(key.kind == .vault ? read : vault)
+        // One key per vault, and only the read key: the one just proven right replaces any kept before, a vault
+        // key stored by an earlier version included.
+        try keyStore.save(key.readKeyString, as: .vaultRead(vaultID: key.vaultID), protection: .vaultKey)
+        try keyStore.delete(.vault(vaultID: key.vaultID))
         readers[key.vaultID] = reader
         upsert(Entry(id: key.vaultID, server: vaultServer, state: .open(head: head.id)))
         return head
