@@ -3,9 +3,9 @@ import Foundation
 
 /// P11, P12 and P13: the live connection, measured against its peers (`Benchmarks/Peers`, run as processes).
 ///
-/// The peers run now; the kit's own rows are printed as pending until the WebSocket channel (P11) and the Home
-/// Assistant core (P12, P13) exist. Each plugs in by setting its contender below: the harness, the peers, the
-/// server and the rows stay as they are.
+/// P11's kit rows come from the WebSocket channel (`ChannelContender`); P12's and P13's are printed as pending until
+/// the Home Assistant core exists. Each plugs in by setting its contender below: the harness, the peers, the server
+/// and the rows stay as they are.
 enum LiveBenchmarks {
     /// The Python interpreter of the bench venv (`BENCH_PYTHON`, made by `scripts/bench`).
     static func python() throws -> String {
@@ -85,8 +85,9 @@ enum LiveBenchmarks {
 
     /// The kit's WebSocket channel doing one P11 case against the wsbench server (`ws://…` base URL): the wall and
     /// CPU seconds of the case, on a connection opened and warmed before its clock starts (what the peers do;
-    /// `Benchmarks/Peers/ws_peer.py` is the reference). `nil` until the channel is on main: its rows show pending.
-    static let channelContender: (@Sendable (URL, Case) async throws -> (wall: Double, cpu: Double))? = nil
+    /// `Benchmarks/Peers/ws_peer.py` is the reference). `nil` would print its rows as pending.
+    static let channelContender: (@Sendable (URL, Case) async throws -> (wall: Double, cpu: Double))? =
+        ChannelContender.run
 
     /// `Benchmarks p11 <ws-url>`: each round runs the Python websockets client and the C floor (one process each,
     /// all three cases), then the kit's channel; medians of `rounds`. Ratios against the Python client's wall time.
