@@ -219,12 +219,21 @@ struct ChannelTests {
         let journal = Journal()
         let channel = try channel(journal: journal)
         await channel.start()
-        #expect(try await channel.send(["type": "echo", "payload": "x", "token": "another-secret-value-42"]) == "x")
+        // `credentials` holds an object: the journal's scrubber masks only a secret-named member's scalar value in
+        // free text and knows nothing by the name `pin`, so only the channel's own redaction of the message (a
+        // secret-named member masked whole, whatever it holds) keeps the pin out.
+        let message: JSONValue = [
+            "type": "echo", "payload": "x", "token": "another-secret-value-42",
+            "credentials": ["user": "ann", "pin": "pin-7305-kept-out"],
+        ]
+        #expect(try await channel.send(message) == "x")
         await channel.stop()
         let text = journal.events.map { "\($0.message) \($0.fields)" }.joined(separator: "\n")
         #expect(text.contains("channel send auth"))
+        #expect(text.contains("channel send echo"))
         #expect(!text.contains(WSFaultServer.token))
         #expect(!text.contains("another-secret-value-42"))
+        #expect(!text.contains("pin-7305-kept-out"))
     }
 }
 
