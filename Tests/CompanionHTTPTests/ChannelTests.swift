@@ -38,6 +38,10 @@ func waitForState(
     _ condition: @escaping @Sendable (ChannelState) -> Bool
 ) async throws -> [ChannelState] {
     let states = await channel.states()
+    // The bound is a one-shot timer (not a sleep): it ends this stream, and the task reading it ends with it, or at
+    // once when the group is cancelled because the state came first.
+    let expiry = AsyncStream<Void>.makeStream()
+    _ = Expiry(after: limit) { expiry.continuation.finish() }
     let seen = try await withThrowingTaskGroup(of: [ChannelState]?.self) { group in
         group.addTask {
             var seen: [ChannelState] = []
@@ -48,7 +52,7 @@ func waitForState(
             return nil
         }
         group.addTask {
-            try await Task.sleep(for: limit)
+            for await _ in expiry.stream {}
             return nil
         }
         let first = try await group.next() ?? nil
