@@ -1,6 +1,7 @@
 # Runs Autobahn|Testsuite's `wstest` (Python 2.7) with every listening socket bound to one address (127.0.0.1 unless
-# WSTEST_BIND says otherwise): upstream binds every address (the wildcard) whatever host the spec's url names. Prints `READY <port>` once
-# the reactor runs (WSTEST_READY_PORT), for the server lifecycle. Run with the 2.7 environment's python.
+# WSTEST_BIND says otherwise): upstream binds the wildcard address whatever host the spec's url names. Prints
+# `READY <port>` once the reactor runs (WSTEST_READY_PORT), for the server lifecycle. Run with the 2.7 environment's
+# python.
 import os
 import sys
 
