@@ -141,7 +141,7 @@ public enum MainworthyAPI {
     public static func cases(_ project: String, _ listing: CaseListing, cursor: String? = nil, limit: Int? = nil)
         -> Request<ListReply<CaseRow>>
     {
-        var query = listing.query
+        var query = Query(listing.query)
         query["cursor"] = cursor
         query["limit"] = limit.map(String.init)
         return .get("\(base(project))/cases", query: query)
