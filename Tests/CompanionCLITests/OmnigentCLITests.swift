@@ -81,6 +81,33 @@ struct OmnigentCLITests {
         }
         let first = try await ask("Delete the branch?")
         let second = try await ask("Run the tests?")
+        // The server publishes every resolution on the session's stream with the action it was given.
+        let stream = client.events(
+            Request<Void>.empty(.get, "/v1/sessions/\(id)/stream"), configuration: EventSourceConfiguration())
+        let opened = Locked(false)
+        let signal = ChangeSignal()
+        let reading = Task { () -> [String: String] in
+            var actions: [String: String] = [:]
+            do {
+                for try await event in stream {
+                    if !opened.withLock({ $0 }) {
+                        opened.withLock { $0 = true }
+                        signal.changed()
+                    }
+                    let data = JSONValue(data: Data(event.data.utf8))
+                    guard
+                        event.event == "response.elicitation_resolved"
+                            || data?["type"] == "response.elicitation_resolved",
+                        let eid = data?["elicitation_id"]?.stringValue
+                    else { continue }
+                    actions[eid] = data?["action"]?.stringValue ?? "?"
+                    if actions.count == 2 { break }
+                }
+            } catch {}
+            return actions
+        }
+        let bound = Expiry(after: .seconds(30)) { reading.cancel() }
+        #expect(await signal.wait(upTo: .seconds(20)) { opened.withLock { $0 } }, "the stream opened")
         let cookie = "ap_session=header-mode\n"
         let server = url.absoluteString
         let shown = try await succeeds(
@@ -94,6 +121,9 @@ struct OmnigentCLITests {
         let approved = try await succeeds(
             "omnigent", "watch-client", "approve", id, second, "--cookie-stdin", input: cookie)
         #expect(approved.output.contains("Approved."))
+        let actions = await reading.value
+        #expect(!bound.isExpired)
+        #expect(actions == [first: "decline", second: "accept"], "the server's own record of each answer")
         let after = try await succeeds("omnigent", "watch-client", "show", id, "--cookie-stdin", input: cookie)
         #expect(!after.output.contains("approve?"), "both answered: \(after.output)")
         // An approval the watch does not offer is refused with a sentence, exit 1.
