@@ -231,4 +231,20 @@ struct SessionDecodingTests {
         #expect(session.title == title)
         #expect(session.labels == ["ünï": "cödé \"q\"", "plain": "x"])
     }
+
+    @Test(
+        "Item 10: a sessions page without has_more decodes as the last page (WatchCompanionTests.testGroupsDecodedSessionsByStateAndProject)"
+    )
+    func aPageWithoutHasMoreIsTheLast() throws {
+        let body = Data(#"{"data":[{"id":"approval","title":"Review","status":"waiting","created_at":1}]}"#.utf8)
+        let page = try Self.fast(body).get()
+        #expect(page.data.map(\.id) == ["approval"])
+        #expect(!page.hasMore)
+        let items = try JSONDecoder().decode(
+            OmnigentListPage<SessionItem>.self,
+            from: Data(
+                #"{"data":[{"id":"u","type":"message","role":"user","content":[{"type":"input_text","text":"Q"}],"created_at":1}]}"#
+                    .utf8))
+        #expect(items.data.map(\.text) == ["Q"] && !items.hasMore)
+    }
 }

@@ -347,4 +347,73 @@ import Testing
         #expect(plain.sent.allSatisfy { $0.headers[WatchRequestHeaders.sliceKeyHeader] == nil })
         #expect(plain.sent.count == 2)
     }
+
+    @Test("Item 8 (O-WATCH-9): a refused cookie is not sent again until a newer one arrives")
+    @MainActor func aRefusedCookieIsNotResent() async throws {
+        let url = try TestServers.url("OMNIGENT_ACCOUNTS_URL")
+        let transport = RecordingTransport()
+        let synced = Date()
+        let keeper = WatchCookieKeeper(
+            WatchCookieSync(serverURL: url, cookieHeader: "ap_session=expired-or-forged", syncedAt: synced))
+        let watch = WatchClient(apiBase: url, cookies: keeper, environment: environment(transport: transport))
+        await watch.refresh()
+        #expect(watch.screen == .signInOnPhone)
+        #expect(transport.sent.map(\.status) == [401])
+        // Every action now stops at the sign-in state without a request: the refused cookie stays home.
+        await watch.refresh()
+        await watch.open("conv_x")
+        #expect(await watch.send("Hello", to: "conv_x") == nil)
+        #expect(watch.screen == .signInOnPhone)
+        #expect(transport.sent.count == 1, "nothing sent with the refused cookie")
+        // The same copy again is not newer: still nothing.
+        keeper.receive(WatchCookieSync(serverURL: url, cookieHeader: "ap_session=expired-or-forged", syncedAt: synced))
+        await watch.refresh()
+        #expect(transport.sent.count == 1)
+        // A newer cookie from the phone: the watch asks again.
+        let login = try await OmnigentFixture.accountsLogin()
+        let cookie = "ap_session=\(login.token)"
+        keeper.receive(WatchCookieSync(serverURL: url, cookieHeader: cookie, syncedAt: synced.addingTimeInterval(1)))
+        await watch.refresh()
+        #expect(transport.sent.count >= 2)
+        guard case .sessions = watch.screen else {
+            Issue.record("expected the sessions with the newer cookie, got \(watch.screen)")
+            return
+        }
+    }
+
+    @Test(
+        "O-WATCH-5: accept and decline are told apart: a declined approval's resolution reads `decline` on the stream")
+    @MainActor func declineIsSentAsDecline() async throws {
+        let url = try TestServers.omnigent()
+        let client = TestClients.loopback(url)
+        let id = try await OmnigentFixture.createSession(client, title: "watch decline").id
+        let declined = try await OmnigentFixture.askApproval(id, message: "Delete the branch?", client: client)
+        let accepted = try await OmnigentFixture.askApproval(id, message: "Run the tests?", client: client)
+        let watch = WatchClient(apiBase: url, cookies: keeper(url), environment: environment())
+        await watch.open(id)
+        #expect(watch.detail?.approvals.map(\.id) == [declined, accepted])
+        // The server publishes every resolution on the session's stream with the action it was given.
+        let actions = try await withDeadline(.seconds(30)) { () -> [String: String]? in
+            var actions: [String: String] = [:]
+            var resolved = false
+            for try await event in watch.live(id) {
+                if !resolved {
+                    resolved = true
+                    await watch.resolve(declined, accept: false)
+                    await watch.resolve(accepted, accept: true)
+                }
+                let data = JSONValue(data: Data(event.data.utf8))
+                if event.event == "response.elicitation_resolved" || data?["type"] == "response.elicitation_resolved",
+                    let eid = data?["elicitation_id"]?.stringValue ?? data?["data"]?["elicitation_id"]?.stringValue
+                {
+                    actions[eid] = data?["action"]?.stringValue ?? data?["data"]?["action"]?.stringValue ?? "?"
+                    if actions.count == 2 { return actions }
+                }
+            }
+            return actions
+        }
+        #expect(actions == [declined: "decline", accepted: "accept"])
+        #expect(watch.actionProblem == nil)
+        #expect(watch.detail?.approvals.isEmpty == true, "both resolved on the server")
+    }
 }

@@ -1,0 +1,134 @@
+import CompanionCore
+import CompanionHTTP
+import CompanionTestSupport
+import Foundation
+import Testing
+
+/// `companion omnigent` against the real 0.19.1 server in header mode: the list grouped by project as its summary
+/// promises, every page to the end, and the watch's approvals answered from the terminal.
+@Suite(.serialized)
+struct OmnigentCLITests {
+    let program: URL
+    let home: URL
+
+    init() throws {
+        program = try ProgramRun.executable("companion")
+        home = FileManager.default.temporaryDirectory.appendingPathComponent("companion-omni-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+    }
+
+    func run(_ arguments: [String], input: String = "") async throws -> ProgramRun.Result {
+        var environment = ["HOME": home.path, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
+        environment["LANG"] = "C.UTF-8"
+        return try await ProgramRun.run(program, arguments, environment: environment, input: input)
+    }
+
+    func succeeds(_ arguments: String..., input: String = "") async throws -> ProgramRun.Result {
+        let result = try await run(arguments, input: input)
+        #expect(
+            result.status == 0,
+            "companion \(arguments.joined(separator: " ")) exited \(result.status): \(result.errors)")
+        return result
+    }
+
+    /// A new session of the server's first agent, titled `title`; its id.
+    func createSession(_ client: Client, title: String) async throws -> String {
+        let agents = try await client.send(Request<JSONValue>.get("/v1/agents"))
+        let agent = try #require(agents["data"]?[0]?["id"]?.stringValue)
+        let session = try await client.send(
+            Request<JSONValue>.post(
+                "/v1/sessions", body: JSONValue.object(["agent_id": .string(agent), "title": .string(title)])))
+        return try #require(session["id"]?.stringValue)
+    }
+
+    @Test("Item 4: `omnigent sessions` groups by project (read from /v1/sessions/projects); --all reads every page")
+    func sessionsAreGroupedByProject() async throws {
+        let url = try TestServers.omnigent()
+        let client = TestClients.loopback(url)
+        let tag = "cli-\(UUID().uuidString.prefix(6))"
+        let project = try await client.send(
+            Request<JSONValue>.post("/v1/projects", body: JSONValue.object(["name": .string("Project \(tag)")])))
+        let projectID = try #require(project["id"]?.stringValue)
+        let filed = try await createSession(client, title: "\(tag) filed")
+        _ = try await client.send(
+            Request<JSONValue>.patch(
+                "/v1/sessions/\(filed)", body: JSONValue.object(["project_id": .string(projectID)])))
+        let loose = try await createSession(client, title: "\(tag) loose")
+        let listed = try await succeeds("omnigent", "sessions", "--server", url.absoluteString, "--search", tag)
+        let lines = listed.output.split(separator: "\n").map(String.init)
+        let heading = try #require(lines.firstIndex(of: "Project \(tag)"), "a heading of the project: \(lines)")
+        #expect(lines.count > heading + 1 && lines[heading + 1].contains(filed), "the filed session under it")
+        let recent = try #require(lines.firstIndex(of: "Recent"), "\(lines)")
+        #expect(lines.count > recent + 1 && lines[recent + 1].contains(loose))
+        // One session a page: --all reads the second page too.
+        let paged = try await succeeds("omnigent", "sessions", "--search", tag, "--limit", "1", "--all", "--json")
+        let sessions = try #require(JSONValue(data: Data(paged.output.utf8))?.arrayValue)
+        #expect(Set(sessions.compactMap { $0["id"]?.stringValue }) == [filed, loose])
+    }
+
+    @Test("Item 9 (O-WATCH-5): `watch-client decline` and `approve` answer the approvals `show` offers")
+    func theTerminalAnswersApprovals() async throws {
+        let url = try TestServers.omnigent()
+        let client = TestClients.loopback(url)
+        let id = try await createSession(client, title: "cli approvals")
+        func ask(_ message: String) async throws -> String {
+            let event: JSONValue = [
+                "type": "mcp_elicitation",
+                "data": ["message": .string(message), "requestedSchema": ["type": "object", "properties": [:]]],
+            ]
+            let ack = try await client.send(Request<JSONValue>.post("/v1/sessions/\(id)/events", body: event))
+            return try #require(ack["elicitation_id"]?.stringValue)
+        }
+        let first = try await ask("Delete the branch?")
+        let second = try await ask("Run the tests?")
+        // The server publishes every resolution on the session's stream with the action it was given.
+        let stream = client.events(
+            Request<Void>.empty(.get, "/v1/sessions/\(id)/stream"), configuration: EventSourceConfiguration())
+        let opened = Locked(false)
+        let signal = ChangeSignal()
+        let reading = Task { () -> [String: String] in
+            var actions: [String: String] = [:]
+            do {
+                for try await event in stream {
+                    if !opened.withLock({ $0 }) {
+                        opened.withLock { $0 = true }
+                        signal.changed()
+                    }
+                    let data = JSONValue(data: Data(event.data.utf8))
+                    guard
+                        event.event == "response.elicitation_resolved"
+                            || data?["type"] == "response.elicitation_resolved",
+                        let eid = data?["elicitation_id"]?.stringValue
+                    else { continue }
+                    actions[eid] = data?["action"]?.stringValue ?? "?"
+                    if actions.count == 2 { break }
+                }
+            } catch {}
+            return actions
+        }
+        let bound = Expiry(after: .seconds(30)) { reading.cancel() }
+        #expect(await signal.wait(upTo: .seconds(20)) { opened.withLock { $0 } }, "the stream opened")
+        let cookie = "ap_session=header-mode\n"
+        let server = url.absoluteString
+        let shown = try await succeeds(
+            "omnigent", "watch-client", "show", id, "--server", server, "--cookie-stdin", input: cookie)
+        #expect(shown.output.contains("approve? Delete the branch?"))
+        let declined = try await succeeds(
+            "omnigent", "watch-client", "decline", id, first, "--cookie-stdin", "--json", input: cookie)
+        #expect(
+            JSONValue(data: Data(declined.output.utf8))
+                == ["state": "resolved", "approval": .string(first), "action": "decline"])
+        let approved = try await succeeds(
+            "omnigent", "watch-client", "approve", id, second, "--cookie-stdin", input: cookie)
+        #expect(approved.output.contains("Approved."))
+        let actions = await reading.value
+        #expect(!bound.isExpired)
+        #expect(actions == [first: "decline", second: "accept"], "the server's own record of each answer")
+        let after = try await succeeds("omnigent", "watch-client", "show", id, "--cookie-stdin", input: cookie)
+        #expect(!after.output.contains("approve?"), "both answered: \(after.output)")
+        // An approval the watch does not offer is refused with a sentence, exit 1.
+        let unknown = try await run(
+            ["omnigent", "watch-client", "approve", id, "elicit_none", "--cookie-stdin"], input: cookie)
+        #expect(unknown.status == 1 && unknown.errors.contains("offers no approval"))
+    }
+}
