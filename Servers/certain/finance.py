@@ -31,6 +31,9 @@ class Api:
     full_user = None
     error = None
     now = None
+    # Where §2 is silent (a contract's missing-rate notice), the shape served: §2's `transaction_ids` (empty: no
+    # transaction is left out) by default, or `contract_ids` naming the contracts (POST /_control/shape).
+    contract_notice_ids = "transaction_ids"
 
 
 API = Api()
@@ -99,6 +102,20 @@ LEFT JOIN transactions ta ON ta.id = l.to_id
 def in_base(amount: Decimal, currency: str, day: str):
     r = rate(currency, day)
     return None if r is None else (amount * r).quantize(CENT, ROUND_HALF_EVEN)
+
+
+MONTHS_BETWEEN_DUES = {"monthly": 1, "quarterly": 3, "half_yearly": 6, "yearly": 12}
+
+
+def due_in(contract, month: str) -> bool:
+    """Whether `contract` is due in `month` (YYYY-MM): its due days are its next due day stepped by its rhythm,
+    back and forth; a weekly one is due every month."""
+    step = MONTHS_BETWEEN_DUES.get(contract["rhythm"])
+    if step is None:
+        return True
+    due_year, due_month = int(contract["next_due"][:4]), int(contract["next_due"][5:7])
+    year, number = int(month[:4]), int(month[5:7])
+    return ((year - due_year) * 12 + number - due_month) % step == 0
 
 
 def missing_rate_warnings(missing: dict) -> list:
@@ -279,6 +296,8 @@ async def budget(request: Request):
         for c in API.store.all(
             "SELECT * FROM contracts WHERE user_id = ? AND category_id IS NULL ORDER BY id", user["id"]
         ):
+            if not due_in(c, month):
+                continue
             warnings.append(
                 {
                     "code": "contract_without_category",
@@ -474,7 +493,8 @@ async def contracts(request: Request):
             }
         )
     warnings = [
-        {"code": "missing_exchange_rate", "currency": cur, "date": d, "contract_ids": ids}
+        {"code": "missing_exchange_rate", "currency": cur, "date": d}
+        | ({"contract_ids": ids} if API.contract_notice_ids == "contract_ids" else {"transaction_ids": []})
         for (cur, d), ids in sorted(missing.items())
     ]
     return JSONResponse(

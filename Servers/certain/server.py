@@ -492,6 +492,7 @@ async def control_reset(request: Request):
         kept.clear()
     S.refresh_fails = 0
     S.hold = None
+    finance.API.contract_notice_ids = "transaction_ids"
     for k in S.counters:
         S.counters[k] = 0
     return JSONResponse({"ok": True, "fixture": fixture})
@@ -541,6 +542,17 @@ async def control_totp(request: Request):
 async def control_clock(request: Request):
     S.clock.advance(float((await control_body(request)).get("advance_days", 0)) * 86400)
     return JSONResponse({"offset_days": S.clock.offset / 86400})
+
+
+async def control_shape(request: Request):
+    """Picks the shape served where §2 is silent: `{"contract_notice_ids": "transaction_ids" | "contract_ids"}`."""
+    ids = str((await control_body(request)).get("contract_notice_ids", "transaction_ids"))
+    if ids not in ("transaction_ids", "contract_ids"):
+        return finance.invalid(
+            ["body", "contract_notice_ids"], "Input should be transaction_ids or contract_ids", "enum", ids
+        )
+    finance.API.contract_notice_ids = ids
+    return JSONResponse({"contract_notice_ids": ids})
 
 
 async def control_counters(request: Request):
@@ -604,6 +616,7 @@ CONTROL_ENDPOINTS = {
     "totp/{username}": (control_totp, ["GET"]),
     "clock": (control_clock, ["POST"]),
     "counters": (control_counters, ["GET"]),
+    "shape": (control_shape, ["POST"]),
     "oauth": (control_oauth, ["POST"]),
     "ticket": (control_ticket, ["POST"]),
     "hold": (control_hold, ["GET", "POST"]),

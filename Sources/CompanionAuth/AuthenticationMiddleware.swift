@@ -17,20 +17,32 @@ public struct RevocationRule: Sendable, Hashable {
     public var permissionCodes: Set<String>
     /// For a status listed here, only an error envelope with one of these codes ends the sign-in.
     public var endingCodes: [Int: Set<String>]
+    /// Statuses of `endingCodes` that also end the sign-in when the server's JSON error body carries no code at
+    /// all but this member as a sentence (`detail` for `{"detail": "…"}`); another body, or a page that is not
+    /// JSON (a proxy's), never does.
+    public var codelessEnds: [Int: String]
 
     /// Creates a rule: `statuses` end the sign-in, except a 403 carrying one of `permissionCodes`, and except a
-    /// status of `endingCodes` whose envelope carries none of its codes.
-    public init(statuses: Set<Int> = [401], permissionCodes: Set<String> = [], endingCodes: [Int: Set<String>] = [:]) {
+    /// status of `endingCodes` whose envelope carries none of its codes (unless it carries no code and its
+    /// status is in `codelessEnds`).
+    public init(
+        statuses: Set<Int> = [401], permissionCodes: Set<String> = [], endingCodes: [Int: Set<String>] = [:],
+        codelessEnds: [Int: String] = [:]
+    ) {
         self.statuses = statuses
         self.permissionCodes = permissionCodes
         self.endingCodes = endingCodes
+        self.codelessEnds = codelessEnds
     }
 
     /// Whether `status` with `envelope` ends the sign-in.
     public func ends(status: Int, envelope: ServerErrorEnvelope?) -> Bool {
         guard statuses.contains(status) else { return false }
         if let codes = endingCodes[status] {
-            guard let code = envelope?.code else { return false }
+            guard let code = envelope?.code else {
+                guard let member = codelessEnds[status] else { return false }
+                return envelope?.details?[member]?.stringValue != nil
+            }
             return codes.contains(code)
         }
         if status == 403, let code = envelope?.code, permissionCodes.contains(code) { return false }

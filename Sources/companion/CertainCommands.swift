@@ -29,7 +29,11 @@ enum CertainCommands {
                 [
                     Command(
                         name: "login", summary: "sign in to a Certain server (the same flow as `companion login`)",
-                        parameters: [.init(syntax: "<address>", help: "the server")],
+                        parameters: [
+                            .init(
+                                syntax: "[<address>]",
+                                help: "the server (default: the address kept from the last sign-in)")
+                        ],
                         options: [
                             .option("user", "NAME", "the user name (asked for when missing)"),
                             .flag(
@@ -88,12 +92,29 @@ enum CertainCommands {
     static func login(_ arguments: Arguments) async throws -> Int32 {
         var certain = arguments
         certain.options["server"] = ["certain"]
+        if certain.positionals.isEmpty {
+            // The address is kept when the sign-in ends (C-TOK-6, C-ADDR-4): signing in again needs none.
+            guard let kept = keptAddress() else {
+                throw UsageError("missing the server address (no address is kept from an earlier sign-in)")
+            }
+            Terminal.err("Signing in again at \(kept) (the address kept from the last sign-in).")
+            certain.positionals = [kept.description]
+        }
         let code = try await AuthCommands.login(certain)
         if code == 0 { await loadLookups(https: arguments.flag("https-only")) }
         return code
     }
 
     // MARK: Arguments and the signed-in account
+
+    /// The address of the last sign-in, kept when the sign-in ended (a revoked token), if it was a Certain one.
+    static func keptAddress() -> ServerAddress? {
+        guard let file = try? AuthCommands.currentFile(), let data = try? Data(contentsOf: file),
+            let current = try? JSONDecoder().decode(AuthCommands.Current.self, from: data),
+            current.kind == .certain
+        else { return nil }
+        return current.address
+    }
 
     static func language(_ arguments: Arguments) throws(UsageError) -> Language {
         if let given = arguments.option("lang") {
@@ -120,14 +141,12 @@ enum CertainCommands {
                 "The signed-in server (\(current.address.serverKey)) is not a Certain server. "
                     + "Run `companion certain login <address>` first.")
         }
-        let secrets = try AuthCommands.store()
-        guard let stored = try? secrets.load(current.account) else {
-            throw CommandFailure("You are signed out. Run `companion certain login <address>` again.")
+        let environment = try CommandEnvironment.make(
+            policy: .terminal(httpsOnly: current.httpsOnly || https), stores: .folder("store"))
+        guard let stored = try? environment.secrets.load(current.account) else {
+            throw CommandFailure(
+                "You are signed out. Run `companion certain login` again (the address \(current.address) is kept).")
         }
-        let environment = AppEnvironment(
-            transportPolicy: .terminal(httpsOnly: current.httpsOnly || https),
-            stores: StoreRegistry(location: .directory(try Terminal.stateFolder("store"))), secrets: secrets,
-            journal: Terminal.journal)
         let server = try await CertainServer.open(stored, language: language, environment: environment)
         // Cached finance data is private: the folder 0700, the database 0600.
         if let file = server.bundle.store.fileURL {
@@ -157,19 +176,23 @@ enum CertainCommands {
                 extra: CertainOverviewExtra(
                     rows: TransactionLine.lines(overview.latestRows, lookups: lookups, texts: texts),
                     categoryNames: categoryNames(overview.budget, lookups, texts),
-                    redGroupIDs: overview.budget.redGroupIDs))
+                    redGroupIDs: overview.budget.redGroupIDs, incomplete: overview.isIncomplete,
+                    notices: overview.notices.map { $0.text(texts) }))
         }
-        let report = ScreenReport(screen: "overview", state, now: server.bundle.clock.now())
-        return try show(report, arguments, texts: texts, empty: "overview.empty") { shown in
+        return try show("overview", state, server, arguments, emptyLines: [texts["overview.empty"]]) { shown in
             let overview = shown.value
+            guard !overview.isEmpty else { return [] }
             let language = texts.language
             let month = overview.month
             var lines = [
                 "\(texts["overview.month"]) (\(month.month.formatted(language))): "
                     + "\(texts["overview.income"]) \(Money(month.income, month.currency).formatted(language))"
-                    + "  \(texts["overview.expenses"]) \(Money(month.expenses, month.currency).formatted(language))",
-                "", texts["overview.budget"] + " (\(overview.budget.month.formatted(language)))",
+                    + "  \(texts["overview.expenses"]) \(Money(month.expenses, month.currency).formatted(language))"
             ]
+            // Sums with something left out are marked, and what was left out is named (C-BUD-9).
+            if overview.isIncomplete { lines.append("  " + texts["budget.incomplete"]) }
+            lines += shown.extra.notices.map { "  - " + $0 }
+            lines += ["", texts["overview.budget"] + " (\(overview.budget.month.formatted(language)))"]
             lines +=
                 overview.budget.groups.isEmpty
                 ? ["  " + texts["budget.empty"]]
@@ -205,9 +228,6 @@ enum CertainCommands {
                     categoryNames: categoryNames(reply, lookups, texts), notices: reply.warnings.map { $0.text(texts) },
                     redGroupIDs: reply.redGroupIDs, redCategoryIDs: reply.redCategoryIDs))
         }
-        let report = CertainPagedReport(
-            report: ScreenReport(screen: "budget", state, now: server.bundle.clock.now()),
-            links: CertainLinks(prev: shownMonth?.prev, next: shownMonth?.next))
         let language = texts.language
         // A neighbour shows as the month its link names; a link naming none shows as sent; none: "-".
         func label(_ month: BudgetMonth?, _ link: String?) -> String { month?.formatted(language) ?? link ?? "-" }
@@ -216,8 +236,12 @@ enum CertainCommands {
                 + "\(texts["budget.next"]): \(label($0.nextMonth, $0.next))"
         }
         let emptyLines = [shownMonth?.month.formatted(language), texts["budget.empty"], footer].compactMap { $0 }
-        return try show(report, report.report, arguments, texts: texts, emptyLines: emptyLines) { shown in
+        return try show(
+            "budget", state, server, arguments, extra: CertainLinks(prev: shownMonth?.prev, next: shownMonth?.next),
+            emptyLines: emptyLines
+        ) { shown in
             let reply = shown.value
+            guard !reply.isEmpty else { return [] }  // an empty month prints its empty lines alone
             var lines = [reply.month.formatted(language)]
             for group in reply.groups {
                 lines.append(groupLine(group, currency: reply.currency, texts))
@@ -263,8 +287,7 @@ enum CertainCommands {
                 value: list,
                 extra: CertainRowsExtra(rows: TransactionLine.lines(list.rows, lookups: lookups, texts: texts)))
         }
-        let report = ScreenReport(screen: "transactions", state, now: server.bundle.clock.now())
-        return try show(report, arguments, texts: texts, empty: "transactions.empty") { shown in
+        return try show("transactions", state, server, arguments, emptyLines: [texts["transactions.empty"]]) { shown in
             var lines = shown.extra.rows.map { $0.text(texts) }
             if shown.value.nextCursor != nil { lines.append("… \(texts["transactions.more"]): --all") }
             return lines
@@ -279,9 +302,9 @@ enum CertainCommands {
         let state = await model.state.map { list in
             CertainShown(value: list, extra: CertainNoticesExtra(notices: list.warnings.map { $0.text(texts) }))
         }
-        let report = ScreenReport(screen: "contracts", state, now: server.bundle.clock.now())
-        return try show(report, arguments, texts: texts, empty: "contracts.empty") { shown in
+        return try show("contracts", state, server, arguments, emptyLines: [texts["contracts.empty"]]) { shown in
             let list = shown.value
+            guard !list.items.isEmpty else { return [] }
             let language = texts.language
             var lines = list.items.map { contract in
                 "\(contract.name)  \(contract.money.formatted(language))  \(texts[contract.rhythm.textKey])"
@@ -301,8 +324,8 @@ enum CertainCommands {
         let model = await AccountsModel(server: server)
         await model.load()
         let texts = server.texts
-        let report = ScreenReport(screen: "accounts", await model.state, now: server.bundle.clock.now())
-        return try show(report, arguments, texts: texts, empty: "accounts.empty") { accounts in
+        return try show("accounts", await model.state, server, arguments, emptyLines: [texts["accounts.empty"]]) {
+            accounts in
             accounts.map { "\($0.id)  \($0.name)  \($0.money.formatted(texts.language))" }
         }
     }
@@ -310,7 +333,9 @@ enum CertainCommands {
     static func tokens(_ arguments: Arguments) async throws -> Int32 {
         let server = try await open(arguments)
         guard let stored = await server.session?.credential else {
-            throw CommandFailure("You are signed out. Run `companion certain login <address>` again.")
+            throw CommandFailure(
+                "You are signed out. Run `companion certain login` again (the address \(server.bundle.baseURL) is kept)."
+            )
         }
         let user = await UserModel(server: server)
         await user.load()
@@ -338,59 +363,20 @@ enum CertainCommands {
 
     // MARK: Printing
 
-    /// Prints a screen's report (text or JSON) and returns the exit code: 0 when something is shown (an
-    /// empty answer included), 1 when failed.
+    /// Prints `state` of `screen` through the terminal's one screen printer, in the server's language, and
+    /// returns the exit code: 0 when something is shown (an empty answer included), 1 when failed.
     static func show<Value: Encodable & Sendable & Equatable>(
-        _ report: ScreenReport<Value>, _ arguments: Arguments, texts: Texts, empty: String,
-        lines: (Value) -> [String]
+        _ screen: String, _ state: ScreenState<Value>, _ server: CertainServer, _ arguments: Arguments,
+        extra: (any Encodable & Sendable)? = nil, emptyLines: [String], lines: (Value) -> [String]
     ) throws -> Int32 {
-        try show(report, report, arguments, texts: texts, emptyLines: [texts[empty]], lines: lines)
-    }
-
-    /// Prints `document` as `--json`, or `report`'s state as text.
-    static func show<Value: Encodable & Sendable & Equatable>(
-        _ document: some Encodable, _ report: ScreenReport<Value>, _ arguments: Arguments, texts: Texts,
-        emptyLines: [String], lines: (Value) -> [String]
-    ) throws -> Int32 {
-        if arguments.flag("json") {
-            Terminal.out(try JSONOutput.document(document))
-            return report.state == .failed ? 1 : 0
-        }
-        switch report.state {
-        case .loading: Terminal.out(texts["state.loading"])
-        case .content: break
-        case .empty: emptyLines.forEach(Terminal.out)
-        case .stale:
-            Terminal.err("\(texts["state.stale"]) — \(asOf(report, texts)): \(report.reason ?? "")")
-        case .offline:
-            Terminal.err("\(texts["state.offline"]) — \(asOf(report, texts)): \(report.reason ?? "")")
-        case .failed:
-            let reason = report.reason ?? texts["state.failed"]
-            throw CommandFailure(
-                report.signInRequired
-                    ? "\(reason) \(texts["state.sign_in"]): `companion certain login <address>`." : reason)
-        }
-        if let value = report.value { lines(value).forEach(Terminal.out) }
-        return 0
-    }
-
-    /// "As of 2026-11-30 15:39 UTC (8 s)": when the shown copy was fetched, and how old it is.
-    static func asOf<Value>(_ report: ScreenReport<Value>, _ texts: Texts) -> String {
-        let stamp =
-            report.fetchedAt?.formatted(
-                Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().dateSeparator(.dash).time(
-                    includingFractionalSeconds: false
-                )
-                .timeSeparator(.colon).dateTimeSeparator(.space)) ?? "-"
-        return texts.format("state.as_of", "\(stamp) UTC (\(ageText(report.age ?? 0)))")
-    }
-
-    static func ageText(_ age: TimeInterval) -> String {
-        let seconds = Int(age)
-        if seconds < 120 { return "\(seconds) s" }
-        if seconds < 7_200 { return "\(seconds / 60) min" }
-        if seconds < 172_800 { return "\(seconds / 3_600) h" }
-        return "\(seconds / 86_400) d"
+        let texts = server.texts
+        let words = ScreenWords(
+            loading: texts["state.loading"], stale: texts["state.stale"], offline: texts["state.offline"],
+            failed: texts["state.failed"], signIn: texts["state.sign_in"],
+            asOf: { texts.format("state.as_of", $0) })
+        return try ScreenOutput.show(
+            screen: screen, state, now: server.bundle.clock.now(), json: arguments.flag("json"), words: words,
+            signIn: "companion certain login", extra: extra, emptyLines: emptyLines, lines: lines)
     }
 
     /// A group's line, `!` marking a red group (C-BUD-6).
@@ -435,15 +421,17 @@ struct CertainShown<Value: Encodable & Sendable & Equatable, Extra: Encodable & 
     }
 }
 
-/// What the overview's text shows beside its value: the latest five as lines, the budget's category names and
-/// its red groups (the text's `!`).
+/// What the overview's text shows beside its value: the latest five as lines, the budget's category names, its
+/// red groups (the text's `!`), whether the month's figures are incomplete and the notices as sentences.
 struct CertainOverviewExtra: Encodable, Sendable, Equatable {
     let rows: [TransactionLine]
     let categoryNames: [String: String]
     let redGroupIDs: [Int]
+    let incomplete: Bool
+    let notices: [String]
 
     enum CodingKeys: String, CodingKey {
-        case rows
+        case rows, incomplete, notices
         case categoryNames = "category_names"
         case redGroupIDs = "red_group_ids"
     }
@@ -480,19 +468,8 @@ struct CertainNoticesExtra: Encodable, Sendable, Equatable {
     let notices: [String]
 }
 
-/// A screen's report with the links of the month shown (`prev`, `next`), an empty month's included.
-struct CertainPagedReport<Value: Encodable & Sendable & Equatable>: Encodable {
-    let report: ScreenReport<Value>
-    let links: CertainLinks
-
-    func encode(to encoder: any Encoder) throws {
-        try report.encode(to: encoder)
-        try links.encode(to: encoder)
-    }
-}
-
 /// The `prev` and `next` links of the budget month shown.
-struct CertainLinks: Encodable {
+struct CertainLinks: Encodable, Sendable {
     let prev: String?
     let next: String?
 

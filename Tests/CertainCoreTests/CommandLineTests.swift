@@ -142,6 +142,59 @@ extension CertainStandIn {
             #expect(emptyJSON["state"] as? String == "empty")
         }
 
+        @Test(
+            "Issue 37 items 1 and 2, C-CON-1, C-BUD-9, C-ERR-1, C-TOK-6, C-ADDR-4: what is left out is shown; a CHF contract in CHF; an empty month exits 0; signing in again needs no address"
+        )
+        func theTerminalShowsWhatAPersonNeeds() async throws {
+            try await server.reset()
+            let (_, password) = try await login()
+            // Item 1: this month's budget names the gym contract (no category): the overview says the month's
+            // figures are incomplete and names it, in the text and in --json.
+            let overview = try await companion(["certain", "overview", "--json", "--lang", "en"])
+            #expect(overview.status == 0, "\(overview.errors)")
+            expectDocumentedShape(overview.output, "certain overview")
+            let value = try #require(try json(overview)["value"] as? [String: Any])
+            #expect(value["incomplete"] as? Bool == true)
+            #expect((value["notices"] as? [String])?.contains { $0.contains("Fitnessstudio") } == true, "\(value)")
+            let text = try await companion(["certain", "overview", "--lang", "en"])
+            #expect(text.output.contains("This month's totals are incomplete."), "\(text.output)")
+            #expect(text.output.contains("Fitnessstudio"), "\(text.output)")
+            // C-CON-1: the CHF contract shows its own amount in its own currency, not euros.
+            let contracts = try await companion(["certain", "contracts", "--lang", "en"])
+            let skiing = try #require(contracts.output.split(separator: "\n").first { $0.hasPrefix("Skipass-Abo") })
+            let francs = Money(try #require(Amount(exactly: "120.00")), "CHF").formatted(.english)
+            #expect(skiing.contains(francs) && !skiing.contains("€"), "\(skiing)")
+            let contractsJSON = try await companion(["certain", "contracts", "--json"])
+            expectDocumentedShape(contractsJSON.output, "certain contracts")
+            // C-ERR-1: a month without a budget is empty, exit 0, its sentence once; in --json too.
+            let empty = try await companion(["certain", "budget", "--month", "2026-09", "--lang", "en"])
+            #expect(empty.status == 0, "\(empty.errors)")
+            #expect(empty.output.components(separatedBy: "There is no budget for this month.").count == 2)
+            #expect(empty.output.components(separatedBy: "September 2026").count == 2, "\(empty.output)")
+            let emptyJSON = try await companion(["certain", "budget", "--month", "2026-09", "--json"])
+            #expect(emptyJSON.status == 0)
+            #expect(try json(emptyJSON)["state"] as? String == "empty")
+            expectDocumentedShape(emptyJSON.output, "certain budget")
+            let october = try await companion(["certain", "budget", "--month", "2026-10", "--json"])
+            expectDocumentedShape(october.output, "certain budget")
+            let accounts = try await companion(["certain", "accounts", "--json"])
+            expectDocumentedShape(accounts.output, "certain accounts")
+            let transactions = try await companion(["certain", "transactions", "--limit", "5", "--json"])
+            expectDocumentedShape(transactions.output, "certain transactions")
+            let tokens = try await companion(["certain", "tokens", "--json"])
+            expectDocumentedShape(tokens.output, "certain tokens")
+            // Item 2: revoked from the web; the address is kept, and signing in again needs none.
+            try await server.revokeFromTheWeb(id: try #require(try json(tokens)["id"] as? String))
+            let refused = try await companion(["certain", "accounts", "--lang", "en"])
+            #expect(refused.status == 1)
+            #expect(refused.errors.contains("`companion certain login`"), "\(refused.errors)")
+            let again = try await companion(
+                ["certain", "login", "--user", "plain", "--password-stdin"], input: password + "\n")
+            #expect(again.status == 0, "\(again.errors)")
+            #expect(again.errors.contains("Signing in again at http://127.0.0.1"), "\(again.errors)")
+            #expect(try await companion(["certain", "accounts"]).status == 0)
+        }
+
         @Test("C-TOK-6 C-OFF-5: a reverse proxy's 403 page keeps the user signed in and the offline copy shown")
         func aProxyPageKeepsTheSignIn() async throws {
             try await server.reset()

@@ -61,7 +61,7 @@ struct ReferenceServer {
 
     /// The server's current month (`YYYY-MM`), as its month report names it by default.
     func currentMonth(_ server: CertainServer) async throws -> BudgetMonth {
-        try await server.bundle.client.send(CertainAPI.monthReport).month
+        try await server.bundle.client.send(CertainAPI.monthReport()).month
     }
 
     /// A plain client with no credential, for the "web" side (a browser's cookie session).
@@ -114,7 +114,12 @@ struct ReferenceServer {
 
     /// Revokes `stored`'s token from the "web settings": a cookie session of the same user deletes it.
     func revokeFromTheWeb(_ stored: StoredCredential, user: String = "plain") async throws {
-        var revoke = Request<Void>.empty(.delete, "/api/inbox/tokens/\(stored.serverID ?? "")")
+        try await revokeFromTheWeb(id: stored.serverID ?? "", user: user)
+    }
+
+    /// Revokes the token with the server's `id` from the "web settings".
+    func revokeFromTheWeb(id: String, user: String = "plain") async throws {
+        var revoke = Request<Void>.empty(.delete, "/api/inbox/tokens/\(id)")
         revoke.headers["Cookie"] = try await webCookie(user)
         _ = try await anonymousClient().send(revoke)
     }

@@ -20,6 +20,10 @@ extension CertainStandIn {
             try await server.reset()
         }
 
+        /// Now, to the whole second: the person's month is the server's (the fixture's data lie in it), and ages
+        /// stay whole numbers of seconds.
+        static let today = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+
         /// A loopback environment whose time only moves when a test says so.
         static func environment(_ clock: ManualWallClock, folder: URL? = nil) -> AppEnvironment {
             TestEnvironments.loopback(
@@ -30,7 +34,7 @@ extension CertainStandIn {
             "C-OVER-1 C-OVER-2 C-OVER-4: four requests at once, held by the server until all four arrived; one stored time; the server's current month, with data"
         )
         @MainActor func overviewFetchesFourTogether() async throws {
-            let clock = ManualWallClock()
+            let clock = ManualWallClock(Self.today)
             let account = try await server.connect(environment: Self.environment(clock))
             let month = try await server.currentMonth(account.server)
             try await account.server.lookups.reload()  // at sign-in: the overview then needs no lookup reload
@@ -48,10 +52,15 @@ extension CertainStandIn {
                     "overview.month", "overview.budget", "overview.accounts", "overview.latest",
                 ])
             let paths = try await server.requests().map { $0.path + ($0.query.isEmpty ? "" : "?" + $0.query) }
+            // The month report and the budget are asked for the person's own month, by name.
             #expect(
-                paths.sorted() == ["/api/accounts", "/api/budget", "/api/reports/month", "/api/transactions?limit=5"])
+                paths.sorted() == [
+                    "/api/accounts", "/api/budget?month=\(month)", "/api/reports/month?month=\(month)",
+                    "/api/transactions?limit=5",
+                ])
             // One snapshot, one time: what is stored is this refresh's group, stamped once.
-            let stored = try #require(try await account.server.bundle.snapshots.stored(Overview.snapshot))
+            let stored = try #require(
+                try await account.server.bundle.snapshots.stored(Overview.snapshot(model.month)))
             #expect(stored.fetchedAt == fetchedAt)
             #expect(stored.value == overview)
             // C-OVER-4: the month is the server's current one, and the fixture has money, a budget and
@@ -103,7 +112,7 @@ extension CertainStandIn {
 
         @Test("C-OVER-3 C-ERR-1: one of four fails → nothing new shown or stored; the old snapshot keeps its time")
         @MainActor func oneFailureKeepsThePreviousSnapshot() async throws {
-            let clock = ManualWallClock()
+            let clock = ManualWallClock(Self.today)
             let account = try await server.connect(environment: Self.environment(clock))
             let model = OverviewModel(server: account.server)
             await model.refresh()
@@ -117,7 +126,8 @@ extension CertainStandIn {
             #expect(age == 90)
             #expect(problem == "Vom Test ausgelöster Fehler.")  // the server's own sentence
             // The store holds the first snapshot, with its own time: nothing of the failed attempt.
-            let stored = try #require(try await account.server.bundle.snapshots.stored(Overview.snapshot))
+            let stored = try #require(
+                try await account.server.bundle.snapshots.stored(Overview.snapshot(model.month)))
             #expect(stored.fetchedAt == fetchedAt)
             #expect(stored.age == 90)
             #expect(stored.value == first)
@@ -128,7 +138,7 @@ extension CertainStandIn {
         )
         @MainActor func offlineShowsTheLastSnapshotWithItsTime() async throws {
             let folder = try TemporaryFolder()
-            let clock = ManualWallClock()
+            let clock = ManualWallClock(Self.today)
             let environment = Self.environment(clock, folder: folder.url)
             let account = try await server.connect(environment: environment)
             let lookups = try await account.server.lookups.reload()
@@ -178,7 +188,7 @@ extension CertainStandIn {
             #expect(search.state == .failed(reason: Texts(.english)["error.needs_connection"], signInRequired: false))
             // C-OFF-4: another user on the same device and folder sees none of it.
             let other = try await server.connect("other", environment: restarted)
-            #expect(try await other.server.bundle.snapshots.stored(Overview.snapshot) == nil)
+            #expect(try await other.server.bundle.snapshots.stored(Overview.snapshot(model.month)) == nil)
             #expect(try await other.server.bundle.snapshots.stored(CertainLookups.snapshot) == nil)
             #expect(try await other.server.bundle.store.resource(CachedFetcher.key(for: CertainAPI.contracts)) == nil)
         }
@@ -191,7 +201,7 @@ extension CertainStandIn {
             let suite = "certain-tests-\(UUID().uuidString)"
             defer { UserDefaults.standard.removePersistentDomain(forName: suite) }
             let addresses = CertainAddressBook(suiteName: suite)
-            let environment = Self.environment(ManualWallClock(), folder: folder.url)
+            let environment = Self.environment(ManualWallClock(Self.today), folder: folder.url)
             let account = try await server.connect(environment: environment, addresses: addresses)
             let model = OverviewModel(server: account.server)
             await model.refresh()
@@ -210,8 +220,8 @@ extension CertainStandIn {
             // The store opened again (as the next launch would) has nothing of it, lookups included.
             let reopened = try await ServerBundle.open(
                 account.stored.address.url, account: account.stored.account, profile: CertainServer.profile(),
-                environment: Self.environment(ManualWallClock(), folder: folder.url))
-            #expect(try await reopened.snapshots.stored(Overview.snapshot) == nil)
+                environment: Self.environment(ManualWallClock(Self.today), folder: folder.url))
+            #expect(try await reopened.snapshots.stored(Overview.snapshot(model.month)) == nil)
             #expect(try await reopened.snapshots.stored(CertainLookups.snapshot) == nil)
             #expect(await account.server.lookups.current == Lookups())
             // C-TOK-6, C-ADDR-4: the address is kept, outside the secret store.
@@ -323,7 +333,8 @@ extension CertainStandIn {
             // C-CON-2: the CHF contract has no rate: no monthly or yearly value, out of the totals, with a notice.
             let skiing = try #require(list.items.first { $0.currency == "CHF" })
             #expect(skiing.monthly == nil && skiing.yearly == nil)
-            #expect(list.warnings.contains { if case .missingExchangeRate("CHF", _, _) = $0 { true } else { false } })
+            #expect(
+                list.warnings.contains { if case .missingExchangeRate("CHF", _, _, _) = $0 { true } else { false } })
             let monthly = list.items.compactMap(\.monthly).reduce(Amount.zero, +)
             let yearly = list.items.compactMap(\.yearly).reduce(Amount.zero, +)
             #expect(list.monthlyTotal == monthly && list.yearlyTotal == yearly)

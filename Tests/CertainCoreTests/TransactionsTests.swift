@@ -248,7 +248,7 @@ extension CertainStandIn {
             #expect(ramen.money.formatted(.english) == "-¥1,850")
             #expect(ramen.money.formatted(.german) == "-1.850\u{00A0}¥")
             let report = try await account.server.bundle.client.send(
-                CertainAPI.monthReport.adding(query: ["month": "2026-10"]))
+                CertainAPI.monthReport(BudgetMonth("2026-10")))
             #expect(report.income.description == "1042.00")  // salary and the flea market; no transfer leg
         }
 

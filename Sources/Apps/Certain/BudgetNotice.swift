@@ -5,7 +5,9 @@ public enum BudgetNotice: Sendable, Hashable, Codable {
     /// A contract without a category: named, and in no category or group sum (C-BUD-7).
     case contractWithoutCategory(contractID: Int, name: String, amount: Money)
     /// Amounts in `currency` on `date` with no exchange rate: left out of the sums, never converted 1:1 (C-BUD-8).
-    case missingExchangeRate(currency: String, date: CalendarDate, transactionIDs: [Int])
+    /// The transactions it names (§2's `transaction_ids`) and the contracts (`contract_ids`, a shape a server may
+    /// send under the contracts), each kind of id for what it is; either may be empty.
+    case missingExchangeRate(currency: String, date: CalendarDate, transactionIDs: [Int], contractIDs: [Int] = [])
     /// A notice this version does not know, kept with its code so nothing is hidden.
     case other(code: String)
 
@@ -29,18 +31,18 @@ public enum BudgetNotice: Sendable, Hashable, Codable {
                     try container.decode(Amount.self, forKey: .amount),
                     try container.decode(String.self, forKey: .currency)))
         case "missing_exchange_rate":
-            let ids =
-                try container.decodeIfPresent([Int].self, forKey: .transactionIDs)
-                ?? container.decodeIfPresent([Int].self, forKey: .contractIDs) ?? []
             self = .missingExchangeRate(
                 currency: try container.decode(String.self, forKey: .currency),
-                date: try container.decode(CalendarDate.self, forKey: .date), transactionIDs: ids)
+                date: try container.decode(CalendarDate.self, forKey: .date),
+                transactionIDs: try container.decodeIfPresent([Int].self, forKey: .transactionIDs) ?? [],
+                contractIDs: try container.decodeIfPresent([Int].self, forKey: .contractIDs) ?? [])
         default:
             self = .other(code: code)
         }
     }
 
-    /// Encodes the server's shape.
+    /// Encodes the server's shape: a missing rate always with `transaction_ids`, with `contract_ids` when it
+    /// names contracts.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         switch self {
@@ -50,11 +52,12 @@ public enum BudgetNotice: Sendable, Hashable, Codable {
             try container.encode(name, forKey: .name)
             try container.encode(amount.amount, forKey: .amount)
             try container.encode(amount.currency, forKey: .currency)
-        case .missingExchangeRate(let currency, let date, let ids):
+        case .missingExchangeRate(let currency, let date, let transactions, let contracts):
             try container.encode("missing_exchange_rate", forKey: .code)
             try container.encode(currency, forKey: .currency)
             try container.encode(date, forKey: .date)
-            try container.encode(ids, forKey: .transactionIDs)
+            try container.encode(transactions, forKey: .transactionIDs)
+            if !contracts.isEmpty { try container.encode(contracts, forKey: .contractIDs) }
         case .other(let code):
             try container.encode(code, forKey: .code)
         }
@@ -65,7 +68,7 @@ public enum BudgetNotice: Sendable, Hashable, Codable {
         switch self {
         case .contractWithoutCategory(_, let name, let amount):
             texts.format("notice.contract_without_category", name, amount.formatted(texts.language))
-        case .missingExchangeRate(let currency, let date, _):
+        case .missingExchangeRate(let currency, let date, _, _):
             texts.format("notice.missing_exchange_rate", currency, date.formatted(texts.language))
         case .other(let code): texts.format("notice.unknown", code)
         }

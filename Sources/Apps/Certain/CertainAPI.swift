@@ -12,8 +12,11 @@ public enum CertainAPI {
     /// `GET /api/contracts`: the contracts with the server's sums.
     public static let contracts = Request<ContractList>.get("/api/contracts")
 
-    /// `GET /api/reports/month`: the current month's income and expenses.
-    public static let monthReport = Request<MonthReport>.get("/api/reports/month")
+    /// `GET /api/reports/month`: the income and expenses of `month`, or (when `nil`) of the server's current
+    /// month. The app names the person's own month (`CertainServer.thisMonth`).
+    public static func monthReport(_ month: BudgetMonth? = nil) -> Request<MonthReport> {
+        .get("/api/reports/month", query: ["month": month?.description])
+    }
     /// `GET /api/auth/me`: the signed-in user (C-AUTH-7).
     public static let me = Request<CertainUser>.get("/api/auth/me")
     /// `GET /api/transactions?limit=5`: the overview's latest five (C-OVER-2).

@@ -65,3 +65,15 @@ public struct CertainAddressBook: Sendable {
         for key in [Self.addressKey, Self.serverKey, Self.userKey] { defaults.removeObject(forKey: key) }
     }
 }
+
+#if canImport(Security)
+    extension CertainAddressBook {
+        /// The secret store the device token is kept in on Apple platforms: the keychain items of `service` (the
+        /// app's bundle id), shared through `keychainGroup` with a later share extension (C-SCOPE-2). Not compiled
+        /// on Linux, where the kit's `FileSecretStore` keeps it.
+        public static func secretStore(service: String) -> KeychainSecretStore {
+            KeychainSecretStore(
+                service: service, accessGroup: keychainGroup, accessibility: .afterFirstUnlockThisDeviceOnly)
+        }
+    }
+#endif

@@ -10,7 +10,8 @@ import Foundation
 ///   `SnapshotSync`, all or nothing, with one fetch time; offline they come back from the store (C-OFF-2).
 /// - They are loaded at sign-in, on pull-to-refresh of the overview, and once when a reply names an id they
 ///   do not know (O-8). That reload is single-flight: screens that meet unknown ids at the same time share
-///   one reload, and an id still unknown after it never causes another (it shows the neutral placeholder).
+///   one reload, and an id still unknown after a reload that succeeded never causes another (it shows the
+///   neutral placeholder). A reload that failed marks nothing: the next read that names the ids tries again.
 /// - The overview's accounts reply replaces the accounts lookup (C-OVER-6).
 /// - A refusal that ends the sign-in forgets them (the offline copy is wiped with the account's data).
 public actor CertainLookups {
@@ -81,7 +82,7 @@ public actor CertainLookups {
     }
 
     /// The lookups, made sure to know the given ids: an unknown id triggers one reload, shared by every caller
-    /// and never repeated for an id that stays unknown (C-LOOK-4).
+    /// and never repeated for an id that a successful reload left unknown (C-LOOK-4).
     public func resolving(accounts: [Int] = [], categories: [Int] = [], tags: [Int] = []) async -> Lookups {
         if let reloading { _ = try? await reloading.value }  // a reload under way may already know them
         await loadStored()
@@ -89,7 +90,12 @@ public actor CertainLookups {
         let missing = known.unknown(accounts: accounts, categories: categories, tags: tags).subtracting(attempted)
         guard !missing.isEmpty else { return known }
         attempted.formUnion(missing)
-        _ = try? await reload()
+        do {
+            _ = try await reload()
+        } catch {
+            // A reload that failed told nothing about these ids: a later read tries again (no "Unknown" for good).
+            attempted.subtract(missing)
+        }
         return value ?? Lookups()
     }
 

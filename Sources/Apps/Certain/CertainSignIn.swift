@@ -88,19 +88,21 @@ public actor CertainSignIn: SignInServer {
     public func issueCredential() async throws(AuthError) -> StoredCredential {
         defer { cookie = nil }
         guard cookie != nil else { throw .invalidStep("no signed-in cookie session to mint a token in") }
-        let me = try await client.call(.get, "/api/auth/me", headers: cookieHeaders())
-        guard me.status == 200, let id = me.json?["id"] else { throw .unexpected(me, "GET /api/auth/me") }
-        let userID = id.intValue.map(String.init) ?? id.stringValue ?? ""
+        let userID: String
         let minted: (id: String, token: String)
-        do {
+        do throws(AuthError) {
+            let me = try await client.call(.get, "/api/auth/me", headers: cookieHeaders())
+            guard me.status == 200, let id = me.json?["id"] else { throw AuthError.unexpected(me, "GET /api/auth/me") }
+            userID = id.intValue.map(String.init) ?? id.stringValue ?? ""
             minted = try await Self.mint(client: client, name: tokenName, headers: cookieHeaders())
         } catch {
-            // C-TOK-9: no token, no carrying on with the cookie: end its session and go back to sign-in.
-            _ = try? await client.call(.post, "/api/auth/logout", headers: cookieHeaders())
+            // C-TOK-9: no user read or no token, no carrying on with the cookie: end its session and go back to
+            // sign-in.
+            await endCookieSession()
             throw error
         }
         // C-TOK-3: the cookie's one last use ends its own session; from here on only the token travels.
-        _ = try? await client.call(.post, "/api/auth/logout", headers: cookieHeaders())
+        await endCookieSession()
         journal.record(.keys, "minted an app device token; the sign-in cookie is dropped")
         return StoredCredential(
             account: AccountKey(address: address, userID: userID), address: address,
@@ -160,6 +162,11 @@ public actor CertainSignIn: SignInServer {
         }
         await session.signOut()
         return failure
+    }
+
+    /// Ends the cookie's own session on the server (`POST /api/auth/logout`), whatever it answers.
+    private func endCookieSession() async {
+        _ = try? await client.call(.post, "/api/auth/logout", headers: cookieHeaders())
     }
 
     private func cookieHeaders() -> HTTPHeaders {

@@ -1,14 +1,15 @@
+import CompanionApp
 import CompanionScreen
 import Foundation
 import Observation
 
-/// The contracts tab's model: every contract with its rhythm and next due day, and the server's monthly and
-/// yearly totals (C-CON-1, C-CON-2). Read through the kit's store, so it stays readable offline with its time
-/// (C-OFF-2); no contract at all is `empty` (C-ERR-1).
+/// The contracts tab's model: every contract with its own amount in its own currency, its rhythm and next due
+/// day, and the server's monthly and yearly totals (C-CON-1, C-CON-2). A kit feed of the contracts, so it stays
+/// readable offline with its time (C-OFF-2); no contract at all is `empty` (C-ERR-1).
 @Observable @MainActor
 public final class ContractsModel {
-    /// What the screen shows.
-    public private(set) var state: ScreenState<ContractList> = .loading
+    /// The contracts' feed.
+    public let feed: ScreenFeed<ContractList>
     /// The lookups category and account names come from.
     public private(set) var lookups = Lookups()
     @ObservationIgnored private let server: CertainServer
@@ -16,17 +17,19 @@ public final class ContractsModel {
     /// The texts of the server's language.
     public var texts: Texts { server.texts }
 
+    /// What the screen shows.
+    public var state: ScreenState<ContractList> { feed.state }
+
     /// The contracts of `server`.
     public init(server: CertainServer) {
         self.server = server
+        feed = server.bundle.feed(CertainAPI.contracts, isEmpty: { $0.items.isEmpty })
     }
 
     /// Loads the contracts: the stored list at once with its age, then the server's.
     public func load() async {
-        for await update in server.bundle.read(CertainAPI.contracts, showing: state, isEmpty: { $0.items.isEmpty }) {
-            state = update.state
-            if update.endsSignIn { await server.lookups.forget() }
-        }
+        await feed.refresh()
+        if feed.endsSignIn { await server.lookups.forget() }
         let items = state.value?.items ?? []
         lookups = await server.lookups.resolving(
             accounts: items.map(\.accountID), categories: items.compactMap(\.categoryID))

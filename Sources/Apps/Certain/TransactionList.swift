@@ -1,3 +1,4 @@
+import CompanionApp
 import Foundation
 
 /// The loaded transactions: the submitted query, every page loaded so far, and their rows.
@@ -13,6 +14,11 @@ public struct TransactionList: Sendable, Hashable, Encodable {
     public init(query: TransactionQuery, page: TransactionPage) {
         self.init(query: query, items: [], nextCursor: nil)
         self = appending(page)
+    }
+
+    /// The pages of `query` as the kit's paged list holds them (every page read, each id once).
+    init(query: TransactionQuery, paged: Paged<Transaction>) {
+        self.init(query: query, items: paged.items, nextCursor: paged.nextCursor)
     }
 
     private init(query: TransactionQuery, items: [Transaction], nextCursor: String?) {

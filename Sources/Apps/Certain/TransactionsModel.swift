@@ -1,5 +1,7 @@
 import CompanionApp
+import CompanionHTTP
 import CompanionScreen
+import CompanionSync
 import Foundation
 import Observation
 
@@ -7,36 +9,53 @@ import Observation
 ///
 /// Rules: the server searches and filters (C-TXN-1). Typing sends nothing; submitting sends one request with
 /// `q`, every time (C-TXN-2); clearing sends one without `q`; choosing a filter value sends one at once
-/// (C-TXN-3, O-10). The end of the list asks for `next_cursor` and appends (C-TXN-4). A newer search always
-/// wins: the reply (a first page or a later one) of a search that was replaced meanwhile is dropped, however
-/// late it arrives. A search submitted offline fails with "needs a connection": pages are read with the kit's
-/// `.fresh` policy, never from the store, so there is no local search (C-OFF-3). No hit at all is `empty`.
+/// (C-TXN-3, O-10). Each query is one of the kit's paged lists (`list(_:pageSize:)`) shown by a kit feed: the
+/// end of the list reads the `next_cursor` page into it, each id once (C-TXN-4). A newer search always wins: the
+/// screen shows the newest query's feed, so a reply (a first page or a later one) of a search that was replaced
+/// meanwhile never reaches it, however late it arrives. A search submitted offline fails with "needs a
+/// connection": the first page is read with the kit's `.fresh` policy, never from the store, so there is no
+/// local search (C-OFF-3, worded by the profile). No hit at all is `empty`.
 @Observable @MainActor
 public final class TransactionsModel {
-    /// What the screen shows.
-    public private(set) var state: ScreenState<TransactionList> = .loading
+    /// The key every transactions list is stored under starts with this.
+    public nonisolated static let listKey = "list:certain.transactions:"
+
+    /// The kit's paged list of `query`, `pageSize` per page.
+    public nonisolated static func list(_ query: TransactionQuery, pageSize: Int) -> PagedList<
+        TransactionPage, Transaction
+    > {
+        PagedList(
+            key: listKey + CachedFetcher.key(for: CertainAPI.transactions(query, limit: pageSize)),
+            page: { CertainAPI.transactions(query, limit: pageSize, cursor: $0) }, items: { $0.items },
+            id: { String($0.id) }, nextCursor: { $0.nextCursor })
+    }
+
+    /// The feed of the query shown; `nil` before the first load.
+    public private(set) var feed: ScreenFeed<TransactionList>?
     /// The search field's text, as typed; sent only on `submit()`.
     public var searchText = ""
     /// The query of the last request.
     public private(set) var query = TransactionQuery()
-    /// The lookups names come from.
+    /// The lookups names are resolved from.
     public private(set) var lookups = Lookups()
-    /// Whether a page is being loaded.
-    public private(set) var isLoadingPage = false
     /// The page size.
     public let pageSize: Int
     @ObservationIgnored private let server: CertainServer
 
     /// The texts of the server's language.
     public var texts: Texts { server.texts }
-    /// Counts the searches started: a reply of an older one is dropped.
-    @ObservationIgnored private var generation = 0
 
     /// The transactions of `server`, `pageSize` per page (the server allows up to 200).
     public init(server: CertainServer, pageSize: Int = 50) {
         self.server = server
         self.pageSize = min(200, max(1, pageSize))
     }
+
+    /// What the screen shows.
+    public var state: ScreenState<TransactionList> { feed?.state ?? .loading }
+
+    /// Whether a next page is being loaded.
+    public var isLoadingPage: Bool { feed?.isLoadingMore ?? false }
 
     /// The rows as lines with their names (category, tags, accounts).
     public var lines: [TransactionLine] {
@@ -96,60 +115,42 @@ public final class TransactionsModel {
         await run(query)
     }
 
-    /// Loads the next page and appends it; nothing when the list is complete. A search started meanwhile wins:
-    /// this page is then dropped.
+    /// Loads the next page into the list; nothing when the list is complete. A search started meanwhile wins:
+    /// this page goes to the replaced query's list, which the screen no longer shows.
     public func loadMore() async {
-        guard let list = state.value, let cursor = list.nextCursor, !isLoadingPage else { return }
-        let mine = generation
-        isLoadingPage = true
-        defer { isLoadingPage = false }
-        let request = CertainAPI.transactions(list.query, limit: pageSize, cursor: cursor)
-        for await update in server.bundle.read(request, policy: .fresh, showing: state, { list.appending($0) }) {
-            if update.endsSignIn { await server.lookups.forget() }
-            guard mine == generation else { return }
-            state = update.state
-        }
-        await resolveNames(mine)
+        guard let feed else { return }
+        await feed.loadMore()
+        await resolveNames(feed)
     }
 
     /// Loads every remaining page (the CLI's `--all`).
     public func loadAll() async {
-        while let list = state.value, list.nextCursor != nil {
-            let before = list.items.count
-            await loadMore()
-            if (state.value?.items.count ?? before) == before { break }
-        }
+        guard let feed else { return }
+        await feed.loadAll()
+        await resolveNames(feed)
     }
 
     private func run(_ next: TransactionQuery) async {
-        generation += 1
-        let mine = generation
-        query = next
-        let request = CertainAPI.transactions(next, limit: pageSize)
-        let reads = server.bundle.read(
-            request, policy: .fresh, showing: state, isEmpty: { $0.items.isEmpty },
-            { TransactionList(query: next, page: $0) })
-        for await update in reads {
-            if update.endsSignIn { await server.lookups.forget() }
-            guard mine == generation else { return }
-            state = noLocalSearch(update)
+        let shown: ScreenFeed<TransactionList>
+        if let feed, next == query {
+            shown = feed  // the same query again: one more request, what is shown stays meanwhile
+        } else {
+            shown = server.bundle.feed(
+                Self.list(next, pageSize: pageSize), policy: .fresh, isEmpty: { $0.items.isEmpty },
+                { TransactionList(query: next, paged: $0) })
+            feed = shown
         }
-        await resolveNames(mine)
+        query = next
+        await shown.refresh()
+        if shown.endsSignIn { await server.lookups.forget() }
+        await resolveNames(shown)
     }
 
-    /// A search that could not reach the server says it needs one: there is no local search (C-OFF-3).
-    private func noLocalSearch(_ update: ScreenUpdate<TransactionList>) -> ScreenState<TransactionList> {
-        guard update.failure?.isConnectivity == true else { return update.state }
-        let reason = texts["error.needs_connection"]
-        if case .offline(let value, let age, _) = update.state { return .offline(value, age: age, reason: reason) }
-        return .failed(reason: reason, signInRequired: false)
-    }
-
-    private func resolveNames(_ mine: Int) async {
-        let items = state.value?.items ?? []
+    private func resolveNames(_ shown: ScreenFeed<TransactionList>) async {
+        let items = shown.value?.items ?? []
         let resolved = await server.lookups.resolving(
             accounts: items.flatMap { [$0.accountID] + ($0.toAccountID.map { [$0] } ?? []) },
             categories: items.compactMap(\.categoryID), tags: items.flatMap(\.tagIDs))
-        if mine == generation { lookups = resolved }
+        if shown === feed { lookups = resolved }
     }
 }
