@@ -86,8 +86,9 @@ enum PrompTugalCommands {
 
     // MARK: The app's parts, as the terminal wires them
 
-    /// The terminal's app: one environment (the platform's transport under the command's transport policy, the
-    /// terminal's journal, stores in the state folder), PrompTugal's sites opened from it.
+    /// The terminal's app: the terminal's one environment (`CommandEnvironment`: the platform's transport under the
+    /// command's transport policy and each server's network settings, the terminal's journal, stores in the state
+    /// folder), PrompTugal's sites opened from it. PrompTugal keeps no credential: its keys are in `keys`.
     struct App {
         let folder: URL
         let server: PrompTugalServer
@@ -97,9 +98,7 @@ enum PrompTugalCommands {
         init(_ arguments: Arguments) async throws {
             folder = try Terminal.stateFolder("promptugal")
             keys = FileKeyStore(folder: folder.appendingPathComponent("keys", isDirectory: true))
-            let environment = AppEnvironment(
-                transportPolicy: arguments.transportPolicy, stores: StoreRegistry(location: .directory(folder)),
-                secrets: InMemorySecretStore(), journal: Terminal.journal)
+            let environment = try CommandEnvironment.make(arguments, stores: .folder("promptugal"))
             let keys = keys
             do {
                 server = try await PrompTugalServer.open(
