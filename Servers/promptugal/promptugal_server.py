@@ -24,6 +24,15 @@ from standin.request_log import RequestLog
 SEED = 20261110
 PERSON_ID = "p-0042"
 PLACE_COUNT = 83
+# The team's people, in me.json under each fixture's own names.
+PEOPLE = [
+    (PERSON_ID, "Inês Duarte"),
+    ("p-0007", "Rui Costa"),
+    ("p-0013", "Ana Lima"),
+    ("p-0021", "Marta Sousa"),
+    ("p-0034", "João Pires"),
+    ("p-0055", "Sofia Reis"),
+]
 EVENT_COUNT = 240
 STORY_COUNT = 180
 DOC_COUNT = 1200
@@ -194,6 +203,8 @@ def build_files() -> dict[str, tuple[str, bytes]]:
             "name": "Inês Duarte",
             "team": "newsroom",
             "counts": {"badge": 4, "onlyYou": 1, "decide": 2, "overdue": 1},
+            "people": [{"id": pid, "name": name} for pid, name in PEOPLE],
+            "peopleCount": len(PEOPLE),
         },
     )
     put_json(
@@ -327,6 +338,7 @@ def build_second_files() -> dict[str, tuple[str, bytes]]:
         {
             "me": {"id": PERSON_ID, "displayName": "Inês Duarte", "team": "newsroom"},
             "badges": {"total": 4, "only_you": 1, "to_decide": 2, "overdue": 1},
+            "members": [{"key": pid, "displayName": name} for pid, name in PEOPLE],
         },
     )
     put_json(
@@ -412,6 +424,83 @@ def build_second_files() -> dict[str, tuple[str, bytes]]:
         ).encode(),
     )
     return files
+
+
+def build_third_files() -> dict[str, tuple[str, bytes]]:
+    """The third fixture (`--fixture third`): the first fixture's files, with me.json, places.json, the agenda and
+    the command centre in a shape neither the client nor its tests were written against: other container and
+    field names, numeric ids, a nested `person`, `geo` points, starts only recognisable as instants, and entries
+    that cannot be read (3 events without a slug, 2 places without a name, 1 person without a name or id, 3 tasks
+    without text)."""
+    files = build_first_files_cached()
+    rng = random.Random(SEED + 3)
+
+    def put_json(path: str, value) -> None:
+        files[path] = ("application/json", json.dumps(value, ensure_ascii=False, indent=1).encode())
+
+    first_places = json.loads(files["/api/v1/places.json"][1])["places"]
+    data = []
+    for index, place in enumerate(first_places):
+        entry = {"uid": index + 1, "label": place["name"], "hall": place["area"], "size": place["capacity"]}
+        entry["geo"] = (
+            {"lat": round(38.76 + index / 10000, 5), "lng": round(-9.09 - index / 10000, 5)} if index % 4 == 0 else None
+        )
+        data.append(entry)
+    data += [{"size": 10}, {"size": 20, "geo": None}]
+    put_json("/api/v1/places.json", {"version": 3, "data": data})
+
+    first_events = json.loads(files["/api/v1/live/agenda.json"][1])["events"]
+    programme = []
+    for index, event in enumerate(first_events):
+        # Starts with an offset (Lisbon is UTC in November), written under names the client does not know.
+        programme.append(
+            {
+                "eventId": 5000 + index,
+                "heading": event["title"],
+                "opens": event["start"] + ":00+00:00",
+                "closes": event["end"] + ":00+00:00",
+                "page": "https://promptugal.news" + event["url"],
+                "venue": event["place"],
+            }
+        )
+    programme += [{"heading": "Coffee break", "opens": f"2026-11-1{i}T10:30:00+00:00"} for i in range(3)]
+    put_json("/api/v1/live/agenda.json", {"zone": "Europe/Lisbon", "programme": programme})
+
+    put_json(
+        "/me.json",
+        {
+            "person": {"id": PERSON_ID, "fullName": "Inês Duarte"},
+            "tallies": {"badgeCount": 4, "onlyYouCount": 1, "toDecide": 2, "overdueCount": 1},
+            "team": {
+                "name": "newsroom",
+                "people": [{"personId": pid, "fullName": name} for pid, name in PEOPLE] + [{"role": "guest"}],
+                "size": len(PEOPLE) + 1,
+            },
+        },
+    )
+    put_json(
+        f"/people/{PERSON_ID}/app/data.json",
+        {
+            "tasks": [
+                {"uid": i, "label": sentence(rng, 6), "state": "done" if i % 3 == 0 else "open"} for i in range(9)
+            ]
+            + [{"uid": 90 + i, "state": "open"} for i in range(3)],
+            "decisions": [{"uid": i, "ask": sentence(rng, 8)} for i in range(4)],
+            "namedForMe": [{"uid": i, "snippet": sentence(rng, 10)} for i in range(2)],
+            "today": [{"when": f"2026-11-10T{9 + i:02d}:00", "label": sentence(rng, 5)} for i in range(5)],
+        },
+    )
+    return files
+
+
+_FIRST_FILES: dict[str, tuple[str, bytes]] = {}
+
+
+def build_first_files_cached() -> dict[str, tuple[str, bytes]]:
+    """A copy of the first fixture's files (built once)."""
+    if not _FIRST_FILES:
+        _FIRST_FILES.update(build_files())
+    return dict(_FIRST_FILES)
 
 
 def iso(seconds: float) -> str:
@@ -584,12 +673,14 @@ def main() -> None:
     )
     parser.add_argument(
         "--fixture",
-        choices=["first", "second"],
+        choices=["first", "second", "third"],
         default="first",
-        help="which fixture to serve: the first, or the second (other paths in llms.txt, other field names)",
+        help="which fixture to serve: the first, the second (other paths in llms.txt, other field names) or the third "
+        "(shapes neither the client nor its tests were written against)",
     )
     args = parser.parse_args()
-    STATE.files = build_files() if args.fixture == "first" else build_second_files()
+    builders = {"first": build_files, "second": build_second_files, "third": build_third_files}
+    STATE.files = builders[args.fixture]()
     for spec in args.vault:
         vid, _, folder = spec.partition("=")
         if os.path.isdir(folder):

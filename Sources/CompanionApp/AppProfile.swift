@@ -31,6 +31,10 @@ public struct AppProfile: Sendable {
     /// value stays shown): the kit's sentence by default; an app may prefer its server's own words or its own
     /// language. The screen's state itself is the kit's (`ServerBundle.failing`).
     public var sentence: @Sendable (ReadFailure) -> String
+    /// The sentence shown with a stored copy that a read asked for without the network (`FetchPolicy.offline`:
+    /// the person chose to read offline), given the read's key. With one, such a copy is `offline` with it; without
+    /// one (the default) it is `stale` with no problem.
+    public var offlineCopy: (@Sendable (String) -> String)? = nil
 
     /// Creates a profile; every parameter has the kit's default.
     public init(

@@ -99,10 +99,12 @@ public final class ScreenFeed<Value: Sendable & Equatable> {
         let run = generation
         isRefreshing = true
         defer { if run == generation { isRefreshing = false } }
+        let policy = policy ?? source.policy
         do {
-            for try await loaded in source.load(policy ?? source.policy) {
+            for try await loaded in source.load(policy) {
                 guard run == generation else { continue }
-                apply(source.bundle.update(for: loaded, isEmpty: source.isEmpty, key: source.key))
+                let update = source.bundle.update(for: loaded, isEmpty: source.isEmpty, key: source.key)
+                apply(policy.network == .never ? source.bundle.readOffline(update, key: source.key) : update)
             }
         } catch {
             guard run == generation, !Task.isCancelled else { return }

@@ -46,6 +46,16 @@ enum PrompTugalCommands {
                         options: sites + [.flag("offline", "answer from the saved copies only"), .httpsOnly, .json],
                         run: { try await team($0) }),
                     Command(
+                        name: "key", summary: "keep or forget the OpenRouter key (sent only to https://openrouter.ai)",
+                        parameters: [.init(syntax: "set|delete openrouter", help: "the key to keep or forget")],
+                        options: [.json],
+                        details: """
+                            set reads the key from standard input (without echo on a terminal) and keeps it in a
+                            0600 file under $COMPANION_HOME/promptugal/keys; every request the terminal makes carries
+                            it to https://openrouter.ai only, never to the team sites or a vault server.
+                            """,
+                        run: { try key($0) }),
+                    Command(
                         name: "destinations", summary: "where the shell puts each destination",
                         options: [
                             .flag("compact", "an iPhone's width: tabs and More"),
@@ -76,8 +86,9 @@ enum PrompTugalCommands {
 
     // MARK: The app's parts, as the terminal wires them
 
-    /// The terminal's app: one environment (the platform's transport under the command's transport policy, the
-    /// terminal's journal, stores in the state folder), PrompTugal's sites opened from it.
+    /// The terminal's app: the terminal's one environment (`CommandEnvironment`: the platform's transport under the
+    /// command's transport policy and each server's network settings, the terminal's journal, stores in the state
+    /// folder), PrompTugal's sites opened from it. PrompTugal keeps no credential: its keys are in `keys`.
     struct App {
         let folder: URL
         let server: PrompTugalServer
@@ -87,9 +98,7 @@ enum PrompTugalCommands {
         init(_ arguments: Arguments) async throws {
             folder = try Terminal.stateFolder("promptugal")
             keys = FileKeyStore(folder: folder.appendingPathComponent("keys", isDirectory: true))
-            let environment = AppEnvironment(
-                transportPolicy: arguments.transportPolicy, stores: StoreRegistry(location: .directory(folder)),
-                secrets: InMemorySecretStore(), journal: Terminal.journal)
+            let environment = try CommandEnvironment.make(arguments, stores: .folder("promptugal"))
             let keys = keys
             do {
                 server = try await PrompTugalServer.open(
@@ -184,7 +193,7 @@ enum PrompTugalCommands {
         if let problem = store.saveProblem { throw CommandFailure(problem) }
         if arguments.flag("json") {
             let picks: [JSONValue] = model.rows.map { row in
-                var object: [String: JSONValue] = ["id": .string(row.id), "at": time(row.pick.at)]
+                var object: [String: JSONValue] = ["id": .string(row.id), "at": time(ScheduleTime.kept(row.pick.at))]
                 if let start = row.start {
                     object["start"] = time(start)
                     object["lisbon"] = .string(LisbonTime.wallTime(start) + " " + LisbonTime.offset(at: start))
@@ -284,8 +293,15 @@ enum PrompTugalCommands {
         case .me:
             let state = await team.me(offline: offline)
             let summary = state.value.map { me in
-                "\(me.name ?? "?") (\(me.personID ?? "no id"))"
-                    + (me.counts.badge.map { ", badge \($0)" } ?? "")
+                var parts = ["\(me.name ?? "?") (\(me.personID ?? "no id"))"]
+                for (name, count) in [
+                    ("badge", me.counts.badge), ("only you", me.counts.onlyYou), ("to decide", me.counts.decide),
+                    ("overdue", me.counts.overdue),
+                ] {
+                    if let count { parts.append("\(name) \(count)") }
+                }
+                if let people = me.peopleCount { parts.append(people == 1 ? "1 person" : "\(people) people") }
+                return (parts + me.skips.map(\.description)).joined(separator: ", ")
             }
             return [
                 TeamRow(
@@ -294,7 +310,10 @@ enum PrompTugalCommands {
             ]
         case .places:
             let state = await team.places(offline: offline)
-            let summary = state.value.map { "\($0.places.count) places, \($0.located.count) with coordinates" }
+            let summary = state.value.map { places in
+                (["\(places.places.count) places", "\(places.located.count) with coordinates"]
+                    + places.skips.map(\.description)).joined(separator: ", ")
+            }
             return [
                 TeamRow(
                     name: "places", path: TeamEndpoint.places.path, state: state,
@@ -303,8 +322,8 @@ enum PrompTugalCommands {
         case .agenda:
             let state = await team.agenda(offline: offline)
             let summary = state.value.map { agenda in
-                "\(agenda.events.count) events, \(agenda.starts.count) with a start"
-                    + (agenda.skipped > 0 ? ", \(agenda.skipped) without a slug skipped" : "")
+                (["\(agenda.events.count) events", "\(agenda.starts.count) with a start"]
+                    + agenda.skips.map(\.description)).joined(separator: ", ")
             }
             return [
                 TeamRow(
@@ -354,9 +373,11 @@ enum PrompTugalCommands {
             await model.load(offline: offline)
             let (state, endpoint) = await MainActor.run { (model.state, model.endpoint) }
             let summary = state.value.map { centre in
-                "\(centre.tasks.count) tasks (\(centre.tasks.filter { $0.done == true }.count) done), "
-                    + "\(centre.decisions.count) decisions, \(centre.namedForMe.count) named for you, "
-                    + "\(centre.today.count) today"
+                ([
+                    "\(centre.tasks.count) tasks (\(centre.tasks.filter { $0.done == true }.count) done)",
+                    "\(centre.decisions.count) decisions", "\(centre.namedForMe.count) named for you",
+                    "\(centre.today.count) today",
+                ] + centre.skips.map(\.description)).joined(separator: ", ")
             }
             return [
                 TeamRow(
@@ -397,15 +418,32 @@ enum PrompTugalCommands {
         ] {
             if let count { counts[name] = .integer(Int64(count)) }
         }
-        var object: [String: JSONValue] = ["counts": .object(counts)]
+        var object: [String: JSONValue] = ["counts": .object(counts), "skips": json(me.skips)]
         if let id = me.personID { object["personId"] = .string(id) }
         if let name = me.name { object["name"] = .string(name) }
+        if let count = me.peopleCount {
+            object["peopleCount"] = .integer(Int64(count))
+            object["people"] = .array(
+                me.people.map { person in
+                    var entry: [String: JSONValue] = ["id": .string(person.id)]
+                    if let name = person.name { entry["name"] = .string(name) }
+                    return .object(entry)
+                })
+        }
         return .object(object)
+    }
+
+    /// `[{"what", "count", "reason"}]`.
+    static func json(_ skips: [TeamSkip]) -> JSONValue {
+        .array(
+            skips.map {
+                ["what": .string($0.what), "count": .integer(Int64($0.count)), "reason": .string($0.reason)]
+            })
     }
 
     static func json(_ places: TeamPlaces) -> JSONValue {
         .object([
-            "skipped": .integer(Int64(places.skipped)),
+            "skipped": .integer(Int64(places.skipped)), "skips": json(places.skips),
             "places": .array(
                 places.places.map { place in
                     var object: [String: JSONValue] = ["id": .string(place.id), "name": .string(place.name)]
@@ -423,7 +461,7 @@ enum PrompTugalCommands {
 
     static func json(_ agenda: TeamAgenda) -> JSONValue {
         .object([
-            "skipped": .integer(Int64(agenda.skipped)),
+            "skipped": .integer(Int64(agenda.skipped)), "skips": json(agenda.skips),
             "events": .array(
                 agenda.events.map { event in
                     var object: [String: JSONValue] = ["slug": .string(event.slug)]
@@ -467,8 +505,45 @@ enum PrompTugalCommands {
         return .object([
             "tasks": items(centre.tasks), "decisions": items(centre.decisions),
             "namedForMe": items(centre.namedForMe), "today": items(centre.today),
-            "skipped": .integer(Int64(centre.skipped)),
+            "skipped": .integer(Int64(centre.skipped)), "skips": json(centre.skips),
         ])
+    }
+
+    // MARK: key
+
+    static func key(_ arguments: Arguments) throws -> Int32 {
+        try arguments.expectAtMost(2)
+        let words = arguments.positionals
+        guard words.count == 2, words[1] == "openrouter", let action = words.first, ["set", "delete"].contains(action)
+        else {
+            throw UsageError("give `key set openrouter` or `key delete openrouter`")
+        }
+        let folder = try Terminal.stateFolder("promptugal")
+        let keys = FileKeyStore(folder: folder.appendingPathComponent("keys", isDirectory: true))
+        let origin = OpenRouterKeyMiddleware.BoundOrigin.openRouter
+        let bound = "\(origin.scheme)://\(origin.host)"
+        let secret = action == "set" ? try AuthCommands.secret("OpenRouter key: ", fromStdin: false) : nil
+        do throws(KeyStoreError) {
+            if let secret {
+                try keys.save(secret, as: .openRouter, protection: .openRouter(biometric: false))
+            } else {
+                try keys.delete(.openRouter)
+            }
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        if arguments.flag("json") {
+            Terminal.out(
+                JSONValue.object([
+                    "key": "openrouter", "stored": .bool(action == "set"), "boundTo": .string(bound),
+                ]).outputLine)
+        } else {
+            Terminal.out(
+                action == "set"
+                    ? "The OpenRouter key is kept in a 0600 file; it is sent only to \(bound)."
+                    : "The OpenRouter key is forgotten.")
+        }
+        return 0
     }
 
     // MARK: destinations
@@ -550,7 +625,7 @@ enum PrompTugalCommands {
             journal: Terminal.journal, events: { saved }, vaultLog: nil,
             stores: [app.server.appStore, app.server.team.store, app.server.news.store],
             vaultCaches: app.folder.appendingPathComponent("vaults"), keyStore: app.keys,
-            build: BuildInfo(version: "1.0.0", build: "1", commit: buildCommit, siteRelease: nil), clock: clock)
+            build: BuildStamp.info, clock: clock)
         var panels: [String: JSONValue] = [:]
         for panel in mode.panels where wanted.contains(panel) {
             let rows = await sources.rows(panel)
@@ -568,7 +643,73 @@ enum PrompTugalCommands {
         }
         return 0
     }
+}
 
-    /// The commit this build came from, when the build passes it in; "unknown" otherwise.
-    static var buildCommit: String { ProcessInfo.processInfo.environment["COMPANION_BUILD_COMMIT"] ?? "unknown" }
+/// What the Build panel shows of this binary: PrompTugal's version, whether it is a debug or a release build, and
+/// the git commit of the checkout it was built from.
+enum BuildStamp {
+    /// The panel's values.
+    static var info: BuildInfo {
+        #if DEBUG
+            let build = "debug"
+        #else
+            let build = "release"
+        #endif
+        return BuildInfo(version: BuildInfo.promptugalVersion, build: build, commit: commit, siteRelease: nil)
+    }
+
+    /// `$COMPANION_BUILD_COMMIT` when a packager sets it; else the commit checked out where this file was compiled
+    /// (its `.git`, a worktree's too); `unknown` when there is none.
+    static var commit: String {
+        if let given = ProcessInfo.processInfo.environment["COMPANION_BUILD_COMMIT"], !given.isEmpty { return given }
+        return head(above: URL(fileURLWithPath: #filePath).deletingLastPathComponent()) ?? "unknown"
+    }
+
+    /// The commit `HEAD` names in the git checkout holding `folder`, read from its files (no `git` needed).
+    static func head(above folder: URL) -> String? {
+        var current = folder
+        while current.path != "/" {
+            let dotGit = current.appendingPathComponent(".git")
+            if let gitDir = gitDirectory(dotGit) { return resolve(gitDir) }
+            current.deleteLastPathComponent()
+        }
+        return nil
+    }
+
+    /// The git directory of a `.git` folder, or of a worktree's `.git` file (`gitdir: …`).
+    static func gitDirectory(_ dotGit: URL) -> URL? {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dotGit.path, isDirectory: &isFolder) else { return nil }
+        if isFolder.boolValue { return dotGit }
+        guard let text = try? String(contentsOf: dotGit, encoding: .utf8), text.hasPrefix("gitdir:") else {
+            return nil
+        }
+        let path = text.dropFirst(7).trimmingCharacters(in: .whitespacesAndNewlines)
+        return URL(fileURLWithPath: path, relativeTo: dotGit.deletingLastPathComponent()).standardizedFileURL
+    }
+
+    /// The commit `HEAD` of `gitDir` names: a detached id, or its branch's, from the loose ref or `packed-refs`
+    /// (of the shared directory for a worktree).
+    static func resolve(_ gitDir: URL) -> String? {
+        func read(_ url: URL) -> String? {
+            (try? String(contentsOf: url, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        guard let head = read(gitDir.appendingPathComponent("HEAD")) else { return nil }
+        guard head.hasPrefix("ref: ") else { return isCommit(head) ? head : nil }
+        let ref = String(head.dropFirst(5))
+        var places = [gitDir]
+        if let common = read(gitDir.appendingPathComponent("commondir")) {
+            places.append(URL(fileURLWithPath: common, relativeTo: gitDir).standardizedFileURL)
+        }
+        for place in places {
+            if let id = read(place.appendingPathComponent(ref)), isCommit(id) { return id }
+            for line in (read(place.appendingPathComponent("packed-refs")) ?? "").split(separator: "\n") {
+                let parts = line.split(separator: " ")
+                if parts.count == 2, parts[1] == ref, isCommit(String(parts[0])) { return String(parts[0]) }
+            }
+        }
+        return nil
+    }
+
+    static func isCommit(_ text: String) -> Bool { text.count == 40 && text.allSatisfy(\.isHexDigit) }
 }

@@ -23,12 +23,23 @@ struct PrompTugalCLITests {
         site = try TestServers.url("PROMPTUGAL_B_URL").absoluteString
     }
 
-    func run(_ arguments: [String]) async throws -> ProgramRun.Result {
-        let environment = [
+    /// The program's environment: the temporary home.
+    var environment: [String: String] {
+        [
             "HOME": home.url.path, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
             "LANG": "C.UTF-8",
         ]
-        return try await ProgramRun.run(program, arguments, environment: environment, input: "")
+    }
+
+    func run(_ arguments: [String]) async throws -> ProgramRun.Result {
+        try await ProgramRun.run(program, arguments, environment: environment, input: "")
+    }
+
+    /// The requests the second fixture recorded.
+    func requests() async throws -> [JSONValue] {
+        let url = try #require(URL(string: site + "/_control/requests?prefix=/"))
+        let (data, _) = try await URLSession.shared.data(from: url)
+        return JSONValue(data: data)?["items"]?.arrayValue ?? []
     }
 
     /// `companion promptugal <arguments> --team <site> --news <site> --json`, which must exit 0; its JSON.
@@ -70,6 +81,87 @@ struct PrompTugalCLITests {
         #expect(all["me"]?["value"]?["personId"] == "p-0042")
         #expect(all["places"]?["value"]?["places"]?.arrayValue?.count == 95)
         #expect(all.values.allSatisfy { $0["state"] != "failed" })
+    }
+
+    @Test("Issue 34: a pick's `at` in schedule --json is the same instant as the same pick in its document")
+    func pickTimeAgreesWithTheDocument() async throws {
+        let schedule = try await json("schedule", "--add", "utc-z-middle")
+        let pick = try #require(schedule["picks"]?.arrayValue?.first { $0["id"] == "utc-z-middle" })
+        let stored = try #require(schedule["document"]?["picks"]?.arrayValue?.first { $0["id"] == "utc-z-middle" })
+        let shown = try Timestamp.parse(try #require(pick["at"]?.stringValue))
+        let written = try Timestamp.parse(try #require(stored["at"]?.stringValue))
+        #expect(shown == written, "\(pick) \(stored)")
+        #expect(pick["at"]?.stringValue?.hasSuffix("000Z") == true)
+    }
+
+    @Test("Issue 38 item 9: key set openrouter keeps the key from stdin in a 0600 file; it never reaches a team site")
+    func openRouterKeyFromStdin() async throws {
+        let key = "sk-or-v1-" + String(repeating: "7e", count: 32)
+        let set = try await ProgramRun.run(
+            program, ["promptugal", "key", "set", "openrouter", "--json"], environment: environment, input: key + "\n")
+        #expect(set.status == 0, "\(set.errors)")
+        #expect(
+            JSONValue(data: Data(set.output.utf8)) == [
+                "key": "openrouter", "stored": true, "boundTo": "https://openrouter.ai",
+            ])
+        #expect(!set.output.contains(key) && !set.errors.contains(key))
+        let file = home.url.appendingPathComponent(".companion/promptugal/keys/openrouter.json")
+        let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let folder = try FileManager.default.attributesOfItem(atPath: file.deletingLastPathComponent().path)
+        #expect((folder[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+        #expect(try String(contentsOf: file, encoding: .utf8).contains(key))
+        // The terminal's next reads carry it nowhere but OpenRouter: the team site never sees it.
+        let before = try await requests().count
+        let me = try await rows("me")
+        #expect(me["me"]?["state"] == "fresh")
+        let seen = try await requests().dropFirst(before)
+        #expect(!seen.isEmpty && !seen.contains { $0.jsonString().contains(key) })
+        let journal = try String(
+            contentsOf: home.url.appendingPathComponent(".companion/journal.jsonl"), encoding: .utf8)
+        #expect(!journal.contains(key))
+        // Without stdin there is nothing to keep; delete forgets it.
+        let empty = try await ProgramRun.run(
+            program, ["promptugal", "key", "set", "openrouter"], environment: environment, input: "")
+        #expect(empty.status == 2)
+        let delete = try await run(["promptugal", "key", "delete", "openrouter"])
+        #expect(delete.status == 0 && !FileManager.default.fileExists(atPath: file.path))
+        #expect(try await run(["promptugal", "key", "set", "vault"]).status == 2)
+    }
+
+    @Test("Issue 38 item 9: the Build panel shows this build's version and the commit of its checkout")
+    func buildPanel() async throws {
+        #expect(try await run(["promptugal", "debug", "--on"]).status == 0)
+        let result = try await run(["promptugal", "debug", "build", "--json"])
+        #expect(result.status == 0, "\(result.errors)")
+        let rows = try #require(JSONValue(data: Data(result.output.utf8))?["panels"]?["build"]?.arrayValue)
+        var shown: [String: String] = [:]
+        for row in rows { shown[row["title"]?.stringValue ?? ""] = row["detail"]?.stringValue }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let git = try await ChildProcess.run("/usr/bin/env", ["git", "-C", root.path, "rev-parse", "HEAD"])
+        let head = git.outputText.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(head.count == 40)
+        #expect(shown.values.contains(head), "\(shown)")
+        #expect(shown.values.contains("1.0.0") && shown.values.contains("debug"), "\(shown)")
+    }
+
+    @Test("Issue 38 items 2, 8: team me shows the people and counts; what the third shape could not read is said")
+    func peopleAndSkipsInTheTerminal() async throws {
+        let me = try #require(try await rows("me")["me"]?["value"])
+        #expect(me["peopleCount"] == 6 && me["people"]?.arrayValue?.count == 6)
+        #expect(me["people"]?.arrayValue?.first == ["id": "p-0042", "name": "Inês Duarte"])
+        #expect(me["counts"] == ["badge": 4, "onlyYou": 1, "decide": 2, "overdue": 1])
+        let text = try await run(["promptugal", "team", "me", "--team", site, "--news", site])
+        #expect(text.output.contains("badge 4, only you 1, to decide 2, overdue 1, 6 people"), "\(text.output)")
+        let third = try TestServers.url("PROMPTUGAL_C_URL").absoluteString
+        let centre = try await run(["promptugal", "team", "command-centre", "--team", third, "--news", third])
+        #expect(centre.status == 0 && centre.output.contains("9 tasks (3 done)"), "\(centre.output)")
+        #expect(centre.output.contains("3 tasks skipped: no text field"), "\(centre.output)")
+        let agenda = try await run(["promptugal", "team", "agenda", "--team", third, "--news", third, "--json"])
+        let value = try #require(JSONValue(data: Data(agenda.output.utf8))?.arrayValue?.first?["value"])
+        #expect(value["skips"] == [["what": "events", "count": 3, "reason": "no slug"]])
+        #expect(value["events"]?.arrayValue?.count == 241)
     }
 
     @Test("P-SCHED-17, P-SCHED-18: schedule shows the picks' start times in Lisbon order")

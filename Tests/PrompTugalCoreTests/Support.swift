@@ -104,6 +104,16 @@ enum StandInB {
     static func bases() throws -> TeamDataBases { TeamDataBases(both: try url()) }
 }
 
+/// The third fixture (`Servers/promptugal-c`, `PROMPTUGAL_C_URL`): me.json, places, the agenda and the command
+/// centre in shapes neither the client nor its tests were written against.
+enum StandInC {
+    /// Its base URL.
+    static func url() throws -> URL { try TestServers.url("PROMPTUGAL_C_URL") }
+
+    /// Both sites on it.
+    static func bases() throws -> TeamDataBases { TeamDataBases(both: try url()) }
+}
+
 /// Both fixtures, for tests that run the core on each.
 enum Fixture: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// The stand-in's first fixture.

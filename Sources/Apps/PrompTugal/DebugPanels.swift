@@ -24,6 +24,9 @@ public struct BuildInfo: Sendable, Hashable {
         self.commit = commit
         self.siteRelease = siteRelease
     }
+
+    /// The version of this PrompTugal core, which the terminal's Build panel shows.
+    public static let promptugalVersion = "1.0.0"
 }
 
 /// One row of a debug panel.

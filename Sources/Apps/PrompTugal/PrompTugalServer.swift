@@ -19,11 +19,19 @@ import Foundation
 ///   to `https://openrouter.ai` only and keeps it off every other request (P-SECRET-2).
 public struct PrompTugalServer: Sendable {
     /// What PrompTugal registers about its servers: its user agent, a 20 s timeout, no automatic retries (the
-    /// fetcher's cached copy answers a failed read), and failures worded without a data source's address
-    /// (P-TEAM-8).
-    public static let profile = AppProfile(
-        userAgent: "PrompTugal/1.0", accept: "application/json, */*", timeout: .seconds(20), retryPolicy: .never,
-        sentence: { $0.http.map(TeamSentence.reason) ?? $0.description })
+    /// fetcher's cached copy answers a failed read), failures worded in the product's name without a data source's
+    /// address (`ReadSentence`, P-TEAM-8), and a copy read offline by choice shown as offline.
+    public static func profile(for sites: TeamDataBases) -> AppProfile {
+        let wording = ReadSentence(sites: sites)
+        var profile = AppProfile(
+            userAgent: "PrompTugal/1.0", accept: "application/json, */*", timeout: .seconds(20), retryPolicy: .never,
+            sentence: { wording($0) })
+        profile.offlineCopy = { _ in ReadSentence.offlineCopy }
+        return profile
+    }
+
+    /// The profile of the live sites.
+    public static let profile = PrompTugalServer.profile(for: .production)
 
     /// The account a public site's data is filed under.
     public static let publicUser = "public"
@@ -70,7 +78,7 @@ public struct PrompTugalServer: Sendable {
             do {
                 return try await ServerBundle.open(
                     address.url, account: AccountKey(serverKey: address.serverKey, userID: publicUser),
-                    profile: profile, middlewares: [middleware], environment: environment)
+                    profile: profile(for: sites), middlewares: [middleware], environment: environment)
             } catch {
                 throw .store(error.description)
             }
@@ -94,7 +102,7 @@ public struct PrompTugalServer: Sendable {
     /// A client for another server (a vault server, OpenRouter): the environment's transport, policy and journal,
     /// PrompTugal's profile, and the OpenRouter key rule.
     public func client(for base: URL) -> Client {
-        environment.client(for: base, profile: Self.profile, middlewares: [openRouterKey])
+        environment.client(for: base, profile: team.profile, middlewares: [openRouterKey])
     }
 }
 

@@ -1,4 +1,6 @@
+import CompanionApp
 import CompanionScreen
+import CompanionSync
 import Foundation
 import Observation
 
@@ -29,16 +31,17 @@ public final class ScheduleModel {
 
     /// The store the picks are kept in.
     public let store: ScheduleStore
-    /// The agenda's state.
-    public private(set) var agenda: ScreenState<TeamAgenda> = .loading
-
-    @ObservationIgnored private let team: TeamData
+    /// The agenda's feed.
+    public let agendaFeed: ScreenFeed<TeamAgenda>
 
     /// The schedule of `store`, ordered by `team`'s agenda.
     public init(store: ScheduleStore, team: TeamData) {
         self.store = store
-        self.team = team
+        self.agendaFeed = team.feed(PrompTugalAPI.agenda, on: .news)
     }
+
+    /// The agenda's state.
+    public var agenda: ScreenState<TeamAgenda> { agendaFeed.state }
 
     /// The rows, in the store's order (by start, then id; unknown events last).
     public var rows: [Row] {
@@ -48,11 +51,7 @@ public final class ScheduleModel {
 
     /// Reads the agenda (the saved copy only when `offline`) and orders the picks by it.
     public func load(offline: Bool = false) async {
-        for await next in team.read(
-            PrompTugalAPI.agenda, on: .news, name: TeamEndpoint.agenda.name, offline: offline, showing: agenda)
-        {
-            agenda = next
-            if let value = next.value { store.setEventStarts(value.starts) }
-        }
+        await agendaFeed.refresh(offline ? .offline : nil)
+        if let value = agenda.value { store.setEventStarts(value.starts) }
     }
 }

@@ -60,12 +60,13 @@ public final class ScheduleStore {
     /// The state as stored: live picks and removal records.
     public var state: TimedSet { timedSet }
 
-    /// Adds a pick of `id` now, or removes it (keeping the removal's time); returns the bare slug it toggled, or
-    /// `nil` (and changes nothing) when `id` is not an event's slug.
+    /// Adds a pick of `id` now (to the millisecond, as the document writes it), or removes it (keeping the
+    /// removal's time); returns the bare slug it toggled, or `nil` (and changes nothing) when `id` is not an event's
+    /// slug.
     @discardableResult
     public func toggle(_ id: String) -> String? {
         guard let slug = EventSlug.normalize(id) else { return nil }
-        timedSet.toggle(slug, at: clock.now())
+        timedSet.toggle(slug, at: ScheduleTime.kept(clock.now()))
         changed()
         return slug
     }
@@ -85,7 +86,7 @@ public final class ScheduleStore {
     /// Removes, now, each of `ids` still picked: picks the website's page removed after the app last wrote them
     /// there (`WebScheduleSync`), so they are not written back and a removal record keeps them out of later merges.
     public func removeAsOnPage(_ ids: [String]) {
-        let now = clock.now()
+        let now = ScheduleTime.kept(clock.now())
         var changedAny = false
         for id in ids where timedSet.contains(id) {
             timedSet.toggle(id, at: now)

@@ -46,6 +46,13 @@ public enum ScheduleTime {
         }
     }
 
+    /// `date` at the precision a document keeps (whole milliseconds, as `write` writes it): the time a pick is kept
+    /// at, so a pick and the document holding it name the same instant.
+    public static func kept(_ date: Date) -> Date {
+        guard let written = try? write(date), let read = try? read(written) else { return date }
+        return read
+    }
+
     /// The instant of an ISO 8601 string with an offset (and only that).
     public static func read(_ text: String) throws(Problem) -> Date {
         guard hasStrictShape(Array(text.utf8)) else { throw .notISO8601(text) }

@@ -22,14 +22,19 @@ public struct AgendaEvent: Sendable, Hashable, Identifiable {
 
 /// `/api/v1/live/agenda.json`.
 ///
-/// Rules (seed §3, P-SCHED-17, P-SCHED-18, P-TEAM-7):
-/// - The events are `events`, `sessions` or `items` (or the body itself).
-/// - An event's slug is its `slug`, else its `id`, else the slug the website's pattern
-///   `(?:^|/)events/([^/]+)/index\.html$` takes from its `url`; a slug that is not a bare slug is made bare the
-///   same way picks are (`EventSlug.normalize`). An event without one is skipped and counted: nothing can pick it.
-/// - Its start is `start`, `startsAt`, `start_time` or `starts_at`, with or without an offset: without one it is
-///   Lisbon wall time, summer time included. A start that is not a time leaves the event without one (it sorts
-///   last) instead of failing the agenda.
+/// Rules (seed §3, P-SCHED-17, P-SCHED-18, P-TEAM-7; no document fixes the field names, so they are read from
+/// evidence as well as by name):
+/// - The events are `events`, `sessions` or `items` (or the body itself), else the largest list of objects in the
+///   body (one level down at most).
+/// - An event's slug is its `slug`, else a string `id`, else the slug the website's pattern
+///   `(?:^|/)events/([^/]+)/index\.html$` takes from its `url` (or from any member holding an event page's
+///   address), else a numeric `id` written as its digits; a slug that is not a bare slug is made bare the same way
+///   picks are (`EventSlug.normalize`). An event without one is skipped and counted (`skips`: "no slug").
+/// - Its start is `start`, `startsAt`, `start_time` or `starts_at`, else the earliest member that reads as an
+///   instant; its end `end`, `endsAt`, `end_time` or `ends_at`, else the latest other instant. With or without an
+///   offset: without one it is Lisbon wall time, summer time included. A start that is not a time leaves the event
+///   without one (it sorts last) instead of failing the agenda.
+/// - Its title is `title` or `name`, else its longest plain text member (`TeamFields.text`).
 /// - A body without a list of events is an error for the agenda only; the last good copy is kept.
 public struct TeamAgenda: Sendable, Hashable {
     /// The events, in the file's order.
@@ -43,6 +48,9 @@ public struct TeamAgenda: Sendable, Hashable {
         self.skipped = skipped
     }
 
+    /// What was skipped, and why (`3 events skipped: no slug`); empty when nothing was.
+    public var skips: [TeamSkip] { TeamSkip.notes([("events", skipped)], reason: "no slug") }
+
     /// Reads `agenda.json`.
     public init(json value: JSONValue) throws(TeamDataError) {
         guard let items = TeamFields.list(value, ["events", "sessions", "items"]) else {
@@ -51,23 +59,46 @@ public struct TeamAgenda: Sendable, Hashable {
         var events: [AgendaEvent] = []
         var skipped = 0
         for item in items {
-            let url = TeamFields.string(item, ["url", "href", "link"])
-            let named = TeamFields.string(item, ["slug", "id"]).flatMap(EventSlug.normalize)
-            guard let slug = named ?? url.flatMap(EventSlug.extract(fromURL:)) else {
+            guard let slug = Self.slug(item) else {
                 skipped += 1
                 continue
             }
-            func time(_ names: [String]) -> Date? {
-                TeamFields.string(item, names).flatMap { try? LisbonTime.instant($0) }
+            let url = TeamFields.string(item, ["url", "href", "link"]) ?? Self.eventPage(item)
+            let instants = (item.objectValue ?? [:]).values.compactMap(TeamFields.instant).sorted()
+            // A time under a known name is read as it is (none when it is not a time); evidence only without one.
+            func time(_ names: [String], else guess: Date?) -> Date? {
+                guard TeamFields.first(item, names) != nil else { return guess }
+                return TeamFields.string(item, names).flatMap { try? LisbonTime.instant($0) }
             }
+            let start = time(["start", "startsAt", "start_time", "starts_at"], else: instants.first)
+            let end = time(["end", "endsAt", "end_time", "ends_at"], else: instants.count > 1 ? instants.last : nil)
             events.append(
                 AgendaEvent(
-                    slug: slug, title: TeamFields.string(item, ["title", "name"]),
-                    start: time(["start", "startsAt", "start_time", "starts_at"]),
-                    end: time(["end", "endsAt", "end_time", "ends_at"]),
-                    place: TeamFields.string(item, ["place", "placeId", "location"]), url: url))
+                    slug: slug, title: TeamFields.text(item, ["title", "name"]), start: start, end: end,
+                    place: TeamFields.string(item, ["place", "placeId", "location", "venue"]), url: url))
         }
         self.init(events: events, skipped: skipped)
+    }
+
+    /// The event's bare slug: `slug`, a string `id`, an event page's address, else a numeric `id`.
+    static func slug(_ item: JSONValue) -> String? {
+        if let slug = TeamFields.string(item, ["slug"]).flatMap(EventSlug.normalize) { return slug }
+        if case .string(let id)? = TeamFields.first(item, ["id", "eventId", "event_id"]),
+            let slug = EventSlug.normalize(id)
+        {
+            return slug
+        }
+        let page = TeamFields.string(item, ["url", "href", "link"]) ?? eventPage(item)
+        if let slug = page.flatMap(EventSlug.extract(fromURL:)) { return slug }
+        return TeamFields.string(item, ["id", "eventId", "event_id"]).flatMap(EventSlug.normalize)
+    }
+
+    /// The first member holding an event page's address (`…/events/<slug>/index.html`).
+    static func eventPage(_ item: JSONValue) -> String? {
+        for (_, member) in (item.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+            if case .string(let text) = member, EventSlug.extract(fromURL: text) != nil { return text }
+        }
+        return nil
     }
 
     /// Event starts by slug, for the schedule's order (P-SCHED-17); the first event of a slug wins.

@@ -27,64 +27,54 @@ public struct TeamData: Sendable {
     /// Reads the sites of `server`.
     public init(server: PrompTugalServer) { self.server = server }
 
-    /// The states of a screen reading `request` from `site`, starting from `current`, with PrompTugal's sentences
-    /// for the part called `name`.
-    public func read<Value: Sendable & Equatable>(
-        _ request: Request<Value>, on site: TeamEndpoint.Site, name: String, offline: Bool = false,
-        showing current: ScreenState<Value> = .loading
-    ) -> AsyncStream<ScreenState<Value>> {
-        let updates = server.bundle(site).read(
-            request, policy: offline ? .offline : .staleWhileRevalidate, showing: current)
-        let (stream, continuation) = AsyncStream<ScreenState<Value>>.makeStream()
-        let task = Task {
-            for await update in updates {
-                continuation.yield(TeamSentence.worded(update, name: name, offline: offline))
-            }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
+    /// A feed of `request` from `site`: what a screen showing that part holds. It reads through the site's bundle
+    /// (stale-while-revalidate; `refresh(.offline)` reads the saved copy only) and observes the site's store.
+    @MainActor
+    public func feed<Value: Sendable & Equatable>(_ request: Request<Value>, on site: TeamEndpoint.Site) -> ScreenFeed<
+        Value
+    > {
+        server.bundle(site).feed(request)
     }
 
-    /// The last state `read` gives: for a caller that waits for the whole load (the terminal).
+    /// The state a feed of `request` ends in after one refresh (the saved copy only when `offline`): for a caller
+    /// that waits for the whole load (the terminal, the bridge).
+    @MainActor
     public func state<Value: Sendable & Equatable>(
-        _ request: Request<Value>, on site: TeamEndpoint.Site, name: String, offline: Bool = false,
-        showing current: ScreenState<Value> = .loading
+        _ request: Request<Value>, on site: TeamEndpoint.Site, offline: Bool = false
     ) async -> ScreenState<Value> {
-        var last = current
-        for await state in read(request, on: site, name: name, offline: offline, showing: current) { last = state }
-        return last
+        let feed = feed(request, on: site)
+        await feed.refresh(offline ? .offline : nil)
+        return feed.state
     }
 
     /// Any team-data file as JSON.
     public func json(_ endpoint: TeamEndpoint, offline: Bool = false) async -> ScreenState<JSONValue> {
-        await state(PrompTugalAPI.json(endpoint), on: endpoint.site, name: endpoint.name, offline: offline)
+        await state(PrompTugalAPI.json(endpoint), on: endpoint.site, offline: offline)
     }
 
     /// `me.json`.
     public func me(offline: Bool = false) async -> ScreenState<TeamMe> {
-        await state(PrompTugalAPI.me, on: .team, name: TeamEndpoint.me.name, offline: offline)
+        await state(PrompTugalAPI.me, on: .team, offline: offline)
     }
 
     /// `places.json`.
     public func places(offline: Bool = false) async -> ScreenState<TeamPlaces> {
-        await state(PrompTugalAPI.places, on: .news, name: TeamEndpoint.places.name, offline: offline)
+        await state(PrompTugalAPI.places, on: .news, offline: offline)
     }
 
     /// `agenda.json`.
     public func agenda(offline: Bool = false) async -> ScreenState<TeamAgenda> {
-        await state(PrompTugalAPI.agenda, on: .news, name: TeamEndpoint.agenda.name, offline: offline)
+        await state(PrompTugalAPI.agenda, on: .news, offline: offline)
     }
 
     /// `feed.xml`, read as RSS or Atom; a body that is not a feed keeps the last good one.
     public func feed(offline: Bool = false) async -> ScreenState<NewsFeed> {
-        await state(PrompTugalAPI.feed, on: .news, name: "news feed", offline: offline)
+        await state(PrompTugalAPI.feed, on: .news, offline: offline)
     }
 
     /// `llms.txt`, read as the discovery of the meetings and agents files (the saved one offline).
     public func discovery(offline: Bool = false) async -> ScreenState<TeamDiscovery> {
-        await state(
-            PrompTugalAPI.discovery(site: server.sites.team), on: .team, name: "the team index", offline: offline)
+        await state(PrompTugalAPI.discovery(site: server.sites.team), on: .team, offline: offline)
     }
 
     /// `fresh`, `stale, 12 min old`, `offline, 1 h old`, `empty` or `failed`, for lists and the terminal.
@@ -93,12 +83,18 @@ public struct TeamData: Sendable {
         case .loading: return "loading"
         case .content: return "fresh"
         case .empty: return "empty"
-        case .stale(_, let age, _): return "stale, \(TeamSentence.age(age)) old"
-        case .offline(_, let age, _): return "offline, \(TeamSentence.age(age)) old"
+        case .stale(_, let age, _): return "stale, \(describe(age: age)) old"
+        case .offline(_, let age, _): return "offline, \(describe(age: age)) old"
         case .failed: return "failed"
         }
     }
 
     /// `42 s`, `3 min`, `2 h`, `1 d`.
-    public static func describe(age: TimeInterval) -> String { TeamSentence.age(age) }
+    public static func describe(age: TimeInterval) -> String {
+        let seconds = Int(age.rounded())
+        if seconds < 60 { return "\(seconds) s" }
+        if seconds < 3_600 { return "\(seconds / 60) min" }
+        if seconds < 86_400 { return "\(seconds / 3_600) h" }
+        return "\(seconds / 86_400) d"
+    }
 }
