@@ -376,3 +376,22 @@ enum RegistryList: CaseIterable {
         }
     }
 }
+
+extension HomeAssistantServer {
+    /// Opens `account` in `environment`, connects, waits until the entities are live and reads them grouped by
+    /// area from the store: one call from a stored sign-in to the first full screen (the benchmarks' entry). The
+    /// connection is returned running: `stop()` it.
+    public static func connectAndGroup(_ account: AccountKey, environment: AppEnvironment) async throws -> (
+        connection: HomeAssistantConnection, groups: [EntityGroup]
+    ) {
+        let server = try await open(account, environment: environment)
+        let connection = server.connection()
+        await connection.start()
+        guard await connection.waitUntilLive() else {
+            let state = await connection.channel.state
+            await connection.stop()
+            throw ChannelError.notConnected("Home Assistant did not become live: \(state)")
+        }
+        return (connection, try await server.stored()?.byArea() ?? [])
+    }
+}
