@@ -141,6 +141,11 @@ public final class ScreenFeed<Value: Sendable & Equatable> {
     /// changes when nothing is stored. The feed does this by itself after every write of its data.
     public func showStored() async {
         guard let source, let stored = try? await source.stored() else { return }
+        if source.storedIsCurrent {
+            apply(source.bundle.update(for: stored, isEmpty: source.isEmpty, key: source.key))
+            await noteMore()
+            return
+        }
         let value = stored.value
         let next: ScreenState<Value>
         switch state {
@@ -206,4 +211,7 @@ struct FeedSource<Value: Sendable & Equatable>: Sendable {
     var more: (@Sendable () async throws -> Void)? = nil
     /// Whether the stored list has a next page (paged lists only).
     var hasMore: (@Sendable () async -> Bool)? = nil
+    /// Whether what the store holds says by itself whether it is current (a live feed): a store write then shows
+    /// it by the same rule as a read, live as content, not live as stale with its age.
+    var storedIsCurrent = false
 }

@@ -92,6 +92,46 @@ extension ServerBundle {
         return ScreenFeed(source: source)
     }
 
+    /// A feed of data a live channel keeps in the store: it makes no request of its own (the channel's events
+    /// are store writes), and `read` says, from the store alone, what the screen shows and since when it is
+    /// current.
+    ///
+    /// Rules: a refresh and every committed write of `region` show what `read` returns: `content` (or `empty`)
+    /// while it is live, `stale` with its age (now − `syncedAt`) when not, so at launch, before any network, and
+    /// after the connection drops, the last values show with their age and never a blank screen; nothing stored
+    /// yet keeps the feed `loading`.
+    @MainActor
+    public func feed<Value: Sendable & Equatable>(
+        live region: StoreRegion, key: String, isEmpty: @escaping @Sendable (Value) -> Bool = { _ in false },
+        read: @escaping @Sendable (StoreTransaction) throws(StoreError) -> LiveStored<Value>?
+    ) -> ScreenFeed<Value> {
+        let store = self.store
+        let stored: @Sendable () async throws -> Published<Value>? = {
+            guard let live = try await store.read(read) else { return nil }
+            let age = max(0, store.clock.now().timeIntervalSince(live.syncedAt))
+            return Published(
+                value: live.value, isFresh: live.isLive, fetchedAt: live.syncedAt, age: live.isLive ? 0 : age,
+                failure: nil)
+        }
+        var source = FeedSource<Value>(
+            bundle: self, policy: .offline, key: key, region: region, isEmpty: isEmpty,
+            load: { _ in
+                let (stream, continuation) = AsyncThrowingStream<Published<Value>, any Error>.makeStream()
+                let task = Task {
+                    do {
+                        if let value = try await stored() { continuation.yield(value) }
+                        continuation.finish()
+                    } catch {
+                        continuation.finish(throwing: error)
+                    }
+                }
+                continuation.onTermination = { _ in task.cancel() }
+                return stream
+            }, stored: stored)
+        source.storedIsCurrent = true
+        return ScreenFeed(source: source)
+    }
+
     // MARK: Writes that screens observe
 
     /// Stores `item` in place of the stored item with the same id in `list` (a saved edit, a pushed event):
@@ -371,5 +411,22 @@ struct PagedStore<Page: Sendable, Item: Codable & Sendable & Equatable>: Sendabl
         do { return try Client.encodeJSON(item) } catch {
             throw .store(.encoding("an item of the list could not be stored: \(error.description)"))
         }
+    }
+}
+
+/// What a live feed reads from the store: the value, when it was last current, and whether it is current now.
+public struct LiveStored<Value: Sendable>: Sendable {
+    /// The value to show.
+    public var value: Value
+    /// When the channel last delivered it (the last frame of a live subscription).
+    public var syncedAt: Date
+    /// Whether the channel that keeps it is live now.
+    public var isLive: Bool
+
+    /// Creates a read.
+    public init(value: Value, syncedAt: Date, isLive: Bool) {
+        self.value = value
+        self.syncedAt = syncedAt
+        self.isLive = isLive
     }
 }

@@ -61,6 +61,50 @@ public struct HomeAssistantServer: Sendable {
             address: root, client: environment.client(for: root.url, profile: profile), identity: client)
     }
 
+    // MARK: Live
+
+    /// The live connection to this account (not started: `start()` it), with `policy`'s retry delays and ping.
+    public func connection(policy: ReconnectPolicy = ReconnectPolicy()) -> HomeAssistantConnection {
+        HomeAssistantConnection(server: self, policy: policy)
+    }
+
+    /// The entities grouped by area (H-ENT-14), live while the connection is, else stale with their age
+    /// (H-OFF-2, H-OFF-3): a feed of what the connection keeps in the store.
+    @MainActor
+    public func entitiesByArea(_ filter: EntityFilter = EntityFilter()) -> ScreenFeed<[EntityGroup]> {
+        feed("homeassistant:by-area", isEmpty: { $0.isEmpty }, show: { $0.byArea(filter) })
+    }
+
+    /// The entities grouped by domain, hidden ones included (H-ENT-14), live or stale as `entitiesByArea`.
+    @MainActor
+    public func entitiesByDomain(_ filter: EntityFilter = EntityFilter()) -> ScreenFeed<[EntityGroup]> {
+        feed("homeassistant:by-domain", isEmpty: { $0.isEmpty }, show: { $0.byDomain(filter) })
+    }
+
+    /// One entity's detail (`nil`, shown as empty, when the server has no such entity), live or stale.
+    @MainActor
+    public func entity(_ entityID: String) -> ScreenFeed<EntityDetail?> {
+        feed("homeassistant:entity:\(entityID)", isEmpty: { $0 == nil }, show: { $0.detail(of: entityID) })
+    }
+
+    /// A live feed of `show` applied to what the store holds.
+    @MainActor
+    private func feed<Value: Sendable & Equatable>(
+        _ key: String, isEmpty: @escaping @Sendable (Value) -> Bool,
+        show: @escaping @Sendable (StoredHome) -> Value
+    ) -> ScreenFeed<Value> {
+        bundle.feed(
+            live: EntityStore.region, key: key, isEmpty: isEmpty,
+            read: { transaction throws(StoreError) in
+                try EntityStore.read(transaction).map { $0.live(show($0)) }
+            })
+    }
+
+    /// What the store holds now, with no request (the terminal's `--offline`); `nil` when nothing was stored.
+    public func stored() async throws(StoreError) -> StoredHome? {
+        try await bundle.store.read { transaction throws(StoreError) in try EntityStore.read(transaction) }
+    }
+
     /// `GET /api/config`, read by `ServerConfig.read`.
     public func config() async throws -> WireRead<ServerConfig> {
         try ServerConfig.read(try await bundle.client.send(HomeAssistantAPI.config()))

@@ -126,25 +126,57 @@ public actor ChannelConnection {
     }
 
     /// Sends a request and returns its result (the server's error is thrown as `.server`). Made while the
-    /// channel is not ready, it waits unsent until it is; it fails if the connection drops before the reply.
-    public func send(_ body: JSONValue) async throws(ChannelError) -> JSONValue {
+    /// channel is not ready, it waits unsent until it is, for at most `readyWithin` (`nil`: as long as the channel
+    /// runs; `.zero`: it fails at once with `notConnected` and is never sent, the rule for a write); it fails if
+    /// the connection drops before the reply.
+    public func send(_ body: JSONValue, readyWithin: Duration? = nil) async throws(ChannelError) -> JSONValue {
         guard dialect.sendsRequests else { throw .unsupported("send requests") }
         try refuseIfStopped()
-        let id = nextID
-        nextID += 1
+        if let readyWithin, readyWithin <= .zero, !state.isReady {
+            throw .notConnected("the live connection is \(state), and this request is not kept for later")
+        }
+        // A request sent now takes its number now; one that waits takes a key of its own (below zero) and its number
+        // when it is sent, after the numbers a new connection gives first, so numbers only ever increase.
+        let id: Int
+        if state.isReady {
+            id = nextID
+            nextID += 1
+        } else {
+            nextWaitingKey -= 1
+            id = nextWaitingKey
+        }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (reply: CheckedContinuation<Result<JSONValue, ChannelError>, Never>) in
                 pending[id] = reply
-                if state.isReady {
+                if id > 0 {
                     enqueue(dialect.request(id: id, body: body), for: id)
                 } else {
                     waiting.append((id, body))
+                    if let readyWithin { expireWaiting(id, after: readyWithin) }
                 }
             }
         } onCancel: {
             Task { await self.resolve(id, with: .failure(.cancelled)) }
         }
         return try result.get()
+    }
+
+    /// The keys of requests that waited, and the numbers they were sent with.
+    private var sentAs: [Int: Int] = [:]
+    private var nextWaitingKey = 0
+
+    /// Fails request `id` with `notConnected` if it is still waiting to be sent after `limit`.
+    private func expireWaiting(_ id: Int, after limit: Duration) {
+        let sleeper = self.sleeper
+        Task {
+            try? await sleeper.sleep(for: limit)
+            self.expire(id, after: limit)
+        }
+    }
+
+    private func expire(_ id: Int, after limit: Duration) {
+        guard waiting.contains(where: { $0.id == id }) else { return }
+        resolve(id, with: .failure(.notConnected("the live connection was not ready within \(limit.seconds) s")))
     }
 
     /// Subscribes with `body` and yields the subscription's events until the caller stops iterating; the stream
@@ -218,10 +250,21 @@ public actor ChannelConnection {
         guard generation == self.generation else { return nil }
         set(.ready)
         journal.record(.sync, "channel ready", fields: ["url": HTTPError.describe(request.url)])
+        for body in dialect.readyRequests {
+            let id = nextID
+            nextID += 1
+            enqueue(dialect.request(id: id, body: body), for: nil)
+        }
         for key in subscriptions.keys { register(key) }
         let queued = waiting
         waiting = []
-        for request in queued { enqueue(dialect.request(id: request.id, body: request.body), for: request.id) }
+        for request in queued {
+            let id = nextID
+            nextID += 1
+            sentAs[request.id] = id
+            pending[id] = pending.removeValue(forKey: request.id)
+            enqueue(dialect.request(id: id, body: request.body), for: id)
+        }
         let pinger = Task { await self.pingLoop(socket) }
         defer { pinger.cancel() }
         var ending: ChannelError?
@@ -385,8 +428,10 @@ public actor ChannelConnection {
         }
     }
 
-    private func resolve(_ id: Int, with result: Result<JSONValue, ChannelError>) {
-        waiting.removeAll { $0.id == id }
+    private func resolve(_ key: Int, with result: Result<JSONValue, ChannelError>) {
+        waiting.removeAll { $0.id == key }
+        let id = sentAs.removeValue(forKey: key) ?? key
+        if let waited = sentAs.first(where: { $0.value == id })?.key { sentAs[waited] = nil }
         pending.removeValue(forKey: id)?.resume(returning: result)
     }
 

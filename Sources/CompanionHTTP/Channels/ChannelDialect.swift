@@ -38,6 +38,14 @@ public protocol ChannelDialect: Sendable {
     var pingRequest: JSONValue? { get }
     /// Whether the channel can send requests at all (false for Server-Sent Events).
     var sendsRequests: Bool { get }
+    /// Requests sent first on every connection once it is ready, before any subscription or waiting request
+    /// (numbered by the channel; their replies are not delivered): the server's feature switches.
+    var readyRequests: [JSONValue] { get }
+}
+
+extension ChannelDialect {
+    /// None by default.
+    public var readyRequests: [JSONValue] { [] }
 }
 
 /// The common shape of numbered JSON channels: a request is an object with an increasing `id` and a `type`; its
@@ -63,6 +71,9 @@ public struct NumberedJSONDialect: ChannelDialect {
     public var pingRequest: JSONValue?
     /// Signs in over a fresh connection.
     public var signIn: @Sendable (any ChannelLink) async throws(ChannelError) -> Void
+    /// Requests sent first on every ready connection (a feature switch such as Home Assistant's
+    /// `supported_features`).
+    public var readyRequests: [JSONValue] = []
 
     /// Creates the dialect with how to sign in, stop a subscription and ping.
     public init(

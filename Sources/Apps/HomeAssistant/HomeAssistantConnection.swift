@@ -1,0 +1,397 @@
+import CompanionApp
+import CompanionAuth
+import CompanionCore
+import CompanionHTTP
+import CompanionStore
+import Foundation
+
+/// The live connection to one signed-in Home Assistant account, on the kit's WebSocket channel
+/// (`AppEnvironment.channel(for:path:dialect:)`), and what stands on it: the entities kept in the account's store
+/// for the screens' feeds, the registries, `get_config`, service calls and templates.
+///
+/// Rules:
+/// - **Auth** (H-CONN-4, H-CONN-5): `auth_required`, `auth` with the session's usable token, `auth_ok`; then
+///   `supported_features` with `coalesce_messages` first (H-CONN-7). `auth_invalid` leaves the channel
+///   `rejected` (no timer): one refresh and one connect follow; a token fresh from that refresh refused again,
+///   a refused refresh or a long-lived token signs out (H-TOK-5, H-TOK-6, H-TOK-10); a session that signs out
+///   stops the channel (no reconnect).
+/// - **The channel** (the kit's `ChannelConnection`): ids from 1, never reset (H-CONN-6); routing by id
+///   (H-CONN-8); ping every 60 s (H-CONN-9); HAKit's retry delays (H-CONN-10); subscriptions made again with new
+///   ids on every ready (H-CONN-11); a request sent and unanswered at a drop fails at once and is not resent
+///   (H-CONN-12); a read waits up to 10 s for ready, a write not at all (H-CONN-13); unsubscribe with
+///   `unsubscribe_events` (H-CONN-15); the reader never waits for the store (H-CONN-16).
+/// - **Entities** (H-ENT-1..8): one `subscribe_entities` without `entity_ids`; the first event after every ready
+///   replaces the set; each event is applied to the in-memory set and written to the store in one transaction
+///   with the sync mark, which every feed observes.
+/// - **Registries and config** (H-ENT-12): after every ready `get_config` and the three registry lists are read
+///   and stored; each list is read again on its `*_registry_updated` event, subscribed with its explicit
+///   `event_type`.
+/// - **Offline** (H-OFF-2, H-OFF-3): at start and when the connection leaves ready the data is marked not live
+///   (stale with its age); it is live again when the new subscription's first event is applied.
+public actor HomeAssistantConnection {
+    /// The account's server bundle.
+    public nonisolated let server: HomeAssistantServer
+    /// The kit's channel under this connection.
+    public nonisolated let channel: ChannelConnection
+    nonisolated let credentials: ChannelCredentials
+
+    /// The entities as the last event left them.
+    public private(set) var entities = EntitySet()
+    /// `get_config`'s answer on the current connection.
+    public private(set) var config: ServerConfig?
+    /// How many times the connection became ready.
+    public private(set) var readyCount = 0
+    /// Whether the entities are live (the current subscription's first event applied).
+    public private(set) var isLive = false
+
+    private var expectsInitial = true
+    /// Whether the current subscription is live: false from the moment the connection leaves ready or stops, so a
+    /// store write of an event still in flight then never marks the data live again (read inside its transaction).
+    private nonisolated let liveMark = Locked(false)
+    private var tasks: [Task<Void, Never>] = []
+    private var watchers: [UUID: AsyncStream<EntityUpdate>.Continuation] = [:]
+    private var journal: Journal { server.bundle.journal }
+
+    /// How long a read waits for the connection to be ready (H-CONN-13).
+    public static let readWait: Duration = .seconds(10)
+
+    /// A connection for `server` (not started), with `policy`'s retry delays and ping.
+    public init(server: HomeAssistantServer, policy: ReconnectPolicy = ReconnectPolicy()) {
+        self.server = server
+        let credentials = ChannelCredentials(session: server.bundle.session)
+        self.credentials = credentials
+        channel = server.bundle.environment.channel(
+            for: server.bundle.baseURL, path: HomeAssistantChannel.path,
+            dialect: HomeAssistantChannel.dialect(credentials), policy: policy)
+    }
+
+    /// The server's version, from the auth phase.
+    public nonisolated var version: String? { credentials.version }
+
+    /// The channel's state now and every change after.
+    public func states() async -> AsyncStream<ChannelState> { await channel.states() }
+
+    /// Every event applied to the entities from now on, with the entities it touched.
+    public func updates() -> AsyncStream<EntityUpdate> {
+        let (stream, continuation) = AsyncStream<EntityUpdate>.makeStream()
+        let key = UUID()
+        watchers[key] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.unwatch(key) } }
+        return stream
+    }
+
+    /// Connects, and keeps connecting until `stop()` or a sign-out.
+    public func start() async {
+        guard tasks.isEmpty else { return }
+        do {
+            try await EntityStore.markNotLive(droppedAt: nil, in: server.bundle.store)
+        } catch {
+            journal.record(.error, "Home Assistant: the stored states could not be marked stale: \(error)")
+        }
+        let states = await channel.states()
+        tasks.append(Task { [weak self] in for await state in states { await self?.changed(to: state) } })
+        let events = await channel.subscribe(["type": "subscribe_entities"])
+        tasks.append(
+            Task { [weak self] in
+                do {
+                    for try await event in events { await self?.receive(event) }
+                } catch {
+                    await self?.note("the entity subscription ended: \(error)")
+                }
+            })
+        for list in RegistryList.allCases {
+            let changes = await channel.subscribe(["type": "subscribe_events", "event_type": .string(list.event)])
+            tasks.append(
+                Task { [weak self] in
+                    do {
+                        for try await _ in changes { await self?.read(list) }
+                    } catch {
+                        await self?.note("the \(list.event) subscription ended: \(error)")
+                    }
+                })
+        }
+        if let session = server.bundle.session {
+            let statuses = await session.statusUpdates()
+            tasks.append(
+                Task { [weak self] in
+                    for await status in statuses {
+                        if case .signedOut = status {
+                            await self?.channel.stop()
+                            return
+                        }
+                    }
+                })
+        }
+        await channel.start()
+    }
+
+    /// Closes the connection and stops reconnecting (H-CONN-17); the stored data stays, not live.
+    public func stop() async {
+        liveMark.withLock { $0 = false }
+        for task in tasks { task.cancel() }
+        tasks = []
+        await channel.stop()
+        await leaveLive(at: server.bundle.clock.now())
+        for watcher in watchers.values { watcher.finish() }
+        watchers = [:]
+    }
+
+    /// Waits until the entities are live (the first event of the subscription applied); `false` when the
+    /// channel was rejected or stopped first. The caller bounds the wait.
+    public func waitUntilLive() async -> Bool {
+        if isLive { return true }
+        let updates = self.updates()
+        let states = await channel.states()
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await update in updates where update.initial { return true }
+                return false
+            }
+            group.addTask {
+                for await state in states {
+                    switch state {
+                    case .disconnected(.rejected), .disconnected(.stopped): return false
+                    default: continue
+                    }
+                }
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
+    // MARK: Requests
+
+    /// A read (`get_*`, the registries, `auth/current_user`): waits up to 10 s for ready (H-CONN-13) and fails if
+    /// the connection drops before the reply (H-CONN-12).
+    public func read(_ body: JSONValue) async throws(ChannelError) -> JSONValue {
+        try await channel.send(body, readyWithin: Self.readWait)
+    }
+
+    /// Calls a service (H-ACT-1..3): sent once, only while ready (never kept for later, never resent); its one
+    /// outcome.
+    public func call(_ call: ServiceCall) async -> CallOutcome {
+        let state = await channel.state
+        guard state.isReady else { return .notConnected("the connection is \(state)") }
+        do {
+            let result = try await channel.send(call.body, readyWithin: .zero)
+            let context = result["context"]?["id"]?.stringValue ?? ""
+            return .done(contextID: context, response: result["response"])
+        } catch {
+            switch error {
+            case .server(let code, let message): return .failed(code: code, message: message)
+            default:
+                journal.record(.error, "Home Assistant: \(call.name) may or may not have happened: \(error)")
+                return .unknown(error.description)
+            }
+        }
+    }
+
+    /// `get_services`: every domain's services with their descriptions.
+    public func services() async throws(ChannelError) -> JSONValue {
+        try await read(["type": "get_services"])
+    }
+
+    /// Renders `template` and again whenever what it listens to changes (H-ACT-11); a template Home Assistant
+    /// cannot render ends the stream with `template_error` and Home Assistant's sentence. Made again after every
+    /// reconnect. Sent with `report_errors`: without it Home Assistant 2025.4.4 answers a template it cannot parse
+    /// with a success and then nothing at all; with it, an event `{"error", "level"}` (seen here).
+    public func render(_ template: String) async -> AsyncThrowingStream<TemplateRender, any Error> {
+        let events = await channel.subscribe(
+            ["type": "render_template", "template": .string(template), "report_errors": true])
+        let (stream, continuation) = AsyncThrowingStream<TemplateRender, any Error>.makeStream()
+        let task = Task {
+            do {
+                for try await event in events {
+                    if let error = event["error"]?.stringValue {
+                        throw ChannelError.server(code: "template_error", message: error)
+                    }
+                    if let render = TemplateRender(json: event) { continuation.yield(render) }
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    // MARK: The connection's life
+
+    private func changed(to state: ChannelState) async {
+        switch state {
+        case .ready:
+            readyCount += 1
+            credentials.noteRenewalAfterRefusal(nil)
+            Task { await self.readAfterReady() }
+        case .disconnected(.rejected(let error)):
+            expectsInitial = true
+            await leaveLive(at: server.bundle.clock.now())
+            await rejected(error)
+        default:
+            expectsInitial = true
+            await leaveLive(at: server.bundle.clock.now())
+        }
+    }
+
+    /// H-CONN-5: a refused token is refreshed once and the channel connects once more; a refusal of a token
+    /// fresh from that refresh, or a refresh refused, signs out.
+    private func rejected(_ error: ChannelError) async {
+        guard let session = server.bundle.session, let sent = credentials.sent else { return }
+        if credentials.isRenewalAfterRefusal(sent.credential) {
+            await session.revoked(sent, status: 401, serverSentence: error.description)
+            return
+        }
+        guard let renewed = await session.refreshed(after: sent), renewed.credential != sent.credential else {
+            if await session.credential != nil {
+                journal.record(.auth, "Home Assistant refused the token and no new one could be had: not retrying")
+            }
+            return
+        }
+        credentials.noteRenewalAfterRefusal(renewed.credential)
+        await channel.start()
+    }
+
+    private func leaveLive(at date: Date) async {
+        liveMark.withLock { $0 = false }
+        guard isLive else { return }
+        isLive = false
+        do {
+            try await EntityStore.markNotLive(droppedAt: date, in: server.bundle.store)
+        } catch {
+            journal.record(.error, "Home Assistant: the stored states could not be marked stale: \(error)")
+        }
+    }
+
+    private func readAfterReady() async {
+        do {
+            let answer = try await read(["type": "get_config"])
+            config = try ServerConfig.read(answer).value
+            try await EntityStore.write(config: answer, in: server.bundle.store)
+        } catch {
+            note("get_config failed: \(error)")
+        }
+        for list in RegistryList.allCases { await read(list) }
+    }
+
+    private func read(_ list: RegistryList) async {
+        do {
+            let answer = try await read(["type": .string(list.command)])
+            guard case .array(let items) = answer else {
+                note("\(list.command) answered \(answer.kindName), not a list")
+                return
+            }
+            try await EntityStore.write(
+                registry: list.storeKey, idKey: list.idKey, items: items, in: server.bundle.store)
+        } catch {
+            note("\(list.command) failed: \(error)")
+        }
+    }
+
+    private func receive(_ json: JSONValue) async {
+        let read: WireRead<EntitiesEvent>
+        do {
+            read = try EntitiesEvent.read(json)
+        } catch {
+            note(error.description)
+            return
+        }
+        for problem in read.problems { note(problem) }
+        let initial = expectsInitial
+        expectsInitial = false
+        let applied = entities.apply(read.value, initial: initial)
+        for sentence in applied.ignored { note(sentence) }
+        if initial { liveMark.withLock { $0 = true } }
+        let mark = liveMark
+        do {
+            try await EntityStore.write(
+                applied, of: entities, initial: initial, live: { mark.withLock { $0 } }, in: server.bundle.store)
+        } catch {
+            note("the entities could not be stored: \(error)")
+        }
+        isLive = liveMark.withLock { $0 }
+        var touched: [String: EntityState] = [:]
+        for id in applied.added + applied.changed { touched[id] = entities[id] }
+        let update = EntityUpdate(initial: initial, applied: applied, states: touched)
+        for watcher in watchers.values { watcher.yield(update) }
+    }
+
+    private func note(_ sentence: String) {
+        journal.record(.sync, "Home Assistant: \(sentence)")
+    }
+
+    private func unwatch(_ key: UUID) { watchers[key] = nil }
+}
+
+/// One event applied to the entities.
+public struct EntityUpdate: Sendable, Hashable {
+    /// Whether it was the first event of a subscription (it replaced the whole set).
+    public var initial: Bool
+    /// What it did.
+    public var applied: EntitySet.Applied
+    /// The states of the entities it added or changed, after it.
+    public var states: [String: EntityState]
+
+    /// Every entity id it touched (added, changed or removed).
+    public var touched: Set<String> { Set(applied.added + applied.changed + applied.removed) }
+}
+
+/// The three registries a screen needs (H-ENT-12).
+enum RegistryList: CaseIterable {
+    case areas, devices, entities
+
+    var command: String {
+        switch self {
+        case .areas: return "config/area_registry/list"
+        case .devices: return "config/device_registry/list"
+        case .entities: return "config/entity_registry/list"
+        }
+    }
+
+    var event: String {
+        switch self {
+        case .areas: return "area_registry_updated"
+        case .devices: return "device_registry_updated"
+        case .entities: return "entity_registry_updated"
+        }
+    }
+
+    /// The member holding an item's id.
+    var idKey: String {
+        switch self {
+        case .areas: return "area_id"
+        case .devices: return "id"
+        case .entities: return "entity_id"
+        }
+    }
+
+    var storeKey: String {
+        switch self {
+        case .areas: return EntityStore.areas
+        case .devices: return EntityStore.devices
+        case .entities: return EntityStore.entityRegistry
+        }
+    }
+}
+
+extension HomeAssistantServer {
+    /// Opens `account` in `environment`, connects, waits until the entities are live and reads them grouped by
+    /// area from the store: one call from a stored sign-in to the first full screen (the benchmarks' entry). The
+    /// connection is returned running: `stop()` it.
+    public static func connectAndGroup(_ account: AccountKey, environment: AppEnvironment) async throws -> (
+        connection: HomeAssistantConnection, groups: [EntityGroup]
+    ) {
+        let server = try await open(account, environment: environment)
+        let connection = server.connection()
+        await connection.start()
+        guard await connection.waitUntilLive() else {
+            let state = await connection.channel.state
+            await connection.stop()
+            throw ChannelError.notConnected("Home Assistant did not become live: \(state)")
+        }
+        return (connection, try await server.stored()?.byArea() ?? [])
+    }
+}

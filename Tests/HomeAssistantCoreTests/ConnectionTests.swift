@@ -1,0 +1,97 @@
+import CompanionApp
+import CompanionAuth
+import CompanionCore
+import CompanionHTTP
+import CompanionTestSupport
+import Foundation
+import HomeAssistantCore
+import Testing
+
+/// The live connection on the kit's channel against the real Home Assistant: the auth phase, the first command,
+/// ids, the entities, registries and config after ready, the probe's version (H-CONN, H-ENT-12, H-ADDR-4).
+@Suite struct ConnectionTests {
+    @Test(
+        "H-CONN-1 H-CONN-4 H-CONN-6 H-CONN-7 H-ENT-1 H-ENT-12: auth, supported_features first, ids from 1, 1,011 entities, registries and config after ready"
+    )
+    func connectsAndReads() async throws {
+        let home = try await LiveHome()
+        let states = await home.connection.states()
+        let collected = Task {
+            var seen: [ChannelState] = []
+            for await state in states {
+                seen.append(state)
+                if state == .ready { return seen }
+            }
+            return seen
+        }
+        try await home.startLive()
+        #expect(await collected.value == [.disconnected(.notStarted), .connecting, .authenticating, .ready])
+        #expect(home.connection.version == "2025.4.4")
+        #expect(
+            await home.connection.entities.entities.count >= 1011,
+            "the 1,011 states (and any device a test beside this one registered)")
+        let sent = home.sent
+        // The auth message first (its token masked in the journal), then supported_features with id 1.
+        #expect(sent.first?["type"] == "auth")
+        guard case .bearer(let token, _, _)? = try home.environment.secrets.load(home.account)?.credential else {
+            Issue.record("no bearer stored")
+            return
+        }
+        let journal = String(decoding: home.environment.journal.exportJSONLines(), as: UTF8.self)
+        #expect(!journal.contains(token), "the journal holds the access token")
+        #expect(
+            sent.dropFirst().first == ["type": "supported_features", "features": ["coalesce_messages": 1], "id": 1])
+        let ids = sent.dropFirst().compactMap { $0["id"]?.intValue }
+        #expect(ids == Array(1...Int64(ids.count)), "ids from 1, one more each: \(ids)")
+        #expect(sent.contains { $0["type"] == "subscribe_entities" && $0["entity_ids"] == nil })
+        let subscribed = Set(sent.filter { $0["type"] == "subscribe_events" }.compactMap { $0["event_type"] })
+        #expect(subscribed == ["area_registry_updated", "device_registry_updated", "entity_registry_updated"])
+        // After ready: get_config and the three registries, stored for the screens.
+        let feed = await home.server.entitiesByArea()
+        await feed.refresh()
+        let grouped = await waitUntilObserved(upTo: .seconds(20)) { feed.value?.count == 11 }
+        let groups = await feed.value ?? []
+        #expect(grouped, "10 areas and Unassigned: \(groups.map(\.title))")
+        #expect(groups.first?.title == "Attic" && groups.last?.title == "Unassigned")
+        #expect(groups.dropLast().map(\.entities.count) == Array(repeating: 100, count: 10))
+        #expect(await home.connection.config?.version == "2025.4.4")
+        // get_config once after the one ready; each registry list at least once (again after a *_registry_updated
+        // caused by a test beside this one: a device registered, an area renamed).
+        #expect(home.sentTypes.filter { $0 == "get_config" }.count == 1)
+        for command in ["config/area_registry/list", "config/device_registry/list", "config/entity_registry/list"] {
+            #expect(home.sentTypes.contains(command), "\(command) after the ready")
+        }
+        await home.connection.stop()
+    }
+
+    @Test("H-ADDR-4: the probe reads auth_required's ha_version over the WebSocket with no auth and no token")
+    func probeVersion() async throws {
+        let fixture = try HomeAssistantFixture()
+        let environment = TestEnvironments.loopback()
+        let version = try await HomeAssistantServer.probeVersion(
+            at: try fixture.address(environment), environment: environment)
+        #expect(version == "2025.4.4")
+        let sent = environment.journal.newestFirst().filter { $0.message.hasPrefix("channel send") }
+        #expect(sent.isEmpty, "the probe sent \(sent.map(\.message))")
+    }
+
+    @Test(
+        "H-ENT-12: an area renamed elsewhere → area_registry_updated → the list read again → the group title changes")
+    func areaRenamedIsReadAgain() async throws {
+        let home = try await LiveHome()
+        try await home.startLive()
+        let feed = await home.server.entitiesByArea(EntityFilter(area: "garden"))
+        await feed.refresh()
+        #expect(await waitUntilObserved(upTo: .seconds(20)) { feed.value?.first?.title == "Garden" })
+        let rename: (String) async throws -> Void = { name in
+            _ = try await home.connection.read(
+                ["type": "config/area_registry/update", "area_id": "garden", "name": .string(name)])
+        }
+        try await rename("Back Garden")
+        #expect(await waitUntilObserved(upTo: .seconds(20)) { feed.value?.first?.title == "Back Garden" })
+        #expect(home.sentTypes.filter { $0 == "config/area_registry/list" }.count == 2)
+        try await rename("Garden")
+        #expect(await waitUntilObserved(upTo: .seconds(20)) { feed.value?.first?.title == "Garden" })
+        await home.connection.stop()
+    }
+}
