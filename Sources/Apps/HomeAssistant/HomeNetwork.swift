@@ -272,7 +272,7 @@ extension HomeAssistantServer {
     public func addresses() async throws -> HomeAddresses {
         let signedIn = try ServerAddress(parsing: bundle.baseURL.absoluteString, policy: .development)
         guard let stored = try await bundle.store.resource(Self.addressesKey),
-            let addresses = try? JSONDecoder().decode(HomeAddresses.self, from: stored.body)
+            let addresses = try? bundle.client.decode(HomeAddresses.self, from: stored.body)
         else { return HomeAddresses(signedIn: signedIn) }
         return addresses
     }
@@ -284,7 +284,7 @@ extension HomeAssistantServer {
     public func saveAddresses(from config: ServerConfig) async throws -> HomeAddresses {
         var addresses = try await addresses()
         addresses.update(from: config)
-        let body = try JSONEncoder().encode(addresses)
+        let body = try bundle.encoded(addresses)
         try await bundle.store.put(
             CachedResource(
                 key: Self.addressesKey, body: body, mediaType: "application/json", fetchedAt: bundle.clock.now()))
