@@ -243,12 +243,14 @@ import Testing
             .post, "/listen", json: ["event_type": "mobile_app_notification_action"])
         #expect(listen.status == 200)
         let before = try await controlClient(environment).call(.get, "/events").json?["version"]?.intValue ?? 0
-        try await device.app.notificationAction("OPEN_DOOR", actionData: ["door": "front"], replyText: "on my way")
+        let reply = "on my way \(device.slug)"
+        try await device.app.notificationAction(
+            "OPEN_DOOR", actionData: ["door": "front"], replyText: reply)
         let events = try await controlClient(environment).call(.get, "/events?after=\(before)&wait_ms=10000")
         let data = (events.json?["items"]?.arrayValue ?? []).compactMap { $0["event"]?["data"] }
         #expect(
             data.contains {
-                $0["action"] == "OPEN_DOOR" && $0["action_data"] == ["door": "front"] && $0["reply_text"] == "on my way"
+                $0["action"] == "OPEN_DOOR" && $0["action_data"] == ["door": "front"] && $0["reply_text"]?.stringValue == reply
             })
     }
 

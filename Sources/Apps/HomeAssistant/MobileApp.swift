@@ -270,6 +270,11 @@ public struct MobileApp: Sendable {
         return registration
     }
 
+    /// The device id the registration was made with (made once per install and server, H-MOB-2), if registered.
+    public func deviceID() throws(MobileAppError) -> String? {
+        try record()?["device"]?.text("device_id")
+    }
+
     /// The stored record: the registration's secrets, the device's description, the sensors Home Assistant
     /// reported disabled, and what the webhook `get_config` last said.
     func record() throws(MobileAppError) -> JSONValue? {
