@@ -96,7 +96,7 @@ enum MainworthyCasesCommands {
                     topTags: root.topTags, tags: tags))
             return 0
         }
-        Terminal.out("All cases (\(value.caseCount.map(String.init) ?? "?"))")
+        Terminal.out(value.caseCount.map { "All cases (\($0))" } ?? "All cases")
         for folder in value.folders { Terminal.out("\(folder.id)  \(folder.name)/") }
         for tag in root.topTags { Terminal.out("#\(tag.name) (\(tag.count))") }
         Terminal.out("All tags: " + tags.map { "\($0.name) (\($0.count))" }.joined(separator: ", "))

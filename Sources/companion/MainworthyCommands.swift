@@ -73,6 +73,9 @@ enum MainworthyCommands {
             options: [.option("end", "ID", "end the session ID (this device's signs out)")], run: sessions),
         command("projects", "your projects and what you may do in each", run: projects),
         command(
+            "about", "the app's and the server's versions, the licence, the copyright line and Works until",
+            run: about),
+        command(
             "queue", "open questions, failures first, and the summary line",
             options: [.option("kind", "KIND", "only one kind: failure, proposal, review, sign_off, link, overlap")],
             run: queue),
@@ -446,7 +449,9 @@ enum MainworthyCommands {
             reply = try await workspace.server.perform(command)
         } catch {
             if case .refused(let refusal) = error, let current = refusal.current {
-                throw CommandFailure("\(refusal.message) Now: \(current.summary) (\(current.id)).")
+                let labelled = await labelled(
+                    current, withdrawing: decision, workspace: workspace, project: project.key)
+                throw CommandFailure("\(refusal.message) Now: \(labelled.summary) (\(labelled.id)).")
             }
             throw fail(error)
         }
@@ -457,6 +462,62 @@ enum MainworthyCommands {
                 "Withdrew \(reply.withdrawal.withdraws); question \(reply.question.id) is \(reply.question.state) again."
             )
         }
+        return 0
+    }
+
+    /// `current` with its answer's label, as the app shows it (a 409 names only the key): the labels are the
+    /// question's, found by the decision's `question_id`, else by the withdrawn decision in Decided.
+    @MainActor
+    static func labelled(
+        _ current: Decision, withdrawing decision: String, workspace: MainworthyWorkspace, project: String
+    ) async -> Decision {
+        var questionID = current.questionID
+        if questionID == nil, let decided = workspace.decided {
+            await decided.refresh()
+            await decided.list.loadAll()
+            questionID = decided.state.value?.first { $0.id == decision || $0.id == current.id }?.question.id
+        }
+        guard let questionID,
+            let question = try? await workspace.server.latest(MainworthyAPI.question(project, questionID))
+        else { return current }
+        return current.labelled(from: question.answers)
+    }
+
+    struct AboutOutput: Encodable {
+        var appVersion: String
+        var serverVersion: String?
+        var licence: String
+        var licencesURL: URL
+        var copyright: String
+        var worksUntil: String?
+
+        enum CodingKeys: String, CodingKey {
+            case licence, copyright
+            case appVersion = "app_version"
+            case serverVersion = "server_version"
+            case licencesURL = "licences_url"
+            case worksUntil = "works_until"
+        }
+    }
+
+    @MainActor
+    static func about(_ arguments: Arguments) async throws -> Int32 {
+        let screen = AboutModel(workspace: MainworthyWorkspace(server: try await signedIn(arguments)))
+        await screen.refresh()
+        let about = screen.about
+        if arguments.flag("json") {
+            try emit(
+                AboutOutput(
+                    appVersion: about.appVersion, serverVersion: about.serverVersion, licence: About.licence,
+                    licencesURL: about.licencesURL, copyright: About.copyright, worksUntil: screen.worksUntil))
+            return 0
+        }
+        Terminal.out("Mainworthy \(about.appVersion)")
+        Terminal.out(
+            "Server \(about.serverVersion ?? "version not known (\(screen.version.state.problem ?? "not read"))")")
+        Terminal.out("\(About.licence); Licences: \(about.licencesURL.absoluteString)")
+        Terminal.out(About.copyright)
+        if let worksUntil = screen.worksUntil { Terminal.out(worksUntil) }
         return 0
     }
 

@@ -187,4 +187,30 @@ struct MainworthyCLITests {
         let usage = try await run(["sessions", "end", other])
         #expect(usage.status == 2)
     }
+
+    @Test("about shows the versions, the licence and the copyright; browse prints only what is known (issue 37)")
+    func aboutAndBrowse() async throws {
+        try await start()
+        let about = try await succeeds("about")
+        #expect(about.output.contains("Mainworthy companion") && about.output.contains("Apache License 2.0"))
+        #expect(about.output.contains("Copyright 2026 the Mainworthy authors") && !about.output.contains("not known"))
+        let aboutJSON = try json(try await succeeds("about", "--json"))
+        #expect(aboutJSON["licence"] == "Apache License 2.0" && aboutJSON["app_version"] == "companion")
+        #expect(aboutJSON["server_version"]?.stringValue?.isEmpty == false)
+        #expect(aboutJSON["licences_url"]?.stringValue?.hasSuffix("/licence") == true)
+        let browse = try await succeeds("browse")
+        #expect(browse.output.contains("All cases") && !browse.output.contains("(?)"))
+    }
+
+    @Test("a 409 on undo names the decision standing now by its answer's label, as the app does (issue 37)")
+    func aChangedDecisionIsNamedByItsLabel() async throws {
+        try await start()
+        let first = try json(try await succeeds("answer", "q_2", "test_wrong", "--json"))
+        let withdrawn = try #require(first["decision"]?["id"]?.stringValue)
+        try await succeeds("undo", withdrawn, "--reason", "Wrong call")
+        try await succeeds("answer", "q_2", "flaky", "--reason", "Runner timeout")
+        let again = try await run(["undo", withdrawn, "--reason", "Again"])
+        #expect(again.status == 1)
+        #expect(again.errors.contains("Now: Flaky test by ada"), "\(again.errors)")
+    }
 }

@@ -58,5 +58,39 @@ extension AgainstReferenceServer {
             #expect(other.state.value?.count == 4)
             #expect(other.listReads == 1 && other.rowReads == 0)
         }
+
+        // M-LIST-1, O-14 (issue 37, item 3): the Cases tab starts the project's stream when it is read, not only
+        // Changes; a list kept from before another person's save is then read again behind its rows with no pull.
+        // On the §2-only stand-in a write reply carries no revision, so only the stream can tell the tab.
+        @MainActor @Test(.timeLimit(.minutes(1))) func theCasesTabRunsTheStreamSoAKeptListLearnsOfASaveElsewhere()
+            async throws
+        {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let workspace = try await server.workspace("ada")
+            defer { workspace.close() }
+            let root = try #require(workspace.cases)
+            let events = try #require(workspace.events)
+            await root.refresh()
+            #expect(events.status == .running)
+            let payments = await root.list(.folder(id: "f_3"))
+            await payments.appearAndRead()
+            let kept = try #require(payments.state.value?.revision)
+            payments.leave()
+            let c13 = try await root.caseID(for: "C-13")
+            let other = try await server.signedIn("ada")
+            let reply = try await server.propose(
+                other,
+                ProposalBody(
+                    .editCase(caseID: c13, baseVersion: 1),
+                    document: CaseDocument(title: "Pay by SEPA transfer", preconditions: "", steps: []), reason: nil))
+            #expect(reply.proposal.state == "adopted")
+            #expect(await waitUntilObserved(upTo: .seconds(10)) { root.revision > kept })
+            let again = await root.list(.folder(id: "f_3"))
+            again.appear()
+            #expect(again.isRefreshingInBackground)
+            await again.reading?.value
+            #expect(again.state.value?.cases.first { $0.id == c13 }?.title == "Pay by SEPA transfer")
+        }
     }
 }

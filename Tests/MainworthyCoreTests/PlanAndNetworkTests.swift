@@ -147,6 +147,60 @@ extension AgainstReferenceServer {
             try await Self.expectNeverLeft(page, live: live, server: server, sleeper: sleeper)
         }
 
+        /// A workspace of ada's on `dead` (nothing answers there) in the environment of `live`, whose account's
+        /// store holds what `live` read: the projects with their capabilities, and whatever the test read before.
+        @MainActor static func deadWorkspace(_ server: ReferenceServer, live: MainworthyWorkspace, dead: URL)
+            async throws -> MainworthyWorkspace
+        {
+            let offline = try await MainworthyServer.open(
+                build: server.build(dead), account: live.server.account, environment: live.server.bundle.environment,
+                profile: ReferenceServer.profile(timeout: .seconds(1)))
+            let workspace = MainworthyWorkspace(server: offline)
+            await workspace.load()
+            #expect(workspace.capabilities == [.read, .decide, .produce, .plan])  // the stored projects
+            return workspace
+        }
+
+        // M-NET-1 (issue 37): a result, a plan and a save that never left each fail at once with the connection
+        // sentence, are not resent, offer no Retry, and nothing is sent once connected again.
+        @MainActor @Test func aResultAPlanAndASaveWithNoConnectionFailAtOnceAndNothingIsKept() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let sleeper = RecordingSleeper()
+            let live = try await server.workspace("ada", environment: ReferenceServer.environment(sleeper: sleeper))
+            let liveRun = RunModel(workspace: live, project: "shop", id: "r_1")
+            await liveRun.refresh()
+            await liveRun.open("s_2")
+            let closed = try #require(URL(string: "http://127.0.0.1:\(try unusedPort())"))
+            let dead = try await Self.deadWorkspace(server, live: live, dead: closed)
+            let notSent = "There is no connection to the server, so nothing was sent. Connect and try again."
+            try await server.clearLog()
+            // A result.
+            let run = RunModel(workspace: dead, project: "shop", id: "r_1")
+            await run.refresh()
+            await run.open("s_2")
+            #expect(run.openSlot?.slot.id == "s_2" && run.canRecord)
+            let waitsBefore = sleeper.delays.count  // the reads' own waits are behind
+            await run.record(.pass)
+            #expect(run.problem == notSent && run.pendingResult == nil && !run.actions.contains(.retry))
+            // A plan.
+            let runs = RunsModel(workspace: dead, project: "shop")
+            await runs.plan(name: "Offline smoke", selection: .tag("smoke"))
+            #expect(runs.planOutcome == .failed(notSent) && runs.pendingPlan == nil)
+            // A save.
+            let editor = try #require(await dead.cases?.newCase())
+            editor.setTitle("Written offline")
+            editor.addStep(action: "Open the app", expected: "It opens")
+            await editor.save()
+            #expect(editor.outcome == .failed(notSent) && editor.pendingSave == nil)
+            #expect(sleeper.delays.count == waitsBefore)  // no resend was scheduled for any of them
+            // Connected again, nothing is sent by itself.
+            await liveRun.refresh()
+            await live.runs?.refresh()
+            let posts = try await server.log().filter { $0.method == "POST" }
+            #expect(posts.isEmpty)
+        }
+
         @MainActor @Test func aLostAnswerReplyIsResentWithTheSameKeyAndRecordedOnce() async throws {  // M-NET-2, O-8
             let server = try ReferenceServer()
             try await server.reset()
@@ -178,6 +232,33 @@ extension AgainstReferenceServer {
             #expect(page.recorded != nil && page.pendingAnswer == nil)
             await page.refresh()
             #expect(page.state.value?.ledger.count == 1)
+        }
+
+        // M-UNDO-7, M-NET-2 (issue 37, item 5): an Undo from the bar whose reply is lost after the resends no longer
+        // shows the answer as recorded: its state is unknown, with Retry, which sends the same command and key.
+        @MainActor @Test func anUndoFromTheBarWhoseReplyIsLostIsUnknownWithRetry() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let sleeper = RecordingSleeper()
+            let queue = try #require(try await server.workspace("ada", sleeper: sleeper).queue)
+            await queue.refresh()
+            let page = queue.question("q_2")
+            await page.refresh()
+            await page.answer("test_wrong")
+            #expect(queue.bar != nil && queue.undoUnknown == nil)
+            try await server.dropReply(
+                "/api/projects/shop/decisions/\(try #require(queue.bar?.decisionID))/withdrawal", times: 4)
+            try await server.clearLog()
+            await queue.undo(reason: "Wrong call")
+            #expect(sleeper.delays.suffix(3) == [.seconds(1), .seconds(2), .seconds(4)])
+            #expect(queue.pendingUndo != nil)
+            #expect(
+                queue.undoUnknown == "No reply came from the server. Whether the decision still stands is not known.")
+            await queue.retryUndo()
+            #expect(queue.pendingUndo == nil && queue.undoUnknown == nil && queue.bar == nil)
+            let withdrawals = try await server.log().posts(endingWith: "/withdrawal")
+            #expect(withdrawals.count == 5 && Set(withdrawals.map(\.idempotencyKey)).count == 1)
+            #expect(queue.state.value?.items.first?.id == "q_2")
         }
 
         // M-NET-2 (timeout)

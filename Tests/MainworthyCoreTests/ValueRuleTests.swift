@@ -304,6 +304,28 @@ import Testing
             RunModel.Action.allCases.map(\.rawValue).allSatisfy { !admin.contains(where: $0.lowercased().contains) })
     }
 
+    // M-CAP-5 across every model (issue 37): no screen model offers inviting people, tokens, the project's policy
+    // or notifications. What a model offers is its public members and its actions (`case`s of its enums), so none
+    // of those, in any file of `Screens/`, is named for one of them.
+    @Test func noScreenModelOffersInvitationsTokensPolicyOrNotifications() throws {
+        let screens = Self.apiSource.deletingLastPathComponent().appendingPathComponent("Screens")
+        let files = try FileManager.default.contentsOfDirectory(atPath: screens.path).filter { $0.hasSuffix(".swift") }
+        #expect(files.count >= 15 && files.contains("QuestionModel.swift"), "\(files)")
+        let offered = try Regex(#"public\s+(?:private\(set\)\s+)?(?:func|var|let)\s+(\w+)|^\s+case\s+(\w+)"#)
+            .anchorsMatchLineEndings()
+        var names: [String] = []
+        for file in files {
+            let text = try String(contentsOf: screens.appendingPathComponent(file), encoding: .utf8)
+            for match in text.matches(of: offered) {
+                if let name = match.output[1].substring ?? match.output[2].substring { names.append(String(name)) }
+            }
+        }
+        #expect(names.count >= 100 && names.contains("withdraw") && names.contains("openQuestion"), "\(names.count)")
+        let admin = ["invit", "member", "token", "polic", "notif"]
+        let named = names.filter { name in admin.contains { name.lowercased().contains($0) } }
+        #expect(named.isEmpty, "screen models offer \(named)")
+    }
+
     // M-QUEUE-6: an answer is the request `MainworthyAPI.answer`; the question's page is the one place that
     // sends it, so no list row (a `QueueItem` in `QueueModel`) can be answered.
     @Test func onlyTheQuestionsPageSendsAnAnswer() throws {

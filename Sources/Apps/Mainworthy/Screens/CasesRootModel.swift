@@ -35,6 +35,8 @@ public final class CasesRootModel {
     public let project: String
     let workspace: MainworthyWorkspace
     @ObservationIgnored private var lastWrite: Task<Void, Never>?
+    /// The project's stream the tab follows, if any (the workspace's).
+    @ObservationIgnored private weak var events: ProjectEvents?
 
     /// The Cases tab of `project` for the workspace's account.
     public init(workspace: MainworthyWorkspace, project: String) {
@@ -56,10 +58,14 @@ public final class CasesRootModel {
     /// The top folders, Unsorted among them.
     public var folders: [FolderRef] { state.value?.folders ?? [] }
 
-    /// Reads the root: the stored copy at once, then the server's.
+    /// Reads the root: the stored copy at once, then the server's; then makes sure the project's stream it
+    /// follows runs from the root's revision, so a kept list learns of a save made elsewhere (§2's write replies
+    /// carry no revision: only the stream tells the tab).
     public func refresh() async {
         await browse.refresh()
-        if let revision = browse.value?.revision { projectRevisionChanged(revision) }
+        let revision = browse.value?.revision
+        if let revision { projectRevisionChanged(revision) }
+        if browse.isFresh { events?.start(after: revision) }
     }
 
     /// Reads every tag (All tags): the first page, then every next one.
@@ -77,6 +83,7 @@ public final class CasesRootModel {
     /// Follows the project's stream: every event's revision is passed to ``projectRevisionChanged(_:)``, so kept
     /// lists are read again after the project moved on (M-LIST-1).
     public func follow(_ events: ProjectEvents) {
+        self.events = events
         events.subscribe(self) { [weak self] event in
             guard let revision = event.revision ?? events.revision else { return }
             self?.projectRevisionChanged(revision)

@@ -24,8 +24,12 @@ public final class QueueModel {
     public private(set) var bar: RecordedBar?
     /// What Undo ended in: the server's sentence, or why it failed.
     public private(set) var undoProblem: String?
-    /// The Undo command whose reply was lost, kept for Retry.
+    /// The Undo command whose reply was lost, kept for Retry (`retryUndo()`).
     public private(set) var pendingUndo: WriteCommand<WithdrawalReply>?
+    /// After an Undo that was not confirmed (its reply lost after the resends, or an error reply): the bar no
+    /// longer says the answer stands as recorded but that whether it still stands is not known, in this sentence
+    /// (M-UNDO-7); `nil` otherwise.
+    public private(set) var undoUnknown: String?
 
     /// The project.
     public let project: String
@@ -125,6 +129,7 @@ public final class QueueModel {
         do throws(MainworthyError) {
             _ = try await workspace.server.perform(command)
             pendingUndo = nil
+            undoUnknown = nil
             bar = nil
             undoProblem = nil
             await refresh()
@@ -133,9 +138,18 @@ public final class QueueModel {
             pendingUndo = error.isUnconfirmed ? command : nil
             if error.code == "decision_changed" {
                 undoProblem = ServerRefusalSentence.changed(error, answers: bar?.answers ?? [])
+                undoUnknown = nil
                 bar = nil
             } else {
                 undoProblem = error.description
+                switch error {
+                case .unconfirmed:
+                    undoUnknown = "No reply came from the server. Whether the decision still stands is not known."
+                case .refused, .other:
+                    undoUnknown = "Whether the decision still stands is not known: \(error.description)"
+                case .notConnected, .signedOut, .input:
+                    break  // nothing left: the decision stands as recorded
+                }
             }
         }
     }

@@ -120,10 +120,10 @@ public final class RunModel {
         await open(slot.id)
     }
 
-    /// Opens slot `slotID`, with or without a result.
+    /// Opens slot `slotID`, with or without a result: the copy read before at once, then the server's.
     public func open(_ slotID: String) async {
         let opened = workspace.feed(MainworthyAPI.slot(project, run: id, slot: slotID))
-        await opened.refresh(.fresh)
+        await opened.refresh()
         if opened.value != nil {
             slot = opened
         } else {
