@@ -43,7 +43,9 @@ enum MainworthyEvents {
         }
         let arrivals = Arrivals()
         events.subscribe(arrivals) { event in
-            guard let change = event.change, let waiting = arrivals.waiting, change.head == waiting.head else { return }
+            guard let change = event.change(decodedBy: connection.bundle.client), let waiting = arrivals.waiting,
+                change.head == waiting.head
+            else { return }
             arrivals.waiting = nil
             waiting.continuation.resume()
         }
@@ -62,7 +64,7 @@ enum MainworthyEvents {
         var plainGet: [Double] = []
         let clock = ContinuousClock()
         // One warm-up of each path.
-        _ = try await connection.read(MainworthyAPI.version())
+        _ = try await connection.bundle.client.send(MainworthyAPI.version())
         for n in 0...samples {
             let head = String(format: "b%06x", n)
             let start = clock.now
@@ -76,7 +78,7 @@ enum MainworthyEvents {
             }
             let arrived = clock.now - start
             let getStart = clock.now
-            _ = try await connection.read(MainworthyAPI.version())
+            _ = try await connection.bundle.client.send(MainworthyAPI.version())
             let got = clock.now - getStart
             guard n > 0 else { continue }
             toEvent.append(arrived.msValue)

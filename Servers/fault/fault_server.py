@@ -77,6 +77,9 @@ Routes (JSON bodies unless noted; "envelope" = {"error":{"code","message"}}):
            X-Databricks-Omnigent-Slice-Key (a replica that does not own that host), else 200 with an
            empty list page (GET) or {"queued":true,"pending_id":"pending-1"} (other methods: a message
            queued behind a running turn)
+  GET  /omnigent-refusing/<answer>/.well-known/omnigent.json   an Omnigent manifest refused as a Databricks
+           workspace refuses it to a person not yet signed in: answer 401 or 403 (the omnigent envelope), or
+           `signin` (302 to /omnigent-refusing/signin/login, an HTML sign-in page)
 """
 
 import argparse
@@ -282,6 +285,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.r_status()
         if self.route.startswith("/replica/"):
             return self.r_replica()
+        if self.route.startswith("/omnigent-refusing/"):
+            return self.r_omnigent_refusing()
         entry = ROUTES.get(self.route)
         if entry is None:
             return self.error(404, "Not found.")
@@ -399,6 +404,19 @@ class Handler(BaseHTTPRequestHandler):
         if self.command == "GET":
             return self.json(200, {"object": "list", "data": [], "first_id": None, "last_id": None, "has_more": False})
         self.json(200, {"queued": True, "pending_id": "pending-1"})
+
+    def r_omnigent_refusing(self):
+        parts = self.route.split("/")  # ["", "omnigent-refusing", answer, ...]
+        answer = parts[2] if len(parts) > 2 else ""
+        if self.route.endswith("/login"):
+            page = b"<html><head><title>Sign in</title></head><body><form>Sign in</form></body></html>"
+            return self.send(200, page, "text/html; charset=utf-8")
+        if answer in ("401", "403"):
+            message = "Sign in to the workspace first." if answer == "401" else "Not allowed."
+            return self.json(int(answer), {"error": {"code": "unauthenticated", "message": message}})
+        if answer == "signin":
+            return self.redirect("/omnigent-refusing/signin/login")
+        return self.error(404, "Not found.")
 
     # ---- status codes, flaky endpoints, idempotent writes ---------------
     def r_status(self):

@@ -29,6 +29,12 @@ The helper site (127.0.0.1 only):
   and config, answering when it is stopped / RUNNING again (at most 180 s) with {"instance", "stopped_ms",
   "ready_ms"}; 500 {"error"} when it could not;
 - `GET /_control/status` -> {"main": {"url", "running"}, "tls": {...}}.
+- `POST /_control/command` {"instance"?, "type", ...fields}: one WebSocket API command sent as the owner (for
+  what REST cannot do, such as disabling an entity with `config/entity_registry/update`) -> {"result"}; 422
+  {"error"} with Home Assistant's own message when it fails;
+- `POST /_control/listen` {"instance"?, "event_type"}: subscribes as the owner to that event type (from then on)
+  -> {"listening"}; `GET /_control/events?after=N&wait_ms=M` -> {"items": [{"seq", "event"}...], "version"}, with
+  the same bounded wait as the pushes.
 
 A Home Assistant that exits when not asked to makes this process exit 1 (the lifecycle then sees it stopped).
 Secrets (passwords, tokens, the TOTP secrets) go only to 0600 files in DIR/secrets (0700), never to stdout, stderr or
@@ -391,6 +397,8 @@ class Helper:
         self.seq = 0
         self.version = 0
         self.changed = asyncio.Condition()
+        self.events: list[dict[str, Any]] = []
+        self.listeners: list[asyncio.Task[None]] = []
 
     def app(self) -> web.Application:
         app = web.Application()
@@ -399,6 +407,9 @@ class Helper:
         app.router.add_get("/_control/pushes", self.list_pushes)
         app.router.add_delete("/_control/pushes", self.clear_pushes)
         app.router.add_get("/_control/status", self.status)
+        app.router.add_post("/_control/command", self.command)
+        app.router.add_post("/_control/listen", self.listen)
+        app.router.add_get("/_control/events", self.list_events)
         for action in ("restart", "stop", "start"):
             app.router.add_post(f"/_control/{action}", self.control(action))
         return app
@@ -442,6 +453,59 @@ class Helper:
         self.pushes = []
         await self.bump()
         return web.Response(status=204)
+
+    async def command(self, request: web.Request) -> web.Response:
+        body = dict(await request.json())
+        instance = self.instances.get(body.pop("instance", "main"))
+        type_ = body.pop("type", None)
+        if instance is None or not isinstance(type_, str):
+            return web.json_response({"error": "give a known instance and a command type"}, status=422)
+        async with instance.session() as session:
+            socket = await Socket.open(session, instance.url, instance.token)
+            try:
+                result = await socket.call(type_, **body)
+            except Failure as error:
+                return web.json_response({"error": str(error)}, status=422)
+            finally:
+                await socket.close()
+        return web.json_response({"result": result})
+
+    async def listen(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        instance = self.instances.get(body.get("instance", "main"))
+        event_type = body.get("event_type")
+        if instance is None or not isinstance(event_type, str):
+            return web.json_response({"error": "give a known instance and an event_type"}, status=422)
+        subscribed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        async def run() -> None:
+            async with instance.session() as session:
+                socket = await Socket.open(session, instance.url, instance.token)
+                await socket.call("subscribe_events", event_type=event_type)
+                subscribed.set_result(None)
+                async for frame in socket.ws:
+                    if frame.type != aiohttp.WSMsgType.TEXT:
+                        break
+                    message = json.loads(frame.data)
+                    for item in message if isinstance(message, list) else [message]:
+                        if item.get("type") == "event":
+                            self.seq += 1
+                            self.events.append({"seq": self.seq, "event": item.get("event")})
+                            await self.bump()
+
+        task = asyncio.create_task(run())
+        self.listeners.append(task)
+        await asyncio.wait_for(asyncio.shield(subscribed), 30)
+        return web.json_response({"listening": event_type})
+
+    async def list_events(self, request: web.Request) -> web.Response:
+        after = request.query.get("after")
+        if after is not None:
+            wait = min(max(int(request.query.get("wait_ms", "5000")), 0), 10000) / 1000
+            with contextlib.suppress(TimeoutError):
+                async with self.changed:
+                    await asyncio.wait_for(self.changed.wait_for(lambda: self.version > int(after)), wait)
+        return web.json_response({"items": self.events, "version": self.version})
 
     async def status(self, _: web.Request) -> web.Response:
         return web.json_response({n: {"url": i.url, "running": i.running()} for n, i in self.instances.items()})

@@ -208,14 +208,16 @@ async def case(request: Request):
 
 
 async def versions(request: Request):
-    """M-CASE-5: every version, newest first, with author, time and reason."""
+    """M-CASE-5: every version, newest first, with author, time and reason; paged by cursor like every list (§2)."""
     _, key = project_access(request)
     row = case_row(key, request.path_params["id"])
+    offset, limit = paging(request)
+    rows = S.store.all("SELECT * FROM case_versions WHERE case_id = ? ORDER BY version DESC", row["id"])
+    chunk, cursor = page(rows, offset, limit)
     items = [
-        {"version": v["version"], "author": person(v["author_id"]), "at": v["at"], "reason": v["reason"]}
-        for v in S.store.all("SELECT * FROM case_versions WHERE case_id = ? ORDER BY version DESC", row["id"])
+        {"version": v["version"], "author": person(v["author_id"]), "at": v["at"], "reason": v["reason"]} for v in chunk
     ]
-    return JSONResponse({"items": items, "next_cursor": None, "revision": events.revision(S.store, key)})
+    return JSONResponse({"items": items, "next_cursor": cursor, "revision": events.revision(S.store, key)})
 
 
 async def version(request: Request):

@@ -140,9 +140,11 @@ def newest(key: str) -> list:
 
 # ---- moving the head during a read (control) ----------------------------------------------------
 
-# change id → {"times": reads left to disturb, "after": parts before the move, "count": parts served in
-# the read under way (None between reads)}
+# change id → {"times": reads left to disturb, "after": parts before the move, "count": parts served since the
+# control was set}. A read is four parts (the change, its gate, its failing tests, its cases), in whatever order
+# the client asks for them (one after the other, or all at once).
 MOVES: dict[str, dict] = {}
+PARTS = 4
 
 
 def reset_controls() -> None:
@@ -158,17 +160,12 @@ def move_head(key: str, change_id: str) -> str:
     return new_head
 
 
-def part_served(key: str, change_id: str, starts_read: bool) -> None:
+def part_served(key: str, change_id: str) -> None:
     rule = MOVES.get(change_id)
     if rule is None or rule["times"] <= 0:
         return
-    if starts_read:
-        rule["count"] = 0
-    if rule["count"] is None:
-        return
     rule["count"] += 1
-    if rule["count"] >= rule["after"]:
-        rule["count"] = None
+    if (rule["count"] - 1) % PARTS + 1 == rule["after"]:
         rule["times"] -= 1
         move_head(key, change_id)
 
@@ -188,7 +185,7 @@ async def get_change(request: Request):
     _, key = project_access(request)
     change = change_row(key, request.path_params["id"])
     reply = shapes.change(summary(change, with_gate=False))
-    part_served(key, change["id"], starts_read=True)
+    part_served(key, change["id"])
     return JSONResponse(reply)
 
 
@@ -196,7 +193,7 @@ async def get_gate(request: Request):
     _, key = project_access(request)
     change = change_row(key, request.path_params["id"])
     reply = gate(change)
-    part_served(key, change["id"], starts_read=False)
+    part_served(key, change["id"])
     return JSONResponse(reply)
 
 
@@ -227,7 +224,7 @@ async def get_failing_tests(request: Request):
             }
         )
     reply = {"head": change["head"], "items": [shapes.failing_test(item) for item in items]}
-    part_served(key, change["id"], starts_read=False)
+    part_served(key, change["id"])
     return JSONResponse(reply)
 
 
@@ -236,7 +233,7 @@ async def get_cases(request: Request):
     change = change_row(key, request.path_params["id"])
     _, _, touches = head_results(change)
     reply = {"head": change["head"], "items": [ref for ref in (case_ref(key, n) for n in touches) if ref]}
-    part_served(key, change["id"], starts_read=False)
+    part_served(key, change["id"])
     return JSONResponse(reply)
 
 

@@ -100,8 +100,8 @@ async def control_clock(request: Request):
 
 async def control_move_head(request: Request):
     """`{"change", "times": n, "after": k}`: in each of the next n reads of the change, its head moves after
-    the k-th part served (default 1; a read starts with `GET P/changes/{id}`). `{"change", "now": true}`
-    moves it at once."""
+    the k-th part served (default 1; a read is the next four parts served, in any order). `{"change", "now":
+    true}` moves it at once."""
     data = await control_body(request)
     change = S.store.one("SELECT * FROM changes WHERE id = ?", str(data.get("change", "")))
     if change is None:
@@ -110,8 +110,8 @@ async def control_move_head(request: Request):
         return JSONResponse({"head": routes_changes.move_head(change["project"], change["id"])})
     routes_changes.MOVES[change["id"]] = {
         "times": int(data.get("times", 1)),
-        "after": max(1, int(data.get("after", 1))),
-        "count": None,
+        "after": min(routes_changes.PARTS, max(1, int(data.get("after", 1)))),
+        "count": 0,
     }
     return JSONResponse({"ok": True})
 

@@ -11,7 +11,9 @@ Plain HTTP (no upgrade):
 
 WebSocket routes:
   /echo          every message back as it came (text as text, binary as binary)
-  /silent        the TCP connection is accepted and the upgrade request read, then never answered
+  /silent        the TCP connection is accepted and the upgrade request read, then never answered; with
+                 ?answer_after=S, answered after S seconds with a 503 (a client that waited past its own open timeout
+                 gets the 503, not a timeout)
   /refuse        403 with {"message": "This server does not accept live connections from this app."}
   /nopong        echo, but control pings are never answered
   /app           the numbered-JSON protocol below
@@ -74,7 +76,11 @@ async def process_request(connection, request):
         if path == "/refuse":
             return http(403, {"message": "This server does not accept live connections from this app."})
         if path == "/silent":
-            await asyncio.Event().wait()
+            after = dict(p.split("=", 1) for p in query.split("&") if "=" in p).get("answer_after")
+            if after is None:
+                await asyncio.Event().wait()
+            await asyncio.sleep(float(after))
+            return http(503, {"message": "The answer came too late."})
         return None
     if path == "/health":
         return http(200, "ok", "text/plain")

@@ -39,16 +39,17 @@ extension AppEnvironment {
     }
 
     /// The channel transport for the server at `baseURL`: its network settings from `secrets`
-    /// (`ServerNetwork.channelTransport`), under the transport policy. Settings that cannot be read make a
+    /// (`ServerNetwork.channelTransport`), under the transport policy (plus plain http to its home address when its
+    /// person allowed it, `ServerNetwork.policy(under:)`). Settings that cannot be read make a
     /// transport that refuses with the reason: a server with its own trust is never reached without it.
     public func channelTransport(for baseURL: URL) -> any ChannelTransport {
-        let policy = transportPolicy
-        guard appliesServerNetworks,
-            let address = try? ServerAddress(parsing: baseURL.absoluteString, policy: transportPolicy)
-        else { return PolicyChannelTransport(inner: DefaultChannelTransport.webSocket(), policy: policy) }
+        guard appliesServerNetworks, let address = settingsAddress(baseURL) else {
+            return PolicyChannelTransport(inner: DefaultChannelTransport.webSocket(), policy: transportPolicy)
+        }
         let settings = NetworkSettings(store: secrets, clock: clock)
         do throws(SecretStoreError) {
             let network = try settings.network(for: address)
+            let policy = network.policy(under: transportPolicy)
             var identity: ClientIdentity?
             if let id = network.identityID {
                 guard let stored = try settings.identity(id) else { throw .damaged(account: "identity \(id)") }
@@ -56,7 +57,9 @@ extension AppEnvironment {
             }
             for secret in network.secretValues + (identity?.secretValues ?? []) { journal.register(secret: secret) }
             return PolicyChannelTransport(
-                inner: network.channelTransport(identity: identity, journal: journal, clock: clock), policy: policy)
+                inner: network.channelTransport(
+                    identity: identity, journal: journal, clock: clock, policy: transportPolicy),
+                policy: policy)
         } catch {
             return RefusingChannelTransport(sentence: error.description)
         }

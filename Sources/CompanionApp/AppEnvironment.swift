@@ -81,9 +81,35 @@ public struct AppEnvironment: Sendable {
         DefaultTransport.make(redirectPolicy: RedirectPolicy(permits: { policy.permits($0) }))
     }
 
-    /// Parses what a person typed as a server address under this environment's transport policy.
+    /// Parses what a person typed as a server address under this environment's transport policy; an `http://`
+    /// address is also kept when it is a server's home address whose person allowed plain http for it (H-NET-3).
     public func address(_ text: String) throws(ServerAddressError) -> ServerAddress {
-        try ServerAddress(parsing: text, policy: transportPolicy)
+        do {
+            return try ServerAddress(parsing: text, policy: transportPolicy)
+        } catch {
+            guard case .insecureHTTPNotAllowed = error,
+                let written = try? ServerAddress(parsing: text, policy: .development),
+                transportPolicy(for: written.url).permits(written.url)
+            else { throw error }
+            return written
+        }
+    }
+
+    /// The transport policy for the server at `baseURL`: the environment's, plus plain http to that server's home
+    /// address when its person allowed it (`ServerNetwork.plainHTTPAtHome` in `secrets`), and nothing more. Every
+    /// client and channel of the server follows it; another server never gains the choice. Settings that cannot be
+    /// read leave the environment's policy.
+    public func transportPolicy(for baseURL: URL) -> TransportPolicy {
+        guard let address = settingsAddress(baseURL),
+            let network = try? NetworkSettings(store: secrets, clock: clock).network(for: address)
+        else { return transportPolicy }
+        return network.policy(under: transportPolicy)
+    }
+
+    /// `baseURL` as the address its network settings are filed under (its server key), whatever its scheme: the
+    /// settings say whether plain http may be used, the transport policy enforces it at each request.
+    func settingsAddress(_ baseURL: URL) -> ServerAddress? {
+        try? ServerAddress(parsing: baseURL.absoluteString, policy: .development)
     }
 
     /// A client for `baseURL` as `profile` describes it, with `middlewares` (a credential, an app's own) between
@@ -92,7 +118,9 @@ public struct AppEnvironment: Sendable {
     public func client(
         for baseURL: URL, profile: AppProfile, middlewares: [any Middleware] = []
     ) -> Client {
-        client(for: baseURL, profile: profile, middlewares: middlewares, transport: transport(for: baseURL))
+        client(
+            for: baseURL, profile: profile, middlewares: middlewares, transport: transport(for: baseURL),
+            policy: transportPolicy(for: baseURL))
     }
 
     /// A client whose redirects must also pass `redirects` (a probe that must stay on one origin): a hop that
@@ -102,18 +130,19 @@ public struct AppEnvironment: Sendable {
     public func client(
         for baseURL: URL, profile: AppProfile, redirects: RedirectPolicy, middlewares: [any Middleware] = []
     ) -> Client {
-        let policy = transportPolicy
+        let policy = transportPolicy(for: baseURL)
         let own =
             givenTransport
             ?? DefaultTransport.make(
                 redirectPolicy: RedirectPolicy(
                     maxRedirects: redirects.maxRedirects, redactor: redirects.redactor,
                     permits: { policy.permits($0) && redirects.permits($0) }))
-        return client(for: baseURL, profile: profile, middlewares: middlewares, transport: own)
+        return client(for: baseURL, profile: profile, middlewares: middlewares, transport: own, policy: policy)
     }
 
     private func client(
-        for baseURL: URL, profile: AppProfile, middlewares: [any Middleware], transport: any Transport
+        for baseURL: URL, profile: AppProfile, middlewares: [any Middleware], transport: any Transport,
+        policy: TransportPolicy
     ) -> Client {
         Client(
             baseURL: baseURL,
@@ -121,7 +150,7 @@ public struct AppEnvironment: Sendable {
                 defaultHeaders: profile.defaultHeaders, timeout: profile.timeout,
                 maxResponseBytes: profile.maxResponseBytes, retryPolicy: profile.retryPolicy,
                 automaticIdempotencyKeys: profile.automaticIdempotencyKeys,
-                middlewares: profile.middlewares + middlewares, transportPolicy: transportPolicy, journal: journal,
+                middlewares: profile.middlewares + middlewares, transportPolicy: policy, journal: journal,
                 recordsExchanges: profile.recordsExchanges, clock: clock, sleeper: sleeper, random: random),
             transport: transport)
     }

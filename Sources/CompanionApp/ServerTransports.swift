@@ -9,7 +9,8 @@ import Foundation
 /// Rules:
 /// - A server with nothing set uses the environment's shared transport (one connection pool for every client).
 /// - A server with settings gets `NetworkSettings.transport(for:)`, redirects under the environment's transport
-///   policy, every event in its journal; the same transport serves every client of that server while its
+///   policy (plus plain http to its home address when the person allowed it: `ServerNetwork.policy(under:)`, and
+///   an http home address without that choice is never used), every event in its journal; the same transport serves every client of that server while its
 ///   settings are unchanged (so the failover remembers which address answered), and a new one is made when
 ///   they change (a pin added by the person).
 /// - Settings that cannot be read make a transport that refuses every request with the reason: a server with
@@ -21,7 +22,7 @@ final class ServerTransports: Sendable {
     /// The transport for `baseURL` in `environment`.
     func transport(for baseURL: URL, in environment: AppEnvironment) -> any Transport {
         guard environment.appliesServerNetworks,
-            let address = try? ServerAddress(parsing: baseURL.absoluteString, policy: environment.transportPolicy)
+            let address = environment.settingsAddress(baseURL)
         else { return environment.transport }
         let settings = NetworkSettings(store: environment.secrets, clock: environment.clock)
         let network: ServerNetwork
@@ -34,12 +35,12 @@ final class ServerTransports: Sendable {
         if let cached = cache.withLock({ $0[address.serverKey] }), cached.network == network {
             return cached.transport
         }
-        let policy = environment.transportPolicy
+        let policy = network.policy(under: environment.transportPolicy)
         let transport: any Transport
         do {
             transport = try settings.transport(
                 for: address, redirectPolicy: RedirectPolicy(permits: { policy.permits($0) }),
-                journal: environment.journal)
+                journal: environment.journal, policy: environment.transportPolicy)
         } catch {
             return Refusing(sentence: error.description)
         }

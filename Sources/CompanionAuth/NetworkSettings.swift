@@ -106,10 +106,11 @@ public struct NetworkSettings: Sendable {
 
     /// The transport for `server`: its trust, its identity, its internal address and its proxy credentials
     /// (`ServerNetwork.transport`), with their secrets registered with `journal`. A stored identity that is gone
-    /// is reported, never silently replaced by none.
+    /// is reported, never silently replaced by none. With `policy`, an http home address is used only when the
+    /// person allowed it (`ServerNetwork.policy(under:)`).
     public func transport(
         for server: ServerAddress, redirectPolicy: RedirectPolicy = RedirectPolicy(), journal: Journal = Journal(),
-        probe: any ConnectProbe = TCPConnectProbe()
+        probe: any ConnectProbe = TCPConnectProbe(), policy: TransportPolicy? = nil
     ) throws(SecretStoreError) -> any Transport {
         let network = try network(for: server)
         var identity: ClientIdentity?
@@ -119,6 +120,7 @@ public struct NetworkSettings: Sendable {
         }
         for secret in network.secretValues + (identity?.secretValues ?? []) { journal.register(secret: secret) }
         return network.transport(
-            identity: identity, redirectPolicy: redirectPolicy, journal: journal, clock: clock, probe: probe)
+            identity: identity, redirectPolicy: redirectPolicy, journal: journal, clock: clock, probe: probe,
+            policy: policy)
     }
 }

@@ -51,9 +51,6 @@ public struct TicketPollFlow: Sendable {
         self.pollPath = pollPath
     }
 
-    /// The characters a query value keeps as they are (RFC 3986 unreserved).
-    private static let unreserved = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
-
     /// Runs the flow and returns the token with its expiry (8 h when the server gives none).
     public func run() async throws(AuthError) -> (token: String, expiresAt: Date) {
         let journal = client.configuration.journal
@@ -77,8 +74,7 @@ public struct TicketPollFlow: Sendable {
         let clock = client.configuration.clock
         let sleeper = client.configuration.sleeper
         let deadline = clock.now().addingTimeInterval(limit.seconds)
-        let escaped =
-            ticket.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: Self.unreserved)) ?? ticket
+        let escaped = PercentEncoding.segment(ticket)
         while true {
             let reply = try await client.call(.get, "\(pollPath)?ticket=\(escaped)", headers: proof)
             switch reply.status {

@@ -60,7 +60,10 @@ public struct ServerAddress: Sendable, Hashable, Codable, CustomStringConvertibl
         case nil:
             scheme = policy.permitsHTTP(to: authority.host) ? "http" : "https"
         case "http":
-            guard policy.permitsExplicitHTTP(to: authority.host) else {
+            guard
+                policy.permitsExplicitHTTP(to: authority.host)
+                    || policy.permitsHomeHTTP(host: authority.host, port: authority.port)
+            else {
                 throw .insecureHTTPNotAllowed(host: authority.host.text)
             }
             scheme = "http"

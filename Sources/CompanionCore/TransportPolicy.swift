@@ -14,11 +14,20 @@
 /// Development builds (`.development`) also keep an `http://` address a person typed explicitly for any host,
 /// such as a dev server on the LAN; inference (an address typed without a scheme) still never picks http for
 /// a remote host, so plain http to another machine only ever happens because someone wrote it.
+///
+/// One exception is a person's, per server: plain http to **one server's home address** (its internal address on
+/// the home network), allowed by a choice that names the risk (`ServerNetwork.allowPlainHTTPAtHome(accepting:)` in
+/// CompanionHTTP, applied by `AppEnvironment` to that server's clients and channels only). The policy then lists
+/// that address's origin in `plainHTTPHomeOrigins`: http to exactly that scheme, host and port, and to nothing else.
+/// Reason: most self-hosted servers at home are served over plain http on the LAN, and refusing them all would
+/// leave those apps unusable at home; the choice is the person's, for one address they named.
 public struct TransportPolicy: Sendable, Hashable, Codable {
     /// Whether plain http is allowed to a loopback host.
     public var allowsInsecureLoopback: Bool
     /// Whether an explicit `http://` address to any host is kept (development builds only).
     public var allowsExplicitInsecureHTTP: Bool = false
+    /// The origins (`http://host[:port]`) of home addresses where a person allowed plain http for their server.
+    public var plainHTTPHomeOrigins: Set<String> = []
 
     /// Creates a policy; plain http to loopback stays off unless `allowsInsecureLoopback` is `true`.
     public init(allowsInsecureLoopback: Bool = false, allowsExplicitInsecureHTTP: Bool = false) {
@@ -32,6 +41,16 @@ public struct TransportPolicy: Sendable, Hashable, Codable {
         allowsInsecureLoopback = try container.decode(Bool.self, forKey: .allowsInsecureLoopback)
         allowsExplicitInsecureHTTP =
             try container.decodeIfPresent(Bool.self, forKey: .allowsExplicitInsecureHTTP) ?? false
+        plainHTTPHomeOrigins = try container.decodeIfPresent(Set<String>.self, forKey: .plainHTTPHomeOrigins) ?? []
+    }
+
+    /// This policy plus plain http to `homeAddress`'s origin only (its scheme, host and port; not another port or
+    /// host), for the server whose person allowed it. An https address adds nothing.
+    public func allowingPlainHTTP(toHome homeAddress: ServerAddress) -> TransportPolicy {
+        guard homeAddress.scheme == "http" else { return self }
+        var policy = self
+        policy.plainHTTPHomeOrigins.insert(homeAddress.origin)
+        return policy
     }
 
     /// A development build's policy: plain http to loopback, and to any host whose `http://` was written out.
@@ -53,7 +72,9 @@ public struct TransportPolicy: Sendable, Hashable, Codable {
         }
         guard scheme == "http" || scheme == "https" else { throw .unsupportedScheme(scheme) }
         guard let authority = try? split.parseAuthority() else { throw .invalidHost }
-        if scheme == "http", !permitsExplicitHTTP(to: authority.host) {
+        if scheme == "http", !permitsExplicitHTTP(to: authority.host),
+            !permitsHomeHTTP(host: authority.host, port: authority.port)
+        {
             throw .insecureHTTP(host: authority.host.text)
         }
     }
@@ -68,7 +89,6 @@ public struct TransportPolicy: Sendable, Hashable, Codable {
         }
     }
 
-    /// Whether plain http to `host` is allowed.
     /// Whether http may be inferred for `host` (an address without a scheme): loopback only.
     func permitsHTTP(to host: HostName) -> Bool {
         allowsInsecureLoopback && host.isLoopback
@@ -77,6 +97,13 @@ public struct TransportPolicy: Sendable, Hashable, Codable {
     /// Whether an `http://` written out for `host` is kept.
     func permitsExplicitHTTP(to host: HostName) -> Bool {
         allowsExplicitInsecureHTTP || permitsHTTP(to: host)
+    }
+
+    /// Whether `http://host:port` is a home address a person allowed plain http for (port 80 when `nil`).
+    func permitsHomeHTTP(host: HostName, port: Int?) -> Bool {
+        guard !plainHTTPHomeOrigins.isEmpty else { return false }
+        let origin = "http://" + host.text + (port.map { $0 == 80 ? "" : ":\($0)" } ?? "")
+        return plainHTTPHomeOrigins.contains(origin)
     }
 }
 

@@ -70,12 +70,9 @@ public struct HTTPVaultSource: VaultSource {
         return parts?.string ?? "server"
     }
 
-    /// `quote(file_id, safe="")`, as the CLI encodes it: everything but unreserved characters.
-    static func encode(_ component: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return component.addingPercentEncoding(withAllowedCharacters: allowed) ?? component
-    }
+    /// `quote(file_id, safe="")`, as the CLI encodes it: everything but unreserved characters (the kit's one segment
+    /// escaper, which also escapes an id that is `.` or `..`).
+    static func encode(_ component: String) -> String { PercentEncoding.segment(component) }
 
     /// `GET /api/vault/read/<vault_id>/<file id>`: the raw stored bytes.
     ///

@@ -80,14 +80,13 @@ enum AuthCommands {
         try Terminal.home().appendingPathComponent("account.json")
     }
 
-    static func client(_ address: ServerAddress, httpsOnly: Bool, middlewares: [any Middleware] = []) -> Client {
-        let policy: TransportPolicy = .terminal(httpsOnly: httpsOnly)
-        return Client(
-            baseURL: address.url,
-            configuration: Client.Configuration(
-                middlewares: middlewares, transportPolicy: policy, journal: Terminal.journal,
-                dateDecoding: { try Timestamp.decode(from: $0) }),
-            transport: ServerNetworks.transport(for: address))
+    /// A client for `address` from the terminal's one environment (`CommandEnvironment`): the server's own
+    /// network settings apply; `middlewares` carry a stored credential.
+    static func client(_ address: ServerAddress, httpsOnly: Bool, middlewares: [any Middleware] = [])
+        throws(CommandFailure) -> Client
+    {
+        try CommandEnvironment.make(policy: .terminal(httpsOnly: httpsOnly), stores: .memory).client(
+            for: address.url, profile: CommandEnvironment.terminalProfile(), middlewares: middlewares)
     }
 
     static func login(_ arguments: Arguments) async throws -> Int32 {
@@ -103,16 +102,21 @@ enum AuthCommands {
         }
         let fromStdin = arguments.flag("password-stdin")
         try ServerNetworks.configure(address, arguments, fromStdin: fromStdin)
+        // One environment for the whole sign-in, as the app has one: every client below comes from it.
+        let environment = try CommandEnvironment.make(policy: .terminal(httpsOnly: httpsOnly), stores: .memory)
+        let profile = CommandEnvironment.terminalProfile()
         if kind == nil {
             for candidate in ServerKind.allCases {
-                let client = client(address, httpsOnly: httpsOnly)
+                let client = environment.client(for: address.url, profile: profile)
                 if (try? await candidate.signIn(address: address, client: client).probe()) != nil {
                     kind = candidate
                     break
                 }
             }
         }
-        if kind == nil, let problem = await ServerNetworks.networkProblem(client: client(address, httpsOnly: httpsOnly))
+        if kind == nil,
+            let problem = await ServerNetworks.networkProblem(
+                client: environment.client(for: address.url, profile: profile))
         {
             throw CommandFailure(problem.description)
         }
@@ -122,7 +126,7 @@ enum AuthCommands {
         }
         let model = await SignInModel(
             policy: .terminal(httpsOnly: httpsOnly), store: try store(), journal: Terminal.journal
-        ) { kind.signIn(address: $0, client: client($0, httpsOnly: httpsOnly)) }
+        ) { kind.signIn(address: $0, client: environment.client(for: $0.url, profile: profile)) }
         await model.submitAddress(address.description)
         guard case .enteringPassword = await model.state else { throw failure(await model.state) }
         let user = try arguments.option("user") ?? prompt("User name: ")
@@ -174,15 +178,15 @@ enum AuthCommands {
         else { throw CommandFailure("You are not signed in. Run `companion login <address>` first.") }
         let session: CredentialSession
         let store = try store()
+        let refresher = current.kind.refresher(
+            address: current.address, client: try client(current.address, httpsOnly: current.httpsOnly))
         do {
-            let refresher = current.kind.refresher(
-                address: current.address, client: client(current.address, httpsOnly: current.httpsOnly))
             session = try CredentialSession(
                 account: current.account, store: store, refresher: refresher, journal: Terminal.journal)
         } catch {
             throw CommandFailure(error.description)
         }
-        let client = client(
+        let client = try client(
             current.address, httpsOnly: current.httpsOnly,
             middlewares: [AuthenticationMiddleware(session: session, rule: current.kind.revocationRule)])
         return (current, session, client)

@@ -56,20 +56,21 @@ enum HTTPCommands {
         }
     }
 
-    static func client(for address: ServerAddress, httpsOnly: Bool, timeout: Duration = .seconds(30)) -> Client {
-        let policy: TransportPolicy = .terminal(httpsOnly: httpsOnly)
-        return Client(
-            baseURL: address.url,
-            configuration: Client.Configuration(
-                timeout: timeout, transportPolicy: policy, journal: Terminal.journal),
-            transport: ServerNetworks.transport(for: address))
+    /// A client for `address` from the terminal's one environment (`CommandEnvironment`), the server's own
+    /// network settings applied.
+    static func client(for address: ServerAddress, httpsOnly: Bool, timeout: Duration = .seconds(30))
+        throws(CommandFailure) -> Client
+    {
+        try CommandEnvironment.make(policy: .terminal(httpsOnly: httpsOnly), stores: .memory).client(
+            for: address.url, profile: CommandEnvironment.terminalProfile(timeout: timeout))
     }
 
     static func probe(_ arguments: Arguments) async throws -> Int32 {
         try arguments.expectAtMost(1)
         let httpsOnly = arguments.flag("https-only")
         let address = try address(try arguments.positional(0, "the server address"), httpsOnly: httpsOnly)
-        let report = await client(for: address, httpsOnly: httpsOnly).probe(manifestName: arguments.option("manifest"))
+        let report = try await client(for: address, httpsOnly: httpsOnly).probe(
+            manifestName: arguments.option("manifest"))
         if arguments.flag("json") {
             var object: [String: JSONValue] = [
                 "address": .string(address.description), "origin": .string(address.origin),
@@ -116,7 +117,7 @@ enum HTTPCommands {
             headers[name] = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             if Terminal.journal.redactor.isSecretHeader(name) { Terminal.journal.register(secret: headers[name] ?? "") }
         }
-        let client = client(for: address, httpsOnly: httpsOnly, timeout: timeout)
+        let client = try client(for: address, httpsOnly: httpsOnly, timeout: timeout)
         if arguments.flag("offline") || arguments.flag("fresh") {
             let (data, note) = try await StoreCommands.get(
                 address: address, path: path, policy: arguments.flag("offline") ? .offline : .fresh, client: client)

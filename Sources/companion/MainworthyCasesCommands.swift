@@ -142,11 +142,7 @@ enum MainworthyCasesCommands {
             }
             search.text = text
             await search.submit()
-            while search.hits?.value?.nextCursor != nil {
-                let before = search.cases.count
-                await search.loadMore()
-                if search.cases.count == before { break }
-            }
+            await search.results?.loadAll()
             guard let hits = search.hits?.value else {
                 throw CommandFailure(search.hits?.problem ?? "The search was not sent.")
             }
@@ -231,6 +227,7 @@ enum MainworthyCasesCommands {
     static func history(_ arguments: Arguments) async throws -> Int32 {
         let screen = try await page(try await root(arguments), arguments)
         await screen.readHistory()
+        await screen.historyList.loadAll()
         guard let entries = screen.history?.value else {
             throw CommandFailure(screen.history?.problem ?? "The history was not read.")
         }

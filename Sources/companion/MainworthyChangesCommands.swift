@@ -126,9 +126,9 @@ enum MainworthyChangesCommands {
         var data: JSONValue
     }
 
-    static func line(_ event: ProjectEvent) -> String {
+    static func line(_ event: ProjectEvent, client: Client) -> String {
         let revision = event.revision.map { "\($0)" } ?? "-"
-        if let change = event.change { return "\(revision)  change  \(line(change))" }
+        if let change = event.change(decodedBy: client) { return "\(revision)  change  \(line(change))" }
         if event.isReset { return "\(revision)  reset  (read the lists again)" }
         let extra = ["state", "kind", "question_id", "number"].compactMap { key in
             event.data[key]?.stringValue.map { "\(key) \($0)" }
@@ -168,7 +168,7 @@ enum MainworthyChangesCommands {
                 let output = EventOutput(id: event.id, event: event.kind, revision: event.revision, data: event.data)
                 Terminal.out((try? JSONOutput.line(output)) ?? "{}")
             } else {
-                Terminal.out(line(event))
+                Terminal.out(line(event, client: workspace.server.bundle.client))
             }
             if tally.seen == count || (until != nil && event.kind == until) {
                 tally.done = true

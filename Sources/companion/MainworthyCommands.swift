@@ -210,7 +210,7 @@ enum MainworthyCommands {
         }
         var note: String?
         do {
-            try await server.read(MainworthyAPI.endSession(id))
+            try await server.perform(server.command(MainworthyAPI.endSession(id)))
         } catch {
             note = "The server did not confirm the end of the session: \(error.description)"
         }
@@ -302,6 +302,7 @@ enum MainworthyCommands {
         let (workspace, project) = try await workspace(arguments)
         guard let screen = workspace.queue else { throw CommandFailure("No project is open.") }
         await screen.choose(kind)
+        await screen.list.loadAll()
         guard let page = screen.state.value else { throw CommandFailure(screen.state.problem ?? "No queue.") }
         if arguments.flag("json") {
             try emit(
@@ -464,6 +465,7 @@ enum MainworthyCommands {
         let (workspace, _) = try await workspace(arguments)
         guard let screen = workspace.decided else { throw CommandFailure("No project is open.") }
         await screen.refresh()
+        await screen.list.loadAll()  // every page, to the end
         guard let items = screen.state.value else { throw CommandFailure(screen.state.problem ?? "No list.") }
         if arguments.flag("json") {
             try emit(items)
@@ -483,6 +485,7 @@ enum MainworthyCommands {
         let (workspace, _) = try await workspace(arguments)
         guard let screen = workspace.runs else { throw CommandFailure("No project is open.") }
         await screen.refresh()
+        await screen.list.loadAll()  // every page, to the end
         guard let runs = screen.state.value else { throw CommandFailure(screen.state.problem ?? "No runs.") }
         if arguments.flag("json") {
             try emit(runs)
@@ -579,7 +582,7 @@ enum MainworthyCommands {
         } else {
             let me: Me
             do {
-                me = try await workspace.server.read(MainworthyAPI.me())
+                me = try await workspace.server.latest(MainworthyAPI.me())
             } catch {
                 throw fail(error)
             }

@@ -26,12 +26,13 @@ enum OmnigentCommands {
                         options: common + [
                             .option("search", "TEXT", "only sessions matching TEXT"),
                             .flag("archived", "include archived sessions"),
-                            .option("limit", "N", "at most N sessions (1-1000, default 20)"),
+                            .option("limit", "N", "N sessions a page (1-1000, default 20)"),
+                            .flag("all", "read every page, to the end of the list"),
                         ],
-                        run: { try await sessions(try client($0), $0) }),
+                        run: { try await sessions(try await server($0), $0) }),
                     Command(
                         name: "show", summary: "a session and its last 8 messages", parameters: [id],
-                        options: common, run: { try await show(try client($0), $0) }),
+                        options: common, run: { try await show(try await server($0), $0) }),
                     Command(
                         name: "watch", summary: "live messages (SSE) until Ctrl-C, N events or the server's [DONE]",
                         parameters: [id],
@@ -39,19 +40,19 @@ enum OmnigentCommands {
                             .option("events", "N", "stop after N events"),
                             .flag("all", "also print heartbeats and presence"),
                         ],
-                        run: { try await watch(try client($0), $0) }),
+                        run: { try await watch(try await server($0), $0) }),
                     Command(
                         name: "send", summary: "post a message as a new turn",
                         parameters: [id, .init(syntax: "<text>", help: "the message")],
-                        options: common, run: { try await send(try client($0), $0) }),
+                        options: common, run: { try await send(try await server($0), $0) }),
                     Command(
                         name: "rename", summary: "change the title",
                         parameters: [id, .init(syntax: "<title>", help: "the new title")],
-                        options: common, run: { try await rename(try client($0), $0) }),
+                        options: common, run: { try await rename(try await server($0), $0) }),
                     Command(
                         name: "archive", summary: "archive (or restore) a session", parameters: [id],
                         options: common + [.flag("undo", "restore instead")],
-                        run: { try await archive(try client($0), $0) }),
+                        run: { try await archive(try await server($0), $0) }),
                     watchClient,
                 ])
         ])
@@ -78,7 +79,16 @@ enum OmnigentCommands {
                 name: "send", summary: "send a message (shows it as pending when queued)",
                 parameters: [id, .init(syntax: "<text>", help: "the message")], options: watchOptions,
                 run: { try await watchSend($0) }),
+            Command(
+                name: "approve", summary: "accept an approval `show` offers (approve? …)",
+                parameters: [id, approval], options: watchOptions, run: { try await watchResolve($0, accept: true) }),
+            Command(
+                name: "decline", summary: "decline an approval `show` offers (approve? …)",
+                parameters: [id, approval], options: watchOptions, run: { try await watchResolve($0, accept: false) }),
         ])
+
+    private static let approval = Command.Parameter(
+        syntax: "<approval-id>", help: "the approval's id, as `watch-client show --json` lists it")
 
     private static let watchOptions: [Command.Option] =
         common + [
@@ -110,15 +120,29 @@ enum OmnigentCommands {
         return address
     }
 
-    private static func client(_ arguments: Arguments) throws -> Client {
+    /// The server of this command line, as the app opens it: the address through Omnigent's connector (the
+    /// workspace mount probe, then the manifest), whose account `/v1/me` names, on the kit's bundle with what
+    /// `companion login` stored for it (one sign-in per server, refreshed when it expires).
+    @MainActor
+    private static func server(_ arguments: Arguments) async throws -> OmnigentServer {
         let address = try serverAddress(arguments)
-        // One sign-in per server: what `companion login` stored for this server is used (and refreshed).
-        var middlewares: [any Middleware] = []
-        if let (current, session) = try AuthCommands.storedSession(for: address) {
-            middlewares = [AuthenticationMiddleware(session: session, rule: current.kind.revocationRule)]
+        let environment = try environment(arguments)
+        let connection: ServerConnection
+        do {
+            connection = try await OmnigentConnector.connect(address, environment: environment)
+        } catch {
+            throw CommandFailure(error.description)
         }
-        return try environment(arguments).client(
-            for: address.url, profile: OmnigentServer.profile, middlewares: middlewares)
+        let session = try AuthCommands.storedSession(for: address)?.1
+        // Signed in: whose data it is, as `/v1/me` says; not signed in, the header mode's one user (a server that
+        // wants a sign-in then says so, in its own words, on the first read).
+        let account =
+            if let session {
+                try await OmnigentServer.account(of: connection, session: session, environment: environment)
+            } else {
+                AccountKey(address: connection.address, userID: "local")
+            }
+        return try await OmnigentServer.open(connection, account: account, session: session, environment: environment)
     }
 
     /// The process's parts for the Omnigent core, as the app would make them once: the terminal's transport
@@ -130,25 +154,32 @@ enum OmnigentCommands {
             secrets: try AuthCommands.store(), journal: Terminal.journal)
     }
 
-    private static func sessions(_ client: Client, _ arguments: Arguments) async throws -> Int32 {
+    @MainActor
+    private static func sessions(_ server: OmnigentServer, _ arguments: Arguments) async throws -> Int32 {
         try arguments.expectAtMost(0)
         var limit = 20
         if let text = arguments.option("limit") {
             guard let value = Int(text), (1...1000).contains(value) else { throw UsageError("--limit takes 1 to 1000") }
             limit = value
         }
-        let page = try await client.send(
-            OmnigentAPI.sessions(
-                limit: limit, search: arguments.option("search"), includeArchived: arguments.flag("archived")))
+        let model = SessionsListModel(server: server, pageSize: limit)
+        model.search = arguments.option("search") ?? ""
+        model.showArchived = arguments.flag("archived")
+        await model.refresh()
+        if arguments.flag("all") { await model.list.loadAll() }
+        guard let page = model.state.value else {
+            throw CommandFailure(model.state.problem ?? "The sessions were not read.")
+        }
+        if let problem = model.state.problem { throw CommandFailure(problem) }
         if arguments.flag("json") {
-            Terminal.out(try encode(page.data))
+            Terminal.out(try encode(page.sessions))
             return 0
         }
-        if page.data.isEmpty {
+        if page.sessions.isEmpty {
             Terminal.out("No sessions.")
             return 0
         }
-        for group in SessionGroup.group(page.data) {
+        for group in page.groups {
             Terminal.out("\(group.title)")
             for session in group.sessions {
                 let badge = session.needsAttention ? " [\(session.pendingElicitationsCount) waiting]" : ""
@@ -158,17 +189,29 @@ enum OmnigentCommands {
                 )
             }
         }
-        if page.hasMore { Terminal.out("… more sessions: use --limit or --search") }
+        if page.hasMore { Terminal.out("… more sessions: use --all, --limit or --search") }
         return 0
     }
 
-    private static func show(_ client: Client, _ arguments: Arguments) async throws -> Int32 {
+    /// The detail of session `id`, read; fails with the screen's sentence when nothing could be shown.
+    @MainActor
+    private static func detail(_ server: OmnigentServer, _ id: String) async throws -> SessionDetailModel {
+        let model = SessionDetailModel(server: server, sessionID: id)
+        await model.refresh()
+        guard model.state.value != nil, model.state.problem == nil else {
+            throw CommandFailure(model.state.problem ?? "The session \(id) was not read.")
+        }
+        return model
+    }
+
+    @MainActor
+    private static func show(_ server: OmnigentServer, _ arguments: Arguments) async throws -> Int32 {
         try arguments.expectAtMost(1)
         let id = try arguments.positional(0, "the session id")
-        async let detail = client.send(OmnigentAPI.session(id))
-        async let items = client.send(OmnigentAPI.items(id, limit: 50))
-        let session = try await detail
-        let messages = Array(try await items.data.reversed()).lastChatMessages()
+        let model = try await detail(server, id)
+        guard let shown = model.state.value else { throw CommandFailure("The session \(id) was not read.") }
+        let session = shown.session
+        let messages = shown.messages
         if arguments.flag("json") {
             Terminal.out(try encode(ShowOutput(session: session, messages: messages)))
             return 0
@@ -188,7 +231,7 @@ enum OmnigentCommands {
         return 0
     }
 
-    private static func watch(_ client: Client, _ arguments: Arguments) async throws -> Int32 {
+    private static func watch(_ server: OmnigentServer, _ arguments: Arguments) async throws -> Int32 {
         try arguments.expectAtMost(1)
         let id = try arguments.positional(0, "the session id")
         var remaining = Int.max
@@ -197,7 +240,7 @@ enum OmnigentCommands {
             remaining = value
         }
         let quiet: Set<String> = ["session.heartbeat", "session.presence", "session.changed_files.invalidated"]
-        for try await event in OmnigentStream.events(of: id, client: client) {
+        for try await event in OmnigentStream.events(of: id, client: server.client) {
             if !arguments.flag("all"), quiet.contains(event.event) { continue }
             if arguments.flag("json") {
                 Terminal.out(
@@ -206,7 +249,7 @@ enum OmnigentCommands {
                         "data": JSONValue(data: Data(event.data.utf8)) ?? .string(event.data),
                     ]).outputLine)
             } else {
-                Terminal.out(describe(event))
+                Terminal.out(describe(event, client: server.client))
             }
             remaining -= 1
             if remaining == 0 { break }
@@ -214,55 +257,59 @@ enum OmnigentCommands {
         return 0
     }
 
-    /// One line for a stream event: the text of a finished message, a delta, or the event's type.
-    static func describe(_ event: ServerSentEvent) -> String {
-        let data = JSONValue(data: Data(event.data.utf8))
-        switch event.event {
-        case "response.output_item.done":
-            let parts = data?["item"]?["content"]?.arrayValue ?? data?["item"]?["data"]?["content"]?.arrayValue ?? []
-            let text = parts.compactMap { $0["text"]?.stringValue }.joined()
-            return "assistant: \(text)"
-        case "response.output_text.delta":
-            return "… \(data?["delta"]?.stringValue ?? "")"
-        case "session.input.consumed":
-            return "(message received)"
-        default:
-            return "[\(event.event)]"
+    /// One line for a stream event, read as the app reads it (`LiveEvent`): the text of a finished message, a
+    /// delta, a consumed message, a failed turn, or the event's type.
+    static func describe(_ event: ServerSentEvent, client: Client) -> String {
+        switch LiveEvent.read(event, client: client, now: Date()) {
+        case .itemDone(let item): return "\(item.role ?? "assistant"): \(item.text)"
+        case .textDelta(let delta): return "… \(delta.text)"
+        case .inputConsumed(let message, _):
+            return message.map { "\($0.role ?? "user"): \($0.text)" } ?? "(message received)"
+        case .failed(let sentence): return "failed: \(sentence)"
+        case .heartbeat, .presence, .other: return "[\(event.event)]"
         }
     }
 
-    private static func send(_ client: Client, _ arguments: Arguments) async throws -> Int32 {
+    @MainActor
+    private static func send(_ server: OmnigentServer, _ arguments: Arguments) async throws -> Int32 {
         try arguments.expectAtMost(2)
         let id = try arguments.positional(0, "the session id")
         let text = try arguments.positional(1, "the message text")
-        let ack: EventAck
-        do {
-            ack = try await client.send(try OmnigentAPI.sendMessage(id, text: text))
-        } catch {
-            throw CommandFailure(SessionDetailModel.sentence(for: error))
+        let model = SessionDetailModel(server: server, sessionID: id)
+        await model.updateDraft(text)
+        await model.send()
+        if let problem = model.sendProblem { throw CommandFailure(problem) }
+        guard let message = model.sent.last else { throw CommandFailure("The message was not sent.") }
+        if case .pending = message.status {
+            Terminal.out("Queued behind the running turn.")
+        } else {
+            Terminal.out("Sent.")
         }
-        if ack.denied == true {
-            throw CommandFailure("The server declined the message: \(ack.reason ?? "no reason given").")
-        }
-        Terminal.out(ack.queued == true ? "Queued behind the running turn." : "Sent.")
         return 0
     }
 
-    private static func rename(_ client: Client, _ arguments: Arguments) async throws -> Int32 {
+    @MainActor
+    private static func rename(_ server: OmnigentServer, _ arguments: Arguments) async throws -> Int32 {
         try arguments.expectAtMost(2)
         let id = try arguments.positional(0, "the session id")
         let title = try arguments.positional(1, "the new title").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !title.isEmpty else { throw UsageError("the title is empty") }
-        let session = try await client.send(try OmnigentAPI.update(id, title: title))
-        Terminal.out("Renamed to \(session.displayTitle).")
+        let model = SessionDetailModel(server: server, sessionID: id)
+        await model.rename(title)
+        if let problem = model.actionProblem { throw CommandFailure(problem) }
+        Terminal.out("Renamed to \(model.state.value?.session.displayTitle ?? title).")
         return 0
     }
 
-    private static func archive(_ client: Client, _ arguments: Arguments) async throws -> Int32 {
+    @MainActor
+    private static func archive(_ server: OmnigentServer, _ arguments: Arguments) async throws -> Int32 {
         try arguments.expectAtMost(1)
         let id = try arguments.positional(0, "the session id")
-        let session = try await client.send(try OmnigentAPI.update(id, archived: !arguments.flag("undo")))
-        Terminal.out(session.archived ? "Archived." : "Restored.")
+        let model = SessionDetailModel(server: server, sessionID: id)
+        let archived = !arguments.flag("undo")
+        await model.setArchived(archived)
+        if let problem = model.actionProblem { throw CommandFailure(problem) }
+        Terminal.out((model.state.value?.session.archived ?? archived) ? "Archived." : "Restored.")
         return 0
     }
 
@@ -403,6 +450,34 @@ enum OmnigentCommands {
             Terminal.out(line)
         }
         if let failure { throw CommandFailure(failure) }
+        return 0
+    }
+
+    @MainActor
+    private static func watchResolve(_ arguments: Arguments, accept: Bool) async throws -> Int32 {
+        try arguments.expectAtMost(2)
+        let id = try arguments.positional(0, "the session id")
+        let approval = try arguments.positional(1, "the approval id")
+        let watch = try await watchModel(arguments)
+        await watch.open(id)
+        try requireSignedIn(watch, arguments)
+        if let problem = watch.actionProblem { throw CommandFailure(problem) }
+        guard let detail = watch.detail else { throw CommandFailure("The session \(id) did not open.") }
+        guard detail.approvals.contains(where: { $0.id == approval }) else {
+            throw CommandFailure("The watch offers no approval \(approval) on this session (see `watch-client show`).")
+        }
+        await watch.resolve(approval, accept: accept)
+        try requireSignedIn(watch, arguments)
+        if let problem = watch.actionProblem { throw CommandFailure(problem) }
+        let action = accept ? "accept" : "decline"
+        if arguments.flag("json") {
+            Terminal.out(
+                JSONValue.object([
+                    "state": "resolved", "approval": .string(approval), "action": .string(action),
+                ]).outputLine)
+        } else {
+            Terminal.out(accept ? "Approved." : "Declined.")
+        }
         return 0
     }
 

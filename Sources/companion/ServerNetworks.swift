@@ -3,34 +3,13 @@ import CompanionCore
 import CompanionHTTP
 import Foundation
 
-/// The client's one way to reach a server: its network settings from the secret store (trust, client
-/// identity, internal address, proxy credentials; `NetworkSettings`), made into the transport every
-/// command's client for that server uses.
+/// A server's network settings in the client's secret store (trust, client identity, internal address, proxy
+/// credentials; `NetworkSettings`). Every command's client takes its transport from the one environment
+/// (`CommandEnvironment`), which applies them.
 enum ServerNetworks {
     /// The settings in the client's secret store.
     static func settings() throws(CommandFailure) -> NetworkSettings {
         NetworkSettings(store: try AuthCommands.store())
-    }
-
-    /// The transport for `address`. When the settings cannot be read, every request fails with the reason
-    /// (never a connection without the server's own trust or certificate).
-    static func transport(for address: ServerAddress) -> any Transport {
-        do {
-            return try settings().transport(for: address, journal: Terminal.journal)
-        } catch let failure as CommandFailure {
-            return Refusing(sentence: failure.description)
-        } catch {
-            return Refusing(sentence: "\(error)")
-        }
-    }
-
-    /// A transport that sends nothing and says why.
-    private struct Refusing: Transport {
-        let sentence: String
-
-        func send(_ request: HTTPRequest) async throws(HTTPError) -> (HTTPResponse, HTTPBody) {
-            throw .transport("the settings of this server could not be read: \(sentence)")
-        }
     }
 
     /// The error a server's network answered with, when one GET of its root says so (an untrusted certificate, a

@@ -122,7 +122,7 @@ enum StoreCommands {
         let store = try store(for: address, account: arguments.option("account") ?? "default")
         if arguments.flag("replay") {
             let report = await OutboxSender(store: store).replay(
-                through: HTTPCommands.client(for: address, httpsOnly: httpsOnly))
+                through: try HTTPCommands.client(for: address, httpsOnly: httpsOnly))
             Terminal.out("sent \(report.sent.count), refused \(report.refused.count), pending \(report.pending)")
             if let stopped = report.stoppedBy { Terminal.out("stopped: \(stopped.description)") }
             if report.pending > 0 { return 1 }

@@ -53,20 +53,19 @@ struct ToyServer: Sendable {
     }
 }
 
-// 4. A screen model: what a SwiftUI view binds to.
+// 4. A screen model: what a SwiftUI view binds to. It holds the kit's feed; the feed reads through the store
+// and observes it, so a write anywhere (another screen's save, a pushed event) shows here with no pull.
 @Observable @MainActor
 final class ToyListModel {
-    private(set) var state: ScreenState<[ToyItem]> = .loading
-    private let server: ToyServer
+    let items: ScreenFeed<[ToyItem]>
 
-    init(server: ToyServer) { self.server = server }
+    init(server: ToyServer) { items = server.bundle.feed(ToyAPI.items(limit: 10)) { $0.data } }
 
-    /// The cached list at once (with its age), then the server's; offline, the cached list stays.
-    func refresh() async {
-        for await update in server.bundle.read(ToyAPI.items(limit: 10), showing: state, { $0.data }) {
-            state = update.state
-        }
-    }
+    /// The state a view shows: the cached list at once (with its age), then the server's; offline, the cached list.
+    var state: ScreenState<[ToyItem]> { items.state }
+
+    /// Reads again (a pull to refresh).
+    func refresh() async { await items.refresh() }
 }
 
 @Suite("A toy app core on the kit (docs/adding-an-app.md)")

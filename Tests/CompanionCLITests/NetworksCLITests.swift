@@ -86,6 +86,7 @@ struct NetworksCLITests {
         _ = try await succeeds("trust", accounts, "--ca", root)
         let trusted = try await succeeds("trust", header, "--ca", root, "--json")
         #expect(trusted.output.contains("\"result\":\"ca_imported\""), "\(trusted.output)")
+        expectDocumentedShape(trusted.output, "trust --ca")
         // Trusted, but no certificate: the proxy's own 400 page is "this server asks for a client certificate".
         let missing = try await fails("login", accounts, "--user", "admin", "--password-stdin", input: password + "\n")
         #expect(missing.errors.contains("asks for a client certificate"), "\(missing.errors)")
@@ -97,8 +98,10 @@ struct NetworksCLITests {
             "identity", "import", p12, "--server", accounts, "--server", header, "--passphrase-stdin", "--json",
             input: passphrase + "\n")
         #expect(imported.output.contains("\"certificates\":2"), "\(imported.output)")
+        expectDocumentedShape(imported.output, "identity import")
         let listed = try await succeeds("identity", "list", "--json")
         #expect(listed.output.contains(accounts) && listed.output.contains(header), "\(listed.output)")
+        expectDocumentedShape(listed.output, "identity list")
 
         let login = try await succeeds("login", accounts, "--user", "admin", "--password-stdin", input: password + "\n")
         #expect(login.output.contains("Signed in as admin"))
@@ -122,6 +125,7 @@ struct NetworksCLITests {
         _ = try await fails("get", rotating, "/ok")
         let pinned = try await succeeds("trust", rotating, "--yes", "--json")
         #expect(pinned.output.contains("\"result\":\"pinned\""), "\(pinned.output)")
+        expectDocumentedShape(pinned.output, "trust")
         let pin = try #require(pinned.output.firstMatch(of: /"pins":\["sha256\/\/([^"]+)"\]/)).1
         _ = try await succeeds("get", rotating, "/ok")
         let again = try await succeeds("trust", rotating, "--yes")

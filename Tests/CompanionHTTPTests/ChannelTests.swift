@@ -31,6 +31,47 @@ final class CountingTransport: ChannelTransport {
     }
 }
 
+/// The real transport underneath, telling `written` each time a message containing `marker` is handed to the
+/// network: a test can then act after a request is on the wire, without waiting on time.
+final class WriteWatchingTransport: ChannelTransport {
+    private let inner: any ChannelTransport
+    private let marker: String
+    private let written: AsyncStream<Void>.Continuation
+
+    init(_ inner: any ChannelTransport, marker: String, written: AsyncStream<Void>.Continuation) {
+        self.inner = inner
+        self.marker = marker
+        self.written = written
+    }
+
+    func open(_ request: ChannelRequest) async throws(ChannelError) -> any ChannelSocket {
+        Watched(inner: try await inner.open(request), marker: marker, written: written)
+    }
+
+    private final class Watched: ChannelSocket {
+        let inner: any ChannelSocket
+        let marker: String
+        let written: AsyncStream<Void>.Continuation
+
+        init(inner: any ChannelSocket, marker: String, written: AsyncStream<Void>.Continuation) {
+            self.inner = inner
+            self.marker = marker
+            self.written = written
+        }
+
+        var messages: AsyncThrowingStream<ChannelMessage, any Error> { inner.messages }
+
+        func send(_ message: ChannelMessage) async throws(ChannelError) {
+            try await inner.send(message)
+            if message.text?.contains(marker) == true { written.yield() }
+        }
+
+        func ping() async throws(ChannelError) { try await inner.ping() }
+
+        func close(_ code: WebSocketCloseCode, reason: String) async { await inner.close(code, reason: reason) }
+    }
+}
+
 /// Waits (bounded) until the channel's state satisfies `condition`; returns the states seen on the way.
 @discardableResult
 func waitForState(
@@ -87,6 +128,25 @@ struct ChannelTests {
         #expect(await channel.state == .ready)
         await channel.stop()
         #expect(await channel.state == .disconnected(.stopped))
+    }
+
+    @Test("K-CH-1: a reply goes to the request with its id, not to the oldest one waiting")
+    func repliesByIDNotByOrder() async throws {
+        let hangWritten = AsyncStream<Void>.makeStream()
+        let channel = try channel(
+            transport: WriteWatchingTransport(
+                WSFault.transport(), marker: #""type":"hang""#, written: hangWritten.continuation))
+        await channel.start()
+        // The first request is on the wire and never answered; the second's reply comes while it waits.
+        async let stuck = outcome { () async throws(ChannelError) in try await channel.send(["type": "hang"]) }
+        var written = hangWritten.stream.makeAsyncIterator()
+        _ = await written.next()
+        #expect(try await channel.send(["type": "echo", "payload": "three"]) == "three")
+        await channel.stop()
+        guard case .failure = await stuck else {
+            Issue.record("the unanswered request got a reply")
+            return
+        }
     }
 
     @Test("K-CH-2: a subscription delivers events until cancelled; an array frame's messages are handled in order")

@@ -46,15 +46,6 @@ struct TransportParityTests {
         }
     #endif
 
-    @Test("SSE events arrive in order and the stream ends", arguments: TransportKind.available)
-    func sseInOrder(_ kind: TransportKind) async throws {
-        let events = try await collect(
-            try client(kind).events(
-                .empty(.get, "/sse?count=5&interval_ms=5&comment=1&multiline=1"),
-                configuration: EventSourceConfiguration(reconnects: false)))
-        #expect(events.map(\.id) == ["1", "2", "3", "4", "5"])
-    }
-
     @Test("a dropped SSE stream resumes after the last event id", arguments: TransportKind.available)
     func sseResumes(_ kind: TransportKind) async throws {
         let stream = "parity-\(kind.rawValue)-\(UUID().uuidString.prefix(8))"
@@ -77,40 +68,6 @@ struct TransportParityTests {
         #expect(events.map(\.id) == ["1", "2", "3"])
     }
 
-    @Test("a large body streams in chunks and arrives whole", arguments: TransportKind.available)
-    func largeBodyStreams(_ kind: TransportKind) async throws {
-        let size = 8 << 20
-        let (response, body) = try await client(kind).open(.empty(.get, "/oversized?bytes=\(size)"))
-        #expect(response.status == 200)
-        var total = 0
-        var chunks = 0
-        for try await chunk in body {
-            total += chunk.count
-            chunks += 1
-        }
-        #expect(total == size)
-        #expect(chunks > 1)
-    }
-
-    @Test("a POST redirected by 307 keeps its method and body; by 303 it becomes a GET")
-    func redirectMethods() async throws {
-        // URLSession on Linux drops the body on 307/308 (a FoundationNetworking bug), so this runs over curl only.
-        #if os(Linux)
-            let client = try client(.curl)
-            let body = Data("{\"n\":42}".utf8)
-            let kept = try await client.send(
-                Request<JSONValue>(
-                    method: .post, path: "/redirect?to=/echo&code=307", headers: ["Content-Type": "application/json"],
-                    body: body))
-            #expect(kept["method"]?.stringValue == "POST")
-            #expect(kept["body_bytes"]?.intValue == Int64(body.count))
-            let changed = try await client.send(
-                Request<JSONValue>(method: .post, path: "/redirect?to=/echo&code=303", body: body))
-            #expect(changed["method"]?.stringValue == "GET")
-            #expect(changed["body_bytes"]?.intValue == 0)
-        #endif
-    }
-
     @Test("a sub-second timeout is honoured: not fired at once, and fired on a stall")
     func subSecondTimeout() async throws {
         #if os(Linux)
@@ -131,19 +88,6 @@ struct TransportParityTests {
                 return false
             }
         #endif
-    }
-
-    @Test("cancelling the calling task aborts the request", arguments: TransportKind.available)
-    func cancellation(_ kind: TransportKind) async throws {
-        let client = try client(kind)
-        let task = Task { try await client.send(Request<JSONValue>.get("/stall?seconds=20")) }
-        task.cancel()
-        await #expect {
-            _ = try await task.value
-        } throws: { error in
-            if case .cancelled = error as? HTTPError { return true }
-            return error is CancellationError
-        }
     }
 
     @Test("a write whose reply is lost is sent once: the transport never resends it")

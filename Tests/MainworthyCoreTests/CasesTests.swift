@@ -77,8 +77,8 @@ extension AgainstReferenceServer {
                 ProposalBody(
                     .editCase(caseID: try await server.caseID("C-1"), baseVersion: 1),
                     document: CaseDocument(title: "Checkout scenario one", steps: []), reason: nil))
-            await search.loadMore()
-            await search.loadMore()
+            await search.results?.loadMore()
+            await search.results?.loadMore()
             let hits = search.cases.map(\.id)
             #expect(Set(hits).count == hits.count && hits.count == 113 && search.hits?.value?.isComplete == true)
             let c1 = try await server.caseID("C-1")

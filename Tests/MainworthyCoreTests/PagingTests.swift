@@ -55,5 +55,43 @@ extension AgainstReferenceServer {
             let stored = try #require(try await workspace.server.bundle.store.list("decided:shop"))
             #expect(stored.0.pageCount == 3)
         }
+
+        @MainActor @Test func aCasesHistoryPagesToItsEndThroughTheStore() async throws {  // M-CASE-5, M-CASE-3
+            let server = try ReferenceServer()
+            try await server.reset()
+            let workspace = try await server.workspace("ada")
+            let root = try #require(workspace.cases)
+            let id = try await root.caseID(for: "C-12")  // §2's ids are not the numbers
+            let page = root.casePage(id, historyPageSize: 1)
+            try await server.clearLog()
+            await page.readHistory()
+            #expect(page.history?.value?.map(\.version) == [3])
+            #expect(page.historyList.hasMore)
+            await page.historyList.loadAll()
+            #expect(page.history?.value?.map(\.version) == [3, 2, 1])
+            #expect(!page.historyList.hasMore)
+            let reads = try await server.log().filter { $0.path == "/api/projects/shop/cases/\(id)/versions" }
+            #expect(reads.count == 3)
+            #expect(reads.dropFirst().allSatisfy { $0.query.contains("cursor=") })
+            let stored = try #require(try await workspace.server.bundle.store.list("history:shop:\(id)"))
+            #expect(stored.0.pageCount == 3 && stored.0.isComplete)
+        }
+
+        @MainActor @Test func theQueuePagesToItsEndWithTheSummaryKept() async throws {  // M-QUEUE-4, M-CASE-3
+            let server = try ReferenceServer()
+            try await server.reset()
+            let workspace = try await server.workspace("ada")
+            let queue = QueueModel(workspace: workspace, project: "shop", pageSize: 2)
+            try await server.clearLog()
+            await queue.refresh()
+            #expect(queue.state.value?.items.count == 2 && queue.list.hasMore)
+            await queue.list.loadAll()
+            let ids = try #require(queue.state.value?.items.map(\.id))
+            #expect(ids.count == 6 && Set(ids).count == 6)
+            #expect(queue.state.value?.summaryLine == "1 failure to explain \u{00B7} 5 can wait")
+            let reads = try await server.log().filter { $0.path == "/api/projects/shop/queue" }
+            #expect(reads.count == 3)
+            #expect(reads.dropFirst().allSatisfy { $0.query.contains("cursor=") })
+        }
     }
 }

@@ -222,7 +222,7 @@ extension AgainstReferenceServer {
             let queue = QueueModel(workspace: try await server.workspace("ada"), project: "shop", pageSize: 4)
             await queue.refresh()
             #expect(queue.state.value?.nextCursor != nil)
-            await queue.loadMore()
+            await queue.list.loadMore()
             #expect(queue.state.value?.items.count == 6 && queue.state.value?.nextCursor == nil)
             #expect(Set(queue.state.value?.items.map(\.id) ?? []).count == 6)
         }

@@ -224,3 +224,15 @@ extension Array where Element == ReferenceServer.LoggedRequest {
         filter { $0.method == "POST" && $0.path.hasSuffix(suffix) }
     }
 }
+
+extension MainworthyServer {
+    /// Sends `request` straight to the server, past the store: a test's probe (a forced request, a read made as
+    /// another device would). The core's screens read through feeds; this is not part of the core.
+    func read<Response>(_ request: Request<Response>) async throws(MainworthyError) -> Response {
+        do {
+            return try await bundle.client.send(request)
+        } catch {
+            throw MainworthyError(error, client: bundle.client)
+        }
+    }
+}

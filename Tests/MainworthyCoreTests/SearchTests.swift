@@ -49,8 +49,8 @@ extension AgainstReferenceServer {
             search.text = "cart"
             await search.submit()
             #expect(search.numbers.count == 50 && search.hits?.value?.nextCursor != nil)
-            await search.loadMore()
-            await search.loadMore()
+            await search.results?.loadMore()
+            await search.results?.loadMore()
             #expect(search.numbers.count == 120 && search.hits?.value?.isComplete == true)
         }
 

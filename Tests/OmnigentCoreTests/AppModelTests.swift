@@ -155,13 +155,16 @@ struct AppModelTests {
         }
     }
 
-    @Test("sessions list: stale-while-revalidate, grouped with the projects, paged")
+    @Test("sessions list: stale-while-revalidate, grouped with the projects, paged to its end through the store")
     func sessionsList() async throws {
         let folder = try TemporaryFolder()
         let server = try await OmnigentFixture.server(
             try TestServers.omnigent(), environment: environment(folder: folder))
         let tag = "list-\(UUID().uuidString.prefix(6))"
-        for index in 0..<3 { _ = try await OmnigentFixture.createSession(server.client, title: "\(tag) \(index)") }
+        var created: [String] = []
+        for index in 0..<5 {
+            created.append(try await OmnigentFixture.createSession(server.client, title: "\(tag) \(index)").id)
+        }
         let model = SessionsListModel(server: server, pageSize: 2)
         model.search = tag
         await model.refresh()
@@ -172,22 +175,35 @@ struct AppModelTests {
         #expect(page.sessions.count == 2)
         #expect(page.hasMore)
         await model.loadMore()
-        #expect(model.state.value?.sessions.count == 3)
-        #expect(Set(model.state.value?.sessions.map(\.id) ?? []).count == 3)
-        // A second screen on the same store shows the stored list first, marked with its age, then the fresh one.
+        #expect(model.state.value?.sessions.count == 4)
+        #expect(model.list.hasMore)
+        await model.loadMore()
+        // Three pages of 2, 2 and 1: the whole list, newest update first, no id twice, and no next page.
+        #expect(model.state.value?.sessions.map(\.id) == created.reversed())
+        #expect(model.state.value?.hasMore == false && !model.list.hasMore)
+        // The pages are the store's paged list: a second screen on the same store shows the whole stored list
+        // first, marked with its age, then the server's first page.
         let again = SessionsListModel(server: server, pageSize: 2)
         again.search = tag
-        var seen: [ScreenKind] = []
-        for await update in server.bundle.read(again.snapshot, policy: .staleWhileRevalidate, showing: .loading, { $0 })
-        {
-            seen.append(update.state.kind)
-        }
-        #expect(seen == [.stale, .content])
+        await again.refresh(policy: .offline)
+        #expect(again.state.kind == .stale)
+        #expect(again.state.value?.sessions.count == 5)
         await again.refresh()
         guard case .content = again.state else {
             Issue.record("expected content, got \(again.state)")
             return
         }
+        // A write of the stored list (a session changed on another screen) reaches both screens with no request.
+        let renamed = try #require(again.state.value?.sessions.first)
+        let stored = try await server.bundle.update(Session.self, id: renamed.id, inListsUnder: "list:") {
+            $0.title = "Renamed elsewhere"
+        }
+        #expect(stored >= 1)
+        let shown = await waitUntilObserved(upTo: .seconds(10)) {
+            model.state.value?.sessions.first(where: { $0.id == renamed.id })?.title == "Renamed elsewhere"
+                && again.state.value?.sessions.first?.title == "Renamed elsewhere"
+        }
+        #expect(shown, "both screens show the stored write")
     }
 
     @Test(
@@ -218,7 +234,10 @@ struct AppModelTests {
         #expect(model.state.value?.session.labels["team"] == "mobile")
         await model.markRead()
         #expect(model.actionProblem == nil)
-        // Live: an item posted while following arrives on screen.
+        // Live: an item posted while following arrives on screen, as a store write: another screen of the session,
+        // which follows nothing, shows it too.
+        let other = SessionDetailModel(server: server, sessionID: session.id)
+        await other.refresh()
         let text = "Live \(UUID().uuidString.prefix(6))"
         let client = server.client
         let id = session.id
@@ -226,7 +245,12 @@ struct AppModelTests {
             // The stream is open: post as another client would.
             _ = try? await client.send(try OmnigentAPI.appendAssistantMessage(id, agent: "debby", text: text))
         }
+        let shown = await waitUntilObserved(upTo: .seconds(10)) {
+            model.state.value?.messages.last?.text == text && other.state.value?.messages.last?.text == text
+        }
+        #expect(shown, "the live item is on both screens")
         #expect(model.state.value?.messages.last?.text == text)
+        #expect(other.state.value?.messages.last?.text == text)
     }
 
     @Test("O-WATCH-6: an item that arrives live, after the stream's read on opening, joins the messages on screen")
@@ -251,6 +275,7 @@ struct AppModelTests {
         let bound = Expiry(after: .seconds(30)) { follower.cancel() }
         await follower.value
         #expect(!bound.isExpired, "the live item arrived")
+        _ = await waitUntilObserved(upTo: .seconds(10)) { model.state.value?.messages.count == 2 }
         #expect(model.state.value?.messages.map(\.text) == ["Shown before.", text])
     }
 

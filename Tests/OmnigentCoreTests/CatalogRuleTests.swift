@@ -197,23 +197,28 @@ struct CatalogRuleTests {
 
     // MARK: O-URL-10
 
-    @Test("O-URL-10: a Databricks host whose manifest is missing (404) goes on to sign in inside the web view")
-    func aWorkspaceWithoutAManifestSignsInInTheWebView() async throws {
-        // Host names the tests cannot resolve, sent to the fault server (whose manifest route is a 404).
+    @Test(
+        "O-URL-10: a Databricks host asks for no manifest and goes on to sign in inside the web view, whatever its manifest answers (404, 401, 403, a sign-in redirect)"
+    )
+    func aWorkspaceSignsInInTheWebViewWithoutAManifest() async throws {
+        // Host names the tests cannot resolve, sent to the fault server: its `/omnigent-refusing/<answer>` paths
+        // answer the manifest as a workspace does to a person not yet signed in (its root path: a 404).
         let fault = try TestServers.fault()
         let transport = HostsTransport(["w.cloud.databricks.com": fault, "omni.example.com": fault])
         let environment = OmnigentFixture.environment(
             journal: journal, clock: ManualWallClock(), transport: transport, policy: .development)
         let model = ServerSetupModel(environment: environment)
-        model.addressText = "http://w.cloud.databricks.com"
-        await model.connect()
-        guard case .needsSignIn(let connection) = model.phase else {
-            Issue.record("expected the web view's sign-in, got \(model.phase)")
-            return
+        for path in ["", "/omnigent-refusing/401", "/omnigent-refusing/403", "/omnigent-refusing/signin"] {
+            model.addressText = "http://w.cloud.databricks.com" + path
+            await model.connect()
+            guard case .needsSignIn(let connection) = model.phase else {
+                Issue.record("expected the web view's sign-in for \(path), got \(model.phase)")
+                continue
+            }
+            #expect(connection.manifest == nil)
+            #expect(SignInRoute(connection) == .webView)
         }
-        #expect(connection.manifest == nil)
-        #expect(SignInRoute(connection) == .webView)
-        #expect(requests.contains { $0.hasSuffix("/.well-known/omnigent.json") }, "the manifest was asked for")
+        #expect(!requests.contains { $0.hasSuffix("/.well-known/omnigent.json") }, "no manifest was asked for")
         // On a generic host a missing manifest still means it is not an Omnigent server.
         model.addressText = "http://omni.example.com"
         await model.connect()

@@ -28,7 +28,7 @@ public enum CertainAPI {
     /// nothing computed. `nil` when the text is not a path on this server.
     public static func budget(following link: String) -> Request<BudgetMonthReply>? {
         guard link.hasPrefix("/"), let components = URLComponents(string: link) else { return nil }
-        var query: [String: String?] = [:]
+        var query = Query()
         for item in components.queryItems ?? [] { query[item.name] = item.value }
         return .get(components.path, query: query)
     }

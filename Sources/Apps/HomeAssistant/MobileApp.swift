@@ -54,6 +54,22 @@ public struct DeviceInfo: Sendable, Hashable {
     /// Hashes the fields.
     public func hash(into hasher: inout Hasher) { hasher.combine(body(encrypted: false)) }
 
+    /// Reads the description kept with the registration (for registering again, H-MOB-8).
+    init?(record json: JSONValue) {
+        guard let deviceID = json.text("device_id"), let appID = json.text("app_id"),
+            let appName = json.text("app_name"), let appVersion = json.text("app_version"),
+            let deviceName = json.text("device_name"), let manufacturer = json.text("manufacturer"),
+            let model = json.text("model"), let osName = json.text("os_name"), let osVersion = json.text("os_version")
+        else { return nil }
+        var push: (token: String, url: String)?
+        if let token = json["app_data"]?.text("push_token"), let url = json["app_data"]?.text("push_url") {
+            push = (token, url)
+        }
+        self.init(
+            deviceID: deviceID, appID: appID, appName: appName, appVersion: appVersion, deviceName: deviceName,
+            manufacturer: manufacturer, model: model, osName: osName, osVersion: osVersion, push: push)
+    }
+
     /// The registration body (§2.8): the fields, `supports_encryption`, and `app_data` with
     /// `push_websocket_channel: true` plus the push pair when there is one.
     func body(encrypted: Bool) -> JSONValue {
@@ -110,6 +126,11 @@ public enum MobileAppError: Error, Sendable, Hashable, CustomStringConvertible, 
     case unreadable(String)
     /// The network or server failed.
     case http(HTTPError)
+    /// The account is signed out: no webhook is sent (H-MOB-18).
+    case signedOut
+    /// The registration cannot be used (deleted in Home Assistant, its key lost), and registering again once did
+    /// not help (H-MOB-8).
+    case registrationUnusable(String)
     /// The secret store failed.
     case store(SecretStoreError)
 
@@ -123,6 +144,11 @@ public enum MobileAppError: Error, Sendable, Hashable, CustomStringConvertible, 
         case .refused(let status, let what): return "Home Assistant answered \(what) with status \(status)."
         case .unreadable(let reason): return "Home Assistant's mobile_app reply could not be read: \(reason)."
         case .http(let error): return error.description
+        case .signedOut:
+            return "This account is signed out, so the device sends nothing to Home Assistant. Sign in again."
+        case .registrationUnusable(let why):
+            return "This device's registration with Home Assistant cannot be used (\(why)), and registering again did "
+                + "not help. Remove the device in Home Assistant and register again."
         case .store(let error): return error.description
         }
     }
@@ -217,9 +243,17 @@ public struct LocationFix: Sendable, Hashable {
 public struct MobileApp: Sendable {
     /// The account's server.
     public let server: HomeAssistantServer
+    /// Whether the device is at home (the glue's network match or `HomeProbe`); `nil`, not known, counts as away.
+    public var atHome: Bool?
+    /// Middlewares on every webhook request (a test's recorder).
+    public var middlewares: [any Middleware]
 
     /// The device of `server`'s account.
-    public init(server: HomeAssistantServer) { self.server = server }
+    public init(server: HomeAssistantServer, atHome: Bool? = nil, middlewares: [any Middleware] = []) {
+        self.server = server
+        self.atHome = atHome
+        self.middlewares = middlewares
+    }
 
     private var bundle: ServerBundle { server.bundle }
 
@@ -228,18 +262,58 @@ public struct MobileApp: Sendable {
 
     /// The stored registration, if the device is registered.
     public func registration() throws(MobileAppError) -> MobileAppRegistration? {
+        guard let json = try record(), let id = json.text("webhook_id") else { return nil }
+        let registration = MobileAppRegistration(
+            webhookID: id, secret: json.text("secret"), cloudhookURL: json.text("cloudhook_url"),
+            remoteUIURL: json.text("remote_ui_url"))
+        for value in registration.secretValues { bundle.journal.register(secret: value) }
+        return registration
+    }
+
+    /// The stored record: the registration's secrets, the device's description, the sensors Home Assistant
+    /// reported disabled, and what the webhook `get_config` last said.
+    func record() throws(MobileAppError) -> JSONValue? {
         let data: Data?
         do {
             data = try bundle.secrets.loadRecord(recordKey)
         } catch {
             throw .store(error)
         }
-        guard let data, let json = JSONValue(data: data), let id = json.text("webhook_id") else { return nil }
-        let registration = MobileAppRegistration(
-            webhookID: id, secret: json.text("secret"), cloudhookURL: json.text("cloudhook_url"),
-            remoteUIURL: json.text("remote_ui_url"))
-        for value in registration.secretValues { bundle.journal.register(secret: value) }
-        return registration
+        return data.flatMap { JSONValue(data: $0) }
+    }
+
+    /// Replaces the stored record in one write (H-MOB-3).
+    func save(_ record: [String: JSONValue]) throws(MobileAppError) {
+        do {
+            try bundle.secrets.saveRecord(Data(JSONValue.object(record).jsonString().utf8), for: recordKey)
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// Changes the stored record's fields (not the registration's secrets) in one write.
+    func update(_ change: (inout [String: JSONValue]) -> Void) throws(MobileAppError) {
+        guard var fields = try record()?.objectValue else { throw .notRegistered }
+        change(&fields)
+        try save(fields)
+    }
+
+    /// Forgets the registration: its webhook id, key and cloudhook leave the secret store (Home Assistant keeps the
+    /// device until an admin removes it).
+    public func forgetRegistration() throws(MobileAppError) {
+        do {
+            try bundle.secrets.deleteRecord(recordKey)
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// Signs out on purpose (H-MOB-18, H-TOK-9): the registration's secrets are deleted, then the account signs
+    /// out (the refresh token revoked). Returns the revoke's failure, if any.
+    @discardableResult
+    public func signOut() async throws(MobileAppError) -> AuthError? {
+        try forgetRegistration()
+        return await server.signOut()
     }
 
     /// Registers the device (H-MOB-1..3): only when `config` lists `mobile_app`; `encrypted` asks for a secret.
@@ -272,20 +346,64 @@ public struct MobileApp: Sendable {
         record["secret"] = registration.secret.map(JSONValue.string)
         record["cloudhook_url"] = registration.cloudhookURL.map(JSONValue.string)
         record["remote_ui_url"] = registration.remoteUIURL.map(JSONValue.string)
-        do {
-            try bundle.secrets.saveRecord(Data(JSONValue.object(record).jsonString().utf8), for: recordKey)
-        } catch {
-            throw .store(error)
-        }
+        record["device"] = device.body(encrypted: encrypted)
+        record["encrypted"] = .bool(encrypted)
+        try save(record)
         bundle.journal.record(.auth, "registered this device with mobile_app (\(registration))")
         return registration
     }
 
+    /// Registers again with the stored description (H-MOB-8): a new webhook id (and key) replaces the unusable one.
+    func registerAgain() async throws(MobileAppError) {
+        guard let record = try record(), let deviceJSON = record["device"], let device = DeviceInfo(record: deviceJSON)
+        else { throw .notRegistered }
+        let config: ServerConfig
+        do {
+            config = try await server.config().value
+        } catch let error as HTTPError {
+            throw .http(error)
+        } catch {
+            throw .unreadable("\(error)")
+        }
+        bundle.journal.record(.auth, "mobile_app: the registration cannot be used; registering this device again")
+        try await register(device, config: config, encrypted: record["encrypted"] == true)
+    }
+
     /// Sends the webhook `type` with `data` and returns the reply's JSON (`nil` for an empty body), opened when
     /// encrypted; `expecting` lists the statuses that are this webhook's success.
+    ///
+    /// Rules:
+    /// - Nothing is sent while the account is signed out (H-MOB-18).
+    /// - It goes to the cloudhook when the registration has one and the device is not at home, else to the account's
+    ///   address (whose transport uses the home address while it answers); a cloudhook 503 is sent once more to the
+    ///   account's address (H-MOB-9).
+    /// - 410, 400 `encryption_required`, a 200 with an empty body (an unknown webhook id) and a cloudhook 404 mean the
+    ///   registration cannot be used: the device registers again once and the webhook is sent once more to the new
+    ///   id (H-MOB-8). A 200 `{}` proves nothing (Home Assistant answers schema errors that way) and is returned as
+    ///   it came.
     public func webhook(_ type: String, data: JSONValue? = nil, expecting: Set<Int> = [200, 201])
         async throws(MobileAppError) -> JSONValue?
     {
+        if let session = bundle.session, await session.credential == nil { throw .signedOut }
+        switch try await send(type, data: data, expecting: expecting) {
+        case .reply(let json): return json
+        case .unusable:
+            try await registerAgain()
+            switch try await send(type, data: data, expecting: expecting) {
+            case .reply(let json): return json
+            case .unusable(let why): throw .registrationUnusable(why)
+            }
+        }
+    }
+
+    /// A webhook's outcome: its reply, or the registration found unusable (H-MOB-8).
+    enum Outcome {
+        case reply(JSONValue?)
+        case unusable(String)
+    }
+
+    /// Sends the webhook once (to the cloudhook and, after its 503, once to the account's address).
+    func send(_ type: String, data: JSONValue?, expecting: Set<Int>) async throws(MobileAppError) -> Outcome {
         guard let registration = try registration() else { throw .notRegistered }
         let body: JSONValue
         if let secret = registration.secret {
@@ -298,27 +416,57 @@ public struct MobileApp: Sendable {
             if let data { fields["data"] = data }
             body = .object(fields)
         }
-        var request = Request<Void>.empty(
-            .post, "/api/webhook/\(registration.webhookID)", body: Data(body.jsonString().utf8),
-            headers: ["Content-Type": "application/json"])
-        request.retryPolicy = .never
-        // No credential: a client of the environment's, not the bundle's (H-NET-7).
-        let client = bundle.environment.client(for: bundle.baseURL, profile: HomeAssistantServer.profile)
-        let reply: Reply<Void>
-        do {
-            reply = try await client.reply(request)
-        } catch {
-            throw .http(error)
+        var cloudhook: URL?
+        if atHome != true, let text = registration.cloudhookURL, let url = URL(string: text) { cloudhook = url }
+        var reply = try await post(body, to: cloudhook, webhookID: registration.webhookID)
+        if cloudhook != nil, reply.status == 503 {
+            cloudhook = nil
+            reply = try await post(body, to: nil, webhookID: registration.webhookID)
+        }
+        if let why = Self.unusable(status: reply.status, body: reply.body, viaCloudhook: cloudhook != nil) {
+            return .unusable(why)
         }
         guard expecting.contains(reply.status) else {
             throw .refused(status: reply.status, what: "the \(type) webhook")
         }
-        guard !reply.body.isEmpty else { return nil }
+        guard !reply.body.isEmpty else { return .reply(nil) }
         guard let json = JSONValue(data: reply.body) else { throw .unreadable("the \(type) reply is not JSON") }
         if json["encrypted"] == true, let sealed = json.text("encrypted_data"), let secret = registration.secret {
-            return try Self.open(sealed, secret: secret)
+            return .reply(try Self.open(sealed, secret: secret))
         }
-        return json
+        return .reply(json)
+    }
+
+    /// Why a webhook's status says the registration cannot be used, or `nil` (H-MOB-8).
+    static func unusable(status: Int, body: Data, viaCloudhook: Bool) -> String? {
+        switch status {
+        case 410: return "Home Assistant answered 410: the registration was deleted"
+        case 404 where viaCloudhook: return "the cloudhook answered 404"
+        case 400 where JSONValue(data: body)?["error"]?.text("code") == "encryption_required":
+            return "Home Assistant requires encryption, and this device has no key for it"
+        case 200 where body.isEmpty: return "Home Assistant does not know this webhook id"
+        default: return nil
+        }
+    }
+
+    /// Posts `body` to `cloudhook`, or to the account's `/api/webhook/<id>`, without the credential (H-NET-7).
+    func post(_ body: JSONValue, to cloudhook: URL?, webhookID: String) async throws(MobileAppError) -> Reply<Void> {
+        var origin = cloudhook.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false) }
+        origin?.path = ""
+        origin?.query = nil
+        let base = origin?.url ?? bundle.baseURL
+        let path = cloudhook.map { $0.path } ?? "/api/webhook/\(webhookID)"
+        var request = Request<Void>.empty(
+            .post, path, body: Data(body.jsonString().utf8), headers: ["Content-Type": "application/json"])
+        request.retryPolicy = .never
+        // No credential: a client of the environment's, not the bundle's (H-NET-7).
+        let client = bundle.environment.client(
+            for: base, profile: HomeAssistantServer.profile, middlewares: middlewares)
+        do {
+            return try await client.reply(request)
+        } catch {
+            throw .http(error)
+        }
     }
 
     /// Registers `sensor` (H-MOB-11): answered 201 `{"success": true}`.
@@ -332,9 +480,12 @@ public struct MobileApp: Sendable {
         guard reply?["success"] == true else { throw .unreadable("register_sensor did not answer success") }
     }
 
-    /// Sends `sensors`' states (`update_sensor_states`) and returns each one's answer by unique id.
+    /// Sends `sensors`' states (`update_sensor_states`) and returns each one's answer by unique id. A sensor Home
+    /// Assistant answered `is_disabled: true` for is left out until the webhook `get_config` shows it enabled again
+    /// (H-MOB-13); with nothing left to send, no request is made.
     public func updateSensors(_ sensors: [MobileSensor]) async throws(MobileAppError) -> [String: JSONValue] {
-        let list = sensors.map { sensor -> JSONValue in
+        let disabled = Set((try record()?["disabled"]?.arrayValue ?? []).compactMap(\.stringValue))
+        let list = sensors.filter { !disabled.contains($0.uniqueID) }.map { sensor -> JSONValue in
             var item: [String: JSONValue] = [
                 "type": .string(sensor.type), "unique_id": .string(sensor.uniqueID), "state": sensor.state,
             ]
@@ -342,8 +493,58 @@ public struct MobileApp: Sendable {
             if let attributes = sensor.fields["attributes"] { item["attributes"] = attributes }
             return .object(item)
         }
-        let reply = try await webhook("update_sensor_states", data: .array(list), expecting: [200])
-        return reply?.objectValue ?? [:]
+        guard !list.isEmpty else { return [:] }
+        let answers =
+            try await webhook("update_sensor_states", data: .array(list), expecting: [200])?.objectValue ?? [:]
+        let nowDisabled = answers.filter { $0.value["is_disabled"] == true }.map(\.key)
+        if !nowDisabled.isEmpty {
+            try update { $0["disabled"] = .array(disabled.union(nowDisabled).sorted().map(JSONValue.string)) }
+        }
+        return answers
+    }
+
+    /// The sensors Home Assistant reported disabled, not sent until it enables them (H-MOB-13).
+    public func disabledSensors() throws(MobileAppError) -> Set<String> {
+        Set((try record()?["disabled"]?.arrayValue ?? []).compactMap(\.stringValue))
+    }
+
+    /// The webhook `get_config` (H-MOB-10), after registering and at each launch: keeps the cloudhook (absent: none)
+    /// and the remote address with the registration's secrets, and enables again the sensors it shows enabled.
+    @discardableResult
+    public func refreshConfig() async throws(MobileAppError) -> MobileAppConfig {
+        guard let reply = try await webhook("get_config", expecting: [200]) else {
+            throw .unreadable("get_config answered nothing")
+        }
+        let config = MobileAppConfig(reply)
+        try update { record in
+            record["cloudhook_url"] = config.cloudhookURL.map(JSONValue.string)
+            record["remote_ui_url"] = config.remoteUIURL.map(JSONValue.string)
+            let disabled = (record["disabled"]?.arrayValue ?? []).compactMap(\.stringValue)
+            record["disabled"] = .array(disabled.filter { config.entities[$0] != false }.map(JSONValue.string))
+        }
+        if let cloudhook = config.cloudhookURL { bundle.journal.register(secret: cloudhook) }
+        return config
+    }
+
+    /// `update_registration` (H-MOB-15): always with `app_version`, `device_name`, `manufacturer` and `model`
+    /// (Home Assistant ignores the update without them), plus `os_version` and the push pair in `app_data`; the
+    /// description is kept for registering again. Returns the registration as Home Assistant now has it, without
+    /// its secrets.
+    @discardableResult
+    public func updateRegistration(_ device: DeviceInfo) async throws(MobileAppError) -> JSONValue {
+        let full = device.body(encrypted: false)
+        var data: [String: JSONValue] = [:]
+        for key in ["app_version", "device_name", "manufacturer", "model", "os_version", "app_data"] {
+            data[key] = full[key]
+        }
+        guard let reply = try await webhook("update_registration", data: .object(data), expecting: [200]) else {
+            throw .unreadable("update_registration answered nothing")
+        }
+        try update { record in
+            let encrypted = record["encrypted"] == true
+            record["device"] = device.body(encrypted: encrypted)
+        }
+        return reply
     }
 
     /// Sends a location fix (H-MOB-14).
@@ -403,5 +604,32 @@ public struct MobileApp: Sendable {
             index = next
         }
         return bytes
+    }
+}
+
+/// What the webhook `get_config` tells the device (H-MOB-10).
+public struct MobileAppConfig: Sendable, Hashable {
+    /// Home Assistant's version.
+    public var version: String?
+    /// The home's name.
+    public var locationName: String?
+    /// Home Assistant Cloud's webhook URL; `nil` when the key is absent.
+    public var cloudhookURL: String?
+    /// Home Assistant Cloud's remote address; `nil` when absent.
+    public var remoteUIURL: String?
+    /// Each of the device's entities by unique id: whether it is disabled.
+    public var entities: [String: Bool]
+
+    /// Reads the reply.
+    init(_ json: JSONValue) {
+        version = json.text("version")
+        locationName = json.text("location_name")
+        cloudhookURL = json.text("cloudhook_url")
+        remoteUIURL = json.text("remote_ui_url")
+        var entities: [String: Bool] = [:]
+        for (id, value) in json["entities"]?.objectValue ?? [:] {
+            if let disabled = value["disabled"]?.boolValue { entities[id] = disabled }
+        }
+        self.entities = entities
     }
 }

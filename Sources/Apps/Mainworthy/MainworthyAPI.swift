@@ -128,8 +128,8 @@ public enum MainworthyAPI {
     public static func browse(_ project: String) -> Request<BrowseReply> { .get("\(base(project))/browse") }
 
     /// `GET P/tags`, most used first.
-    public static func tags(_ project: String, cursor: String? = nil) -> Request<ListReply<TagUse>> {
-        .get("\(base(project))/tags", query: ["cursor": cursor])
+    public static func tags(_ project: String, cursor: String? = nil, limit: Int? = nil) -> Request<ListReply<TagUse>> {
+        .get("\(base(project))/tags", query: ["cursor": cursor, "limit": limit.map(String.init)])
     }
 
     /// `GET P/folders/{id}`.
@@ -141,7 +141,7 @@ public enum MainworthyAPI {
     public static func cases(_ project: String, _ listing: CaseListing, cursor: String? = nil, limit: Int? = nil)
         -> Request<ListReply<CaseRow>>
     {
-        var query = listing.query
+        var query = Query(listing.query)
         query["cursor"] = cursor
         query["limit"] = limit.map(String.init)
         return .get("\(base(project))/cases", query: query)
@@ -158,9 +158,13 @@ public enum MainworthyAPI {
         .get("\(base(project))/cases/\(escape(id))")
     }
 
-    /// `GET P/cases/{id}/versions`, newest first.
-    public static func caseVersions(_ project: String, _ id: String) -> Request<ListReply<CaseVersionEntry>> {
-        .get("\(base(project))/cases/\(escape(id))/versions")
+    /// `GET P/cases/{id}/versions`, newest first, from `cursor`.
+    public static func caseVersions(_ project: String, _ id: String, cursor: String? = nil, limit: Int? = nil)
+        -> Request<ListReply<CaseVersionEntry>>
+    {
+        .get(
+            "\(base(project))/cases/\(escape(id))/versions",
+            query: ["cursor": cursor, "limit": limit.map(String.init)])
     }
 
     /// `GET P/cases/{id}/versions/{v}`.

@@ -1,5 +1,6 @@
 import CompanionAuth
 import CompanionHTTP
+import CompanionSync
 import Foundation
 
 /// What went wrong with a Mainworthy call, as the screens tell it.
@@ -23,8 +24,9 @@ public enum MainworthyError: Error, Sendable, Hashable, CustomStringConvertible,
     /// Any other failure (a reply that did not decode, a secret store that failed).
     case other(String)
 
-    /// Classifies a failure of a call.
-    public init(_ error: HTTPError) {
+    /// Classifies a failure of a call; with `client`, a refusal's decision standing now is decoded as the client
+    /// decodes replies.
+    public init(_ error: HTTPError, client: Client? = nil) {
         switch error {
         case .offline, .unreachable:
             self = .notConnected(error)
@@ -33,8 +35,18 @@ public enum MainworthyError: Error, Sendable, Hashable, CustomStringConvertible,
         case .status(let failure) where failure.status == 401:
             self = .signedOut(serverSentence: failure.envelope?.message)
         case .status(let failure):
-            self = .refused(ServerRefusal(failure))
+            self = .refused(ServerRefusal(failure, client: client))
         default:
+            self = .other(error.description)
+        }
+    }
+
+    /// Classifies a failed read through the store: its HTTP failure as above, anything else (nothing stored, a
+    /// reply that did not decode, the store) in its own words.
+    public init(_ error: SyncError, client: Client? = nil) {
+        if let failure = SyncError.httpFailure(in: error) {
+            self.init(failure, client: client)
+        } else {
             self = .other(error.description)
         }
     }

@@ -26,6 +26,36 @@ public enum MainworthyLists {
         return paged(key: key) { MainworthyAPI.cases(project, listing, cursor: $0) }
     }
 
+    /// The open queue of `project` (one kind with `kind`), `limit` questions a page: the summary of the whole open
+    /// queue first, then the questions in the server's order (`QueueEntry`).
+    public static func queue(_ project: String, kind: QuestionKind?, limit: Int? = nil)
+        -> PagedList<QueueReply, QueueEntry>
+    {
+        PagedList(
+            key: "queue:\(project):\(kind?.rawValue ?? "all")",
+            page: { MainworthyAPI.queue(project, kind: kind, cursor: $0, limit: limit) },
+            items: QueueEntry.entries(of:),
+            nextCursor: \.nextCursor, revision: { $0.revision.map(String.init) })
+    }
+
+    /// Every tag of `project`, most used first; `limit` a page.
+    public static func tags(_ project: String, limit: Int? = nil) -> PagedList<ListReply<TagUse>, TagUse> {
+        PagedList(
+            key: "tags:\(project)", page: { MainworthyAPI.tags(project, cursor: $0, limit: limit) }, items: \.items,
+            id: \.name, nextCursor: \.nextCursor, revision: { $0.revision.map(String.init) })
+    }
+
+    /// The history of case `id` in `project`, newest version first; `limit` versions a page.
+    public static func history(_ project: String, _ id: String, limit: Int? = nil)
+        -> PagedList<ListReply<CaseVersionEntry>, CaseVersionEntry>
+    {
+        PagedList(
+            key: "history:\(project):\(id)",
+            page: { MainworthyAPI.caseVersions(project, id, cursor: $0, limit: limit) },
+            items: \.items, id: { String($0.version) }, nextCursor: \.nextCursor,
+            revision: { $0.revision.map(String.init) })
+    }
+
     /// The prefix of the keys of every stored case list of `project`.
     static func casesPrefix(_ project: String) -> String { "cases/\(project)/" }
 

@@ -107,12 +107,14 @@ public struct MainworthyServer: Sendable {
     /// Signs out here: forgets the stored session, keeps the account's data.
     public func signOut() async { await credentials.signOut() }
 
-    /// Reads `request` from the network; a failure becomes a `MainworthyError`.
-    public func read<Response>(_ request: Request<Response>) async throws(MainworthyError) -> Response {
+    /// Reads `request` from the server now, through the account's store: the reply is kept, so every feed of it
+    /// shows it too. For a value the app needs outside a screen (a case number's id, a case's current version);
+    /// a screen holds a feed instead. A failure becomes a `MainworthyError`.
+    public func latest<Response: Sendable>(_ request: Request<Response>) async throws(MainworthyError) -> Response {
         do {
-            return try await bundle.client.send(request)
+            return try await bundle.fetcher.loadLatest(request, policy: .fresh).value
         } catch {
-            throw MainworthyError(error)
+            throw MainworthyError(error, client: bundle.client)
         }
     }
 
@@ -128,7 +130,7 @@ public struct MainworthyServer: Sendable {
         do {
             return try await bundle.send(command)
         } catch {
-            throw MainworthyError(error)
+            throw MainworthyError(error, client: bundle.client)
         }
     }
 

@@ -11,6 +11,8 @@ public enum OmnigentConnector {
         case address(ServerAddressError)
         /// The server did not answer as an Omnigent server.
         case notOmnigent(HTTPError)
+        /// The person (or the app) cancelled the connect: nothing is said, as the real app returns silently.
+        case cancelled
 
         /// A sentence a person can act on.
         public var description: String {
@@ -18,6 +20,7 @@ public enum OmnigentConnector {
             case .address(let error): return error.description
             case .notOmnigent(let error):
                 return "This does not look like an Omnigent server: \(error.description)"
+            case .cancelled: return "The connect was cancelled."
             }
         }
     }
@@ -32,10 +35,11 @@ public enum OmnigentConnector {
     /// Connects to `address` on the environment's transport: the workspace mount probe (one HEAD, same-origin
     /// only), then the manifest. The address (with any mount found) is read under the environment's policy.
     ///
-    /// On a Databricks host (a workspace or an App, whose sign-in happens inside the web view, O-URL-10) a 404
-    /// manifest is no error, as Omnigent's own shells treat it: the workspace may not serve it to a person not
-    /// yet signed in, and the web view is where that sign-in happens, so setup goes on to the page. On any
-    /// other host a missing manifest still means the address is not an Omnigent server.
+    /// On a Databricks host (a workspace or an App, whose sign-in happens inside the web view, O-URL-10) no
+    /// manifest is asked for, as the real app's `ConnectView` asks for none there: a workspace answers it to a
+    /// person not yet signed in with 401, 403, a redirect to its sign-in page or 404, and the web view is where
+    /// that sign-in happens, so setup goes on to the page. On any other host a missing manifest means the
+    /// address is not an Omnigent server. A connect the caller cancelled throws `cancelled`, which says nothing.
     public static func connect(
         _ address: ServerAddress, environment: AppEnvironment
     ) async throws(Failure) -> ServerConnection {
@@ -47,16 +51,18 @@ public enum OmnigentConnector {
             throw .address(error)
         }
         let apiBase = WorkspaceDiscovery.apiBase(for: resolved.url)
+        if HostKind(host: resolved.host).signsInInWebView {
+            environment.journal.record(
+                .note, "omnigent manifest not asked on a Databricks host; sign-in in the web view")
+            return ServerConnection(address: resolved, apiBase: apiBase, manifest: nil)
+        }
         let client = environment.client(for: apiBase, profile: manifestProfile)
         do {
             let manifest = try await client.send(OmnigentAPI.manifest())
             environment.journal.record(.note, "omnigent manifest", fields: ["mode": manifest.auth.mode])
             return ServerConnection(address: resolved, apiBase: apiBase, manifest: manifest)
         } catch {
-            if error.statusCode == 404, HostKind(host: resolved.host).signsInInWebView {
-                environment.journal.record(.note, "omnigent manifest missing; sign-in inside the web view")
-                return ServerConnection(address: resolved, apiBase: apiBase, manifest: nil)
-            }
+            if case .cancelled = error { throw .cancelled }
             throw .notOmnigent(error)
         }
     }

@@ -27,6 +27,28 @@ public struct OmnigentListPage<Item: Decodable & Sendable & Hashable>: Decodable
         self.lastID = lastID
         self.hasMore = hasMore
     }
+
+    /// Reads a page; a page without `has_more` is the last one, as the real app's watch reads it
+    /// (`WatchCompanionTests.testGroupsDecodedSessionsByStateAndProject` decodes `{"data": [...]}` alone).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        data = try container.decode([Item].self, forKey: .data)
+        firstID = try container.decodeIfPresent(String.self, forKey: .firstID)
+        lastID = try container.decodeIfPresent(String.self, forKey: .lastID)
+        hasMore = try container.decodeIfPresent(Bool.self, forKey: .hasMore) ?? false
+    }
+}
+
+extension OmnigentListPage: Encodable where Item: Encodable {
+    /// Writes the server's form back (`data`, `first_id`, `last_id`, `has_more`): a page kept in the store and
+    /// changed there by a live event reads back as the server sent it.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(data, forKey: .data)
+        try container.encodeIfPresent(firstID, forKey: .firstID)
+        try container.encodeIfPresent(lastID, forKey: .lastID)
+        try container.encode(hasMore, forKey: .hasMore)
+    }
 }
 
 extension OmnigentListPage where Item == Session {
@@ -77,6 +99,7 @@ extension OmnigentListPage where Item == Session {
                     return reader.skipValue() != nil
                 }
             }
+            // A page without `has_more` is left to `JSONDecoder`, which reads it as the last page.
             guard complete, reader.isAtEnd(), let data, let hasMore else { return nil }
             return Self(data: data, firstID: firstID, lastID: lastID, hasMore: hasMore)
         }

@@ -53,6 +53,11 @@ public final class ServerSetupModel {
     private var heldOrigin: String?
     /// The managed configuration's error code, when an administrator's payload was rejected.
     public private(set) var managedConfigurationCode: Int?
+    /// Whether the saved server is one an administrator preset (O-OPEN-10): it stays saved only while the
+    /// managed configuration still offers it.
+    public private(set) var savedIsPreset = false
+    /// Whether the workspace-root bounce was spent on the page being loaded (one per page load).
+    private var bouncedThisLoad = false
 
     private let environment: AppEnvironment
     private var policy: TransportPolicy { environment.transportPolicy }
@@ -64,9 +69,16 @@ public final class ServerSetupModel {
     /// `saved` is the server saved from the last run (O-ROUTE-2): it is `current` from the start, before any
     /// manifest answers, so a cold-start deep link to it is held for its first load instead of asking for
     /// consent or loading a second time.
-    public init(recents: RecentServers = RecentServers(), saved: ServerAddress? = nil, environment: AppEnvironment) {
+    ///
+    /// `savedIsPreset` says the saved server was a managed preset when it was saved: it is then opened only while
+    /// the managed configuration applied at start still offers it (O-OPEN-10).
+    public init(
+        recents: RecentServers = RecentServers(), saved: ServerAddress? = nil, savedIsPreset: Bool = false,
+        environment: AppEnvironment
+    ) {
         self.recents = recents
         self.saved = saved
+        self.savedIsPreset = saved != nil && savedIsPreset
         self.current = saved
         self.environment = environment
     }
@@ -79,6 +91,23 @@ public final class ServerSetupModel {
         let outcome = ManagedConfigurationResolver.resolve(declarative: declarative, classic: classic, journal: journal)
         presets = outcome.servers
         managedConfigurationCode = outcome.reportedError?.code
+        withdrawSavedPresetIfGone()
+    }
+
+    /// A saved preset the configuration no longer offers is forgotten (O-OPEN-10): the next cold start opens the
+    /// setup screen, not a server the administrator withdrew; a page of it not yet loaded is not opened either.
+    private func withdrawSavedPresetIfGone() {
+        guard savedIsPreset, let withdrawn = saved, !presets.contains(where: { $0.serverKey == withdrawn.serverKey })
+        else {
+            return
+        }
+        journal.record(.link, "saved preset withdrawn; setup opens", fields: ["origin": withdrawn.origin])
+        saved = nil
+        savedIsPreset = false
+        if current == withdrawn, !pageLoaded {
+            current = nil
+            dropHeldPath()
+        }
     }
 
     /// The app became active: the managed configuration is read again from `source` and applied (O-MDM-15).
@@ -142,6 +171,7 @@ public final class ServerSetupModel {
         phase = .connecting(address)
         current = address
         pageLoaded = false
+        bouncedThisLoad = false
         do {
             let connection = try await OmnigentConnector.connect(address, environment: environment)
             guard phase == .connecting(address) else { return }
@@ -151,7 +181,8 @@ public final class ServerSetupModel {
             guard phase == .connecting(address) else { return }
             dropHeldPath()
             current = nil
-            phase = .failed(error.description)
+            // A cancelled connect says nothing, as the real app returns silently: setup waits again.
+            phase = error == .cancelled || Task.isCancelled ? .idle : .failed(error.description)
         }
     }
 
@@ -160,11 +191,26 @@ public final class ServerSetupModel {
     public func pageDidLoad(_ address: ServerAddress) -> String? {
         current = address
         saved = address
+        savedIsPreset = presets.contains { $0.serverKey == address.serverKey }
         pageLoaded = true
+        bouncedThisLoad = false
         recents.recordSuccessfulLoad(of: address, presets: presets)
         if heldOrigin != nil, heldOrigin != address.origin { dropHeldPath() }
         heldOrigin = nil
         return deferred.pageFinishedLoading()
+    }
+
+    /// Where a navigation of the page goes instead (O-MOUNT-6): a Databricks workspace's bare root bounces to the
+    /// mount (`WorkspaceDiscovery.bounce`), once per page load, as the real app budgets it, so a workspace that
+    /// keeps sending the page to its root cannot loop; `nil` lets the navigation proceed unchanged.
+    public func navigation(to url: URL) -> URL? {
+        guard let target = WorkspaceDiscovery.bounce(navigationTo: url) else { return nil }
+        guard !bouncedThisLoad else {
+            journal.record(.link, "workspace-root bounce already spent on this load", fields: ["host": url.host ?? "?"])
+            return nil
+        }
+        bouncedThisLoad = true
+        return target
     }
 
     /// Records that the server's page failed to load (O-RECENT-3): the server does not join recents and is

@@ -20,28 +20,34 @@ public struct SessionDetail: Sendable, Equatable {
 /// it survives the app going away and a failed send (the server's sentence is shown, the text stays).
 ///
 /// Rules: the session and its newest items are one snapshot (read together, stored together, shown from one
-/// moment), read through the kit's bundle: what the store holds shows at once, then the server's answer; a
-/// failure, a 401 included, keeps what is on screen (O-ERR-2). Every write (a message, a rename, the archive
-/// flag, labels, an approval, the read state) is a `WriteCommand` sent once and never resent: Omnigent ignores
-/// `Idempotency-Key`, so a resent message would be posted twice.
+/// moment), a feed of the kit's bundle: what the store holds shows at once, then the server's answer; a
+/// failure, a 401 included, keeps what is on screen (O-ERR-2). A live item is a store write of the snapshot
+/// (its items, or the session's pending inputs), which the feed, and every other screen of the session,
+/// shows. Every write (a message, a rename, the archive flag, labels, an approval, the read state) is a
+/// `WriteCommand` sent once and never resent: Omnigent ignores `Idempotency-Key`, so a resent message would be
+/// posted twice. A message the server acknowledges with a `pending_id` waits behind the running turn and shows
+/// as pending until a turn consumes it; an acknowledgement without one (0.19.1 answers `queued: true` for every
+/// message it hands to a runner) is sent.
 @Observable @MainActor
 public final class SessionDetailModel {
     /// The session's id.
     public let sessionID: String
-    /// What the screen shows.
-    public private(set) var state: ScreenState<SessionDetail> = .loading
+    /// The session and its newest messages, through the store.
+    public let detail: ScreenFeed<SessionDetail>
     /// The message being typed.
     public private(set) var draft = ""
+    /// The messages sent from this screen, newest last, until the transcript holds them.
+    public private(set) var sent: [WatchSentMessage] = []
     /// Why the last send failed, in the server's words when it gave any.
     public private(set) var sendProblem: String?
     /// Why the last rename, archive, approval or read-state change failed.
     public private(set) var actionProblem: String?
     /// Whether a send is under way.
     public private(set) var isSending = false
-
-    /// Set when the server ended the sign-in (401): how to sign in again, by the server's auth mode. What is
-    /// on screen stays (O-ERR-2); a successful load clears it.
-    public private(set) var signInRequired: SignInRoute?
+    /// The replies being written, from the live stream's text deltas.
+    public private(set) var live = LiveTranscript()
+    /// Why the running turn failed, as the live stream said (`response.failed`, `response.error`).
+    public private(set) var liveFailure: String?
 
     private let server: OmnigentServer
     private let messageCount: Int
@@ -51,20 +57,33 @@ public final class SessionDetailModel {
         self.server = server
         self.sessionID = sessionID
         self.messageCount = messageCount
+        detail = server.bundle.feed(Self.snapshot(sessionID, messageCount: messageCount)) { $0 }
     }
+
+    /// What the screen shows.
+    public var state: ScreenState<SessionDetail> { detail.state }
+
+    /// Set when the server ended the sign-in (401): how to sign in again, by the server's auth mode. What is
+    /// on screen stays (O-ERR-2); a successful read clears it.
+    public var signInRequired: SignInRoute? { detail.endsSignIn ? SignInRoute(server.connection) : nil }
 
     private var draftSubject: String { "omnigent.message.\(sessionID)" }
 
     /// The session and its newest 50 items, as one snapshot.
-    var snapshot: Snapshot<SessionDetail> {
-        let session = OmnigentAPI.session(sessionID)
-        let items = OmnigentAPI.items(sessionID, limit: 50)
-        let count = messageCount
-        return Snapshot("omnigent.session \(sessionID)", members: ["session": session, "items": items]) {
+    var snapshot: Snapshot<SessionDetail> { Self.snapshot(sessionID, messageCount: messageCount) }
+
+    /// The items member of the snapshot.
+    private var itemsRequest: Request<OmnigentListPage<SessionItem>> { OmnigentAPI.items(sessionID, limit: 50) }
+
+    static func snapshot(_ id: String, messageCount: Int) -> Snapshot<SessionDetail> {
+        let session = OmnigentAPI.session(id)
+        let items = OmnigentAPI.items(id, limit: 50)
+        return Snapshot("omnigent.session \(id)", members: ["session": session, "items": items]) {
             members throws(HTTPError) in
             // Items come newest first; reversed they are in the order they were written.
             let chronological = Array(try members.value(items).data.reversed())
-            return SessionDetail(session: try members.value(session), messages: chronological.lastChatMessages(count))
+            return SessionDetail(
+                session: try members.value(session), messages: chronological.lastChatMessages(messageCount))
         }
     }
 
@@ -83,19 +102,13 @@ public final class SessionDetailModel {
 
     /// Shows the stored detail at once, then the server's (the session and its items together).
     public func refresh(policy: FetchPolicy = .staleWhileRevalidate) async {
-        if state.value == nil { state = .loading }
-        for await update in server.bundle.read(snapshot, policy: policy, showing: state, { $0 }) {
-            state = update.state
-            if update.endsSignIn {
-                signInRequired = SignInRoute(server.connection)
-            } else if update.failure == nil, state.kind != .failed {
-                signInRequired = nil
-            }
-        }
+        await detail.refresh(policy)
     }
 
-    /// Sends the draft as a new turn. On success the draft is cleared; on failure it stays and
-    /// `sendProblem` holds the server's sentence (a runner-less server says `runner_unavailable`).
+    /// Sends the draft as a new turn. On success the draft is cleared and the message is listed in `sent`:
+    /// pending when the server queued it behind the running turn (its ack carries `pending_id`), sent otherwise;
+    /// on failure the draft stays and `sendProblem` holds the server's sentence (a runner-less server says
+    /// `runner_unavailable`).
     public func send() async {
         let text = draft.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty, !isSending else { return }
@@ -109,6 +122,7 @@ public final class SessionDetailModel {
                 return
             }
             sendProblem = nil
+            sent.append(WatchSentMessage(id: server.bundle.random.uuid(), text: text, ack: ack))
             await updateDraft("")
         } catch {
             sendProblem = Self.sentence(for: error)
@@ -165,11 +179,12 @@ public final class SessionDetailModel {
         }
     }
 
-    /// Follows the session's live stream: every finished item is applied to the screen and stored
-    /// with the snapshot, so it is there offline too. Returns when the stream ends (`[DONE]`), fails for good,
-    /// or the task is cancelled; `limit` stops after that many applied items (for tests and the terminal
-    /// client). `onOpen` runs once, when the server's first event shows the stream is open. On every
-    /// (re)connection the detail is read again, since the server cannot replay what was missed (O-OPEN-20).
+    /// Follows the session's live stream until it ends (`[DONE]`), fails for good, or the task is cancelled:
+    /// a finished item and a consumed message are stored with the snapshot (so every screen of the session shows
+    /// them, offline too); text deltas show in `live` until their item is done; a failed turn in `liveFailure`.
+    /// `limit` stops after that many stored items (for tests and the terminal client). `onOpen` runs once, when
+    /// the server's first event shows the stream is open. On every (re)connection the detail is read again,
+    /// since the server cannot replay what was missed (O-OPEN-20).
     public func followLive(limit: Int = .max, onOpen: (@Sendable () async -> Void)? = nil) async {
         var applied = 0
         var opened = false
@@ -179,18 +194,31 @@ public final class SessionDetailModel {
                     opened = true
                     await onOpen?()
                 }
-                if event.event == "session.presence" {
+                switch LiveEvent.read(event, client: server.client, now: server.bundle.clock.now()) {
+                case .presence:
                     // Sent on every (re)connection. Omnigent has no `Last-Event-ID`, so what was posted
                     // while the stream was down is read again (O-OPEN-20).
+                    live.reset()
                     await refresh(policy: .fresh)
                     continue
+                case .textDelta(let delta):
+                    live.append(delta)
+                    continue
+                case .failed(let sentence):
+                    liveFailure = sentence
+                    live.reset()
+                    continue
+                case .itemDone(let item):
+                    live.commit(item.id)
+                    liveFailure = nil
+                    await store(item)
+                case .inputConsumed(let message, let pendingID):
+                    if let pendingID { sent.removeAll { $0.status == .pending(id: pendingID) } }
+                    await consumed(message, pendingID: pendingID)
+                    guard message != nil else { continue }
+                case .heartbeat, .other:
+                    continue
                 }
-                guard event.event == "response.output_item.done" else { continue }
-                guard let item = Self.item(from: event, client: server.client) else { continue }
-                apply(item)
-                // Store it with the snapshot, so the message is there offline too.
-                let snapshot = self.snapshot
-                _ = try? await server.bundle.snapshots.refresh(snapshot.name, snapshot.members)
                 applied += 1
                 if applied >= limit { break }
             }
@@ -202,16 +230,28 @@ public final class SessionDetailModel {
     /// The item an `output_item.done` event carries, if it decodes (with the client's decoder, so its
     /// dates follow the same rules as every reply).
     nonisolated static func item(from event: ServerSentEvent, client: Client) -> SessionItem? {
-        guard let object = JSONValue(data: Data(event.data.utf8))?["item"] else { return nil }
-        return try? client.decode(SessionItem.self, from: Data(object.jsonString().utf8))
+        guard case .itemDone(let item) = LiveEvent.read(event, client: client, now: Date(timeIntervalSince1970: 0))
+        else { return nil }
+        return item
     }
 
-    private func apply(_ item: SessionItem) {
-        guard var detail = state.value else { return }
-        guard !detail.messages.contains(where: { $0.id == item.id }) else { return }
-        var all = detail.messages
-        all.append(item)
-        detail.messages = all.lastChatMessages(messageCount)
-        state = .content(detail, fetchedAt: server.bundle.clock.now())
+    /// Stores a finished item with the snapshot's items (newest first, never twice); when no snapshot is stored
+    /// yet, the detail is read.
+    private func store(_ item: SessionItem) async {
+        let stored = try? await server.bundle.update(snapshot, member: itemsRequest) { page in
+            guard !page.data.contains(where: { $0.id == item.id }) else { return }
+            page.data.insert(item, at: 0)
+        }
+        if stored != true { await refresh(policy: .fresh) }
+    }
+
+    /// Stores a consumed message: the session no longer lists its pending input, the items hold the message.
+    private func consumed(_ message: SessionItem?, pendingID: String?) async {
+        if let pendingID {
+            _ = try? await server.bundle.update(snapshot, member: OmnigentAPI.session(sessionID)) { session in
+                session.pendingInputs?.removeAll { $0.id == pendingID }
+            }
+        }
+        if let message { await store(message) }
     }
 }

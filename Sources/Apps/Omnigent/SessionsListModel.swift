@@ -19,97 +19,97 @@ public struct SessionsPage: Sendable, Equatable {
     /// The cursor for the next page.
     public var lastID: String?
 
-    /// Builds a page from a server list page and the projects list.
-    public init(_ page: OmnigentListPage<Session>, projects: [SessionProject] = []) {
-        sessions = page.data
+    /// Builds a page from the sessions read so far (every page, in order) and the projects list.
+    public init(_ sessions: Paged<Session>, projects: [SessionProject] = []) {
+        self.sessions = sessions.items
         self.projects = projects
-        groups = SessionGroup.group(page.data, projects: projects)
-        hasMore = page.hasMore
-        lastID = page.lastID
-    }
-
-    /// This page followed by `next`, de-duplicated by id (a session that moved keeps its first place).
-    public func appending(_ next: OmnigentListPage<Session>) -> SessionsPage {
-        var seen = Set(sessions.map(\.id))
-        var merged = OmnigentListPage(data: sessions, lastID: next.lastID, hasMore: next.hasMore)
-        for session in next.data where seen.insert(session.id).inserted { merged.data.append(session) }
-        return SessionsPage(merged, projects: projects)
+        groups = SessionGroup.group(sessions.items, projects: projects)
+        hasMore = sessions.hasMore
+        lastID = sessions.nextCursor
     }
 }
 
-/// The sessions list screen: stale-while-revalidate, readable offline, paged, searchable, with an
-/// archived filter. A SwiftUI view renders `state` and calls `refresh()` / `loadMore()`.
+/// Omnigent's lists as the kit's paged lists register them.
+public enum OmnigentLists {
+    /// The sessions list for a query, `limit` sessions a page: newest update first, turned with `after` the last
+    /// id of a page (O-ERR-3) while the server says `has_more`; kept in the account's store per query.
+    public static func sessions(
+        limit: Int = 20, search: String = "", includeArchived: Bool = false
+    ) -> PagedList<OmnigentListPage<Session>, Session> {
+        PagedList(
+            page: { cursor in
+                OmnigentAPI.sessions(limit: limit, after: cursor, search: search, includeArchived: includeArchived)
+            },
+            items: \.data, nextCursor: { $0.hasMore ? $0.lastID ?? $0.data.last?.id : nil })
+    }
+}
+
+/// The sessions list screen: stale-while-revalidate, readable offline, paged to its end through the store,
+/// searchable, with an archived filter. A SwiftUI view renders `state` and calls `refresh()` / `loadMore()`.
 ///
-/// Rules: the first page and the projects list are one snapshot (read together, stored together, shown
-/// from one moment); what the store holds shows at once with its age, then the server's answer; a failure
-/// keeps what is on screen (`offline` or `stale` with the server's sentence), a 401 too, and then
-/// `signInRequired` says how to sign in again (O-ERR-2); a list with nothing in it is `empty`.
+/// Rules: the sessions are the kit's paged list (`OmnigentLists.sessions`) and the projects one reply, each a
+/// feed of the account's store; what the store holds shows at once with its age, then the server's answer; a
+/// failure keeps what is on screen (`offline` or `stale` with the server's sentence), a 401 too, and then
+/// `signInRequired` says how to sign in again (O-ERR-2); a list with nothing in it is `empty`. A write of the
+/// stored list (a session changed on another screen) shows at once.
 @Observable @MainActor
 public final class SessionsListModel {
-    /// What the screen shows.
-    public private(set) var state: ScreenState<SessionsPage> = .loading
     /// The search text; searching happens on the server when `refresh()` runs (not per keystroke).
     public var search = ""
     /// Whether archived sessions are listed too.
     public var showArchived = false
-    /// Whether the next page is being read.
-    public private(set) var isLoadingMore = false
-    /// Why the last `loadMore()` failed, if it did (the list on screen stays).
-    public private(set) var loadMoreProblem: String?
-
-    /// Set when the server ended the sign-in (401): how to sign in again, by the server's auth mode. What is
-    /// on screen stays (O-ERR-2); a successful load clears it.
-    public private(set) var signInRequired: SignInRoute?
+    /// The sessions of the current query, every page read.
+    public private(set) var list: ScreenFeed<Paged<Session>>
+    /// The projects the sessions are filed in.
+    public let projects: ScreenFeed<[SessionProject]>
 
     private let server: OmnigentServer
     private let pageSize: Int
+    private var query: SessionsQuery
 
     /// Creates the model for `server`.
     public init(server: OmnigentServer, pageSize: Int = 20) {
         self.server = server
         self.pageSize = pageSize
+        query = SessionsQuery(search: "", showArchived: false)
+        list = server.bundle.feed(OmnigentLists.sessions(limit: pageSize))
+        projects = server.bundle.feed(OmnigentAPI.projects())
     }
 
-    /// The first page and the projects, as one snapshot named after the query.
-    var snapshot: Snapshot<SessionsPage> {
-        let sessions = OmnigentAPI.sessions(limit: pageSize, search: search, includeArchived: showArchived)
-        let projects = OmnigentAPI.projects()
-        return Snapshot(
-            "omnigent.sessions " + CachedFetcher.key(for: sessions),
-            members: ["sessions": sessions, "projects": projects]
-        ) { members throws(HTTPError) in
-            SessionsPage(try members.value(sessions), projects: try members.value(projects))
-        }
+    /// What the screen shows: the sessions read so far, grouped with the projects.
+    public var state: ScreenState<SessionsPage> {
+        let projects = self.projects.value ?? []
+        return list.state.map { SessionsPage($0, projects: projects) }
+    }
+
+    /// Whether the next page is being read.
+    public var isLoadingMore: Bool { list.isLoadingMore }
+
+    /// Set when the server ended the sign-in (401): how to sign in again, by the server's auth mode. What is
+    /// on screen stays (O-ERR-2); a successful read clears it.
+    public var signInRequired: SignInRoute? {
+        list.endsSignIn || projects.endsSignIn ? SignInRoute(server.connection) : nil
     }
 
     /// Shows the stored list at once (marked with its age), then the server's; keeps the list, marked
-    /// offline, when the server cannot be reached.
+    /// offline, when the server cannot be reached. A changed search or filter reads its own list.
     public func refresh(policy: FetchPolicy = .staleWhileRevalidate) async {
-        if state.value == nil { state = .loading }
-        for await update in server.bundle.read(
-            snapshot, policy: policy, showing: state, isEmpty: { $0.sessions.isEmpty }, { $0 })
-        {
-            state = update.state
-            if update.endsSignIn {
-                signInRequired = SignInRoute(server.connection)
-            } else if update.failure == nil, state.kind != .failed {
-                signInRequired = nil
-            }
+        let asked = SessionsQuery(search: search, showArchived: showArchived)
+        if asked != query {
+            query = asked
+            list = server.bundle.feed(
+                OmnigentLists.sessions(limit: pageSize, search: asked.search, includeArchived: asked.showArchived))
         }
+        await projects.refresh(policy)
+        await list.refresh(policy)
     }
 
-    /// Reads the next page from the server and appends it in order, de-duplicated by id.
-    public func loadMore() async {
-        guard let page = state.value, page.hasMore, let cursor = page.lastID, !isLoadingMore else { return }
-        isLoadingMore = true
-        defer { isLoadingMore = false }
-        do {
-            let next = try await server.client.send(
-                OmnigentAPI.sessions(limit: pageSize, after: cursor, search: search, includeArchived: showArchived))
-            state = .content(page.appending(next), fetchedAt: server.bundle.clock.now())
-            loadMoreProblem = nil
-        } catch {
-            loadMoreProblem = server.bundle.sentence(for: error)
-        }
-    }
+    /// Reads the next page into the stored list; the screen then shows every session read, no id twice.
+    public func loadMore() async { await list.loadMore() }
+}
+
+/// What the sessions list is asked for.
+private struct SessionsQuery: Equatable {
+    var search: String
+    var showArchived: Bool
 }

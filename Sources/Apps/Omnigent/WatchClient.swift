@@ -48,6 +48,22 @@ public struct WatchSentMessage: Sendable, Hashable, Identifiable {
         self.text = text
         self.status = status
     }
+
+    /// A message the server accepted, as its acknowledgement says: declined with the server's reason when
+    /// `denied`, pending when it carries `pending_id` (waiting behind the running turn), sent otherwise.
+    /// Omnigent 0.19.1 answers `queued: true` for every message it hands to a runner, so `queued` alone says
+    /// nothing about waiting.
+    public init(id: UUID, text: String, ack: EventAck) {
+        let status: Status
+        if ack.denied == true {
+            status = .declined(reason: ack.reason ?? "The server declined the message.")
+        } else if let pending = ack.pendingID {
+            status = .pending(id: pending)
+        } else {
+            status = .sent
+        }
+        self.init(id: id, text: text, status: status)
+    }
 }
 
 /// One session as the watch shows it (O-WATCH-2, O-WATCH-3, O-WATCH-5).
@@ -116,7 +132,7 @@ public final class WatchClient {
 
     /// Reads the sessions list and the project names, and groups them.
     public func refresh() async {
-        guard cookies.current != nil else {
+        guard cookies.usable != nil else {
             screen = .signInOnPhone
             return
         }
@@ -126,13 +142,18 @@ public final class WatchClient {
             let projects = try await client.send(OmnigentAPI.projects())
             screen = .sessions(SessionGroup.group(page.data, projects: projects))
         } catch {
-            screen = Self.refusedCookie(error) ? .signInOnPhone : .problem(SessionDetailModel.sentence(for: error))
+            if Self.refusedCookie(error) {
+                cookies.markRefused()
+                screen = .signInOnPhone
+            } else {
+                screen = .problem(SessionDetailModel.sentence(for: error))
+            }
         }
     }
 
     /// Opens a session: its detail and newest messages.
     public func open(_ id: String) async {
-        guard cookies.current != nil else {
+        guard cookies.usable != nil else {
             screen = .signInOnPhone
             return
         }
@@ -151,7 +172,7 @@ public final class WatchClient {
     @discardableResult
     public func send(_ text: String, to session: String? = nil) async -> WatchSentMessage? {
         guard let id = session ?? detail?.session.id else { return nil }
-        guard cookies.current != nil else {
+        guard cookies.usable != nil else {
             screen = .signInOnPhone
             return nil
         }
@@ -159,13 +180,10 @@ public final class WatchClient {
         do {
             let ack = try await client.send(
                 WriteCommand(try OmnigentAPI.sendMessage(id, text: text), resend: .never, random: random).request)
-            if ack.denied == true {
-                message.status = .declined(reason: ack.reason ?? "The server declined the message.")
-            } else if let pending = ack.pendingID {
-                message.status = .pending(id: pending)
-            }
+            message = WatchSentMessage(id: message.id, text: text, ack: ack)
         } catch {
             if Self.refusedCookie(error) {
+                cookies.markRefused()
                 screen = .signInOnPhone
                 return nil
             }
@@ -186,6 +204,10 @@ public final class WatchClient {
     /// Accepts or declines an approval of the open session, then reads the session again.
     public func resolve(_ elicitation: String, accept: Bool) async {
         guard let id = detail?.session.id else { return }
+        guard cookies.usable != nil else {
+            screen = .signInOnPhone
+            return
+        }
         do {
             _ = try await client.send(
                 WriteCommand(
@@ -200,6 +222,7 @@ public final class WatchClient {
 
     private func fail(_ error: HTTPError) {
         if Self.refusedCookie(error) {
+            cookies.markRefused()
             screen = .signInOnPhone
         } else {
             actionProblem = SessionDetailModel.sentence(for: error)

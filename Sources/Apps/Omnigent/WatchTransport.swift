@@ -102,6 +102,7 @@ public struct WebViewCookie: Sendable, Hashable {
 /// kept copy in its Keychain through `persist`.
 public final class WatchCookieKeeper: Sendable {
     private let kept: Locked<WatchCookieSync?>
+    private let refusedAt: Locked<Date?> = Locked(nil)
     private let persist: @Sendable (WatchCookieSync?) -> Void
 
     /// Creates a keeper holding `initial` (as read from the Keychain), saving changes through `persist`.
@@ -112,6 +113,19 @@ public final class WatchCookieKeeper: Sendable {
 
     /// The kept copy.
     public var current: WatchCookieSync? { kept.withLock { $0 } }
+
+    /// The kept copy unless the server refused it (O-WATCH-9): what a request may carry. A refused cookie is
+    /// not sent again until a newer one arrives.
+    public var usable: WatchCookieSync? {
+        guard let current, refusedAt.withLock({ $0 }) != current.syncedAt else { return nil }
+        return current
+    }
+
+    /// The server refused the kept copy (a 401 or 403): it is not sent again until a newer one arrives.
+    public func markRefused() {
+        let synced = current?.syncedAt
+        refusedAt.withLock { $0 = synced }
+    }
 
     /// Keeps `sync` if it is newer than the kept copy; returns whether it was kept.
     @discardableResult
@@ -168,7 +182,7 @@ public struct WatchRequestHeaders: Middleware {
         var sent = request
         sent.headers["X-Omnigent-Client"] = Self.clientName
         sent.headers["Cache-Control"] = "no-cache"
-        if let synced = cookies.current, Self.sameOrigin(synced.serverURL, request.url) {
+        if let synced = cookies.usable, Self.sameOrigin(synced.serverURL, request.url) {
             journal.register(secret: synced.cookieHeader)
             sent.headers["Cookie"] = synced.cookieHeader
         }

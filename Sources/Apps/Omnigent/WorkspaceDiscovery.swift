@@ -35,6 +35,8 @@ public enum WorkspaceDiscovery {
     /// proceeds unchanged. Reason: a workspace's root is the workspace's own UI, never Omnigent's page, so a
     /// landing there (after sign-in, or from a link inside the page) is bounced back to the mount.
     public static func bounce(navigationTo url: URL) -> URL? {
+        // Only a web address is bounced (the real app's `WorkspaceMountURLTests.testRejectsNonHTTPSchemes`).
+        guard ["http", "https"].contains(url.scheme?.lowercased() ?? "") else { return nil }
         guard let host = url.host, HostKind(host: host) == .databricksWorkspace else { return nil }
         guard url.path.isEmpty || url.path == "/" else { return nil }
         return mounted(url)

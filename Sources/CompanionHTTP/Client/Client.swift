@@ -127,18 +127,20 @@ public actor Client {
     }
 
     /// The absolute URL for a path below the base URL, keeping the base's mount path.
-    public nonisolated func url(for path: String, query: [URLQueryItem] = []) throws(HTTPError) -> URL {
+    public nonisolated func url(for path: String, query: Query = Query()) throws(HTTPError) -> URL {
         guard let prefix = urlPrefix else {
             throw .invalidRequest("the server address is not a valid URL")
         }
         let (pathPart, queryPart) = Self.split(path)
-        let encodedPath = Self.encode(pathPart, allowed: Self.pathAllowedBytes, Self.pathAllowed)
+        let encodedPath = PercentEncoding.escape(pathPart, keeping: Self.pathKept)
         var text = prefix + (encodedPath.hasPrefix("/") ? encodedPath : "/" + encodedPath)
-        var queryText = queryPart.map { Self.encode($0, allowed: Self.queryAllowedBytes, Self.queryAllowed) } ?? ""
+        var queryText = queryPart.map { PercentEncoding.escape($0, keeping: Self.queryKept) } ?? ""
         for item in query {
             if !queryText.isEmpty { queryText += "&" }
-            queryText += Self.encodeComponent(item.name)
-            if let value = item.value { queryText += "=" + Self.encodeComponent(value) }
+            queryText += PercentEncoding.escape(item.name, keeping: PercentEncoding.unreserved)
+            if let value = item.value {
+                queryText += "=" + PercentEncoding.escape(value, keeping: PercentEncoding.unreserved)
+            }
         }
         if !queryText.isEmpty { text += "?" + queryText }
         guard let url = URL(string: text) else { throw .invalidRequest("\(path) is not a valid path") }
@@ -160,29 +162,13 @@ public actor Client {
         return "\(scheme.lowercased())://\(bracketed)\(port)\(mount)"
     }
 
-    private static let pathAllowed = CharacterSet.urlPathAllowed.union(CharacterSet(charactersIn: "%"))
-    private static let queryAllowed = CharacterSet.urlQueryAllowed.union(CharacterSet(charactersIn: "%"))
-    private static let componentAllowed = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-    private static func encodeComponent(_ text: String) -> String {
-        encode(text, allowed: componentAllowedBytes, componentAllowed)
-    }
-
-    /// `text` percent-encoded outside `set`; text made only of bytes in `allowed` (the ASCII bytes of `set`), the
-    /// common case, is returned as it is without asking Foundation, whose encoding is slow on Linux.
-    private static func encode(_ text: String, allowed: [Bool], _ set: CharacterSet) -> String {
-        if text.utf8.allSatisfy({ $0 < 0x80 && allowed[Int($0)] }) { return text }
-        return text.addingPercentEncoding(withAllowedCharacters: set) ?? text
-    }
-
-    /// Which ASCII bytes a set allows, by byte.
-    private static func asciiTable(_ set: CharacterSet) -> [Bool] {
-        (0..<128).map { byte in set.contains(Unicode.Scalar(UInt8(byte))) }
-    }
-    private static let pathAllowedBytes = asciiTable(pathAllowed)
-    private static let queryAllowedBytes = asciiTable(queryAllowed)
-    private static let componentAllowedBytes = asciiTable(componentAllowed)
+    /// What a path keeps as it is: RFC 3986's path characters and `%`, so an escape already made (a segment from
+    /// `PercentEncoding.segment`) is kept.
+    private static let pathKept = PercentEncoding.Kept(
+        CharacterSet.urlPathAllowed.union(CharacterSet(charactersIn: "%")))
+    /// What a query written into the path keeps as it is.
+    private static let queryKept = PercentEncoding.Kept(
+        CharacterSet.urlQueryAllowed.union(CharacterSet(charactersIn: "%")))
 
     /// Builds the `HTTPRequest` a `Request` becomes.
     public nonisolated func httpRequest<Response>(for request: Request<Response>) throws(HTTPError) -> HTTPRequest {
@@ -201,7 +187,8 @@ public actor Client {
         return HTTPRequest(
             method: request.method, url: url, headers: headers, body: body,
             timeout: request.timeout ?? configuration.timeout,
-            bufferLimit: request.maxResponseBytes ?? configuration.maxResponseBytes, retryPolicy: request.retryPolicy)
+            bufferLimit: request.maxResponseBytes ?? configuration.maxResponseBytes, retryPolicy: request.retryPolicy,
+            label: request.label)
     }
 
     /// Encodes a JSON body the one way the kit does: sorted keys, slashes unescaped, dates as ISO 8601

@@ -8,8 +8,10 @@ public protocol AnyRequest: Sendable {
     var method: HTTPMethod { get }
     /// The path below the server's base URL.
     var path: String { get }
-    /// The query items.
-    var query: [URLQueryItem] { get }
+    /// The query.
+    var query: Query { get }
+    /// What the request is for (shown by the journal).
+    var label: String? { get }
     /// The largest body read; `nil` uses the client's.
     var maxResponseBytes: Int? { get }
     /// Checks that a reply decodes as the request's response type, with `client`'s decoder.
@@ -60,13 +62,19 @@ public struct FetchGroup: Sendable {
     /// The member called `name`, decoded as `request` decodes its reply, with the client's decoder
     /// (the same date rules as `Client.send`).
     public func value<Response>(_ request: Request<Response>, _ name: String) throws(HTTPError) -> Response {
-        guard let member = members[name] else { throw .invalidRequest("the group has no member called \(name)") }
+        let member = try member(name)
         return try client.decode(request, body: member.data, response: member.response)
     }
 
     /// The member called `name` decoded as `type` with the client's decoder.
     public func decode<T: Decodable & Sendable>(_ type: T.Type, _ name: String) throws(HTTPError) -> T {
-        try value(Request<T>(path: ""), name)
+        let member = try member(name)
+        return try JSONDecoding.decode(T.self, from: member.data, response: member.response, decoder: client.decoder)
+    }
+
+    private func member(_ name: String) throws(HTTPError) -> Member {
+        guard let member = members[name] else { throw .invalidRequest("the group has no member called \(name)") }
+        return member
     }
 }
 

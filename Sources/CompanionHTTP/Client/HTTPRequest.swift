@@ -21,11 +21,14 @@ public struct HTTPRequest: Sendable, Hashable {
     public var bufferLimit: Int?
     /// This request's own retry policy; `nil` uses the retry middleware's.
     public var retryPolicy: RetryPolicy?
+    /// What the request is for, in a person's words (`Request.label`), shown by the journal; never sent.
+    public var label: String?
 
     /// Creates a request.
     public init(
         method: HTTPMethod = .get, url: URL, headers: HTTPHeaders = HTTPHeaders(), body: Data? = nil,
-        timeout: Duration = .seconds(30), bufferLimit: Int? = nil, retryPolicy: RetryPolicy? = nil
+        timeout: Duration = .seconds(30), bufferLimit: Int? = nil, retryPolicy: RetryPolicy? = nil,
+        label: String? = nil
     ) {
         self.method = method
         self.url = url
@@ -34,6 +37,7 @@ public struct HTTPRequest: Sendable, Hashable {
         self.timeout = timeout
         self.bufferLimit = bufferLimit
         self.retryPolicy = retryPolicy
+        self.label = label
     }
 
     /// The idempotency key header name (IETF draft-ietf-httpapi-idempotency-key-header).

@@ -1,8 +1,8 @@
 import CompanionCore
 import Foundation
 
-/// Writes each exchange to the `Journal`: method, URL, status, timing, sizes, and redacted headers
-/// and JSON bodies.
+/// Writes each exchange to the `Journal`: method, URL, status, timing, sizes, redacted headers and JSON bodies,
+/// and the request's label (`Request.label`) on each of the exchange's events.
 ///
 /// Rule: it records what was sent on the wire, so it sits innermost, after authentication has
 /// added credentials; the journal's redactor masks them. A body is previewed only when it is JSON
@@ -33,8 +33,10 @@ public struct JournalMiddleware: Middleware {
         let body = bodyPreviewLimit > 0 ? request.body : nil
         let previewLimit = bodyPreviewLimit
         let bytesOut = request.body?.count ?? 0
+        let label = request.label
         journal.record(.request) { redactor in
             var fields = ["bytesOut": "\(bytesOut)"]
+            fields[JournalEvent.requestLabelField] = label
             if let headers { fields["headers"] = Self.render(headers, redactor) }
             if let body, let preview = redactor.redact(json: body) {
                 fields["body"] = String(preview.prefix(previewLimit))
@@ -49,6 +51,7 @@ public struct JournalMiddleware: Middleware {
             let status = response.status
             @Sendable func headFields(_ redactor: Redactor) -> [String: String] {
                 var fields = ["status": "\(status)", "headMs": "\(headMs)"]
+                fields[JournalEvent.requestLabelField] = label
                 if let responseHeaders { fields["headers"] = Self.render(responseHeaders, redactor) }
                 return fields
             }
@@ -71,7 +74,9 @@ public struct JournalMiddleware: Middleware {
         } catch {
             let totalMs = (ContinuousClock.now - start).milliseconds
             journal.record(.error) { redactor in
-                (Self.line(method, url, redactor), ["error": error.description, "totalMs": "\(totalMs)"])
+                var fields = ["error": error.description, "totalMs": "\(totalMs)"]
+                fields[JournalEvent.requestLabelField] = label
+                return (Self.line(method, url, redactor), fields)
             }
             throw error
         }
@@ -92,4 +97,14 @@ public struct JournalMiddleware: Middleware {
         }
         return text
     }
+}
+
+extension JournalEvent {
+    /// The field in which the journal keeps a request's label (`Request.label`), on the request's event and on its
+    /// response or error event.
+    public static let requestLabelField = "label"
+
+    /// The label of the request this event belongs to, when the request had one: what a network panel shows in
+    /// place of the URL, without reading the message's text.
+    public var requestLabel: String? { fields[Self.requestLabelField] }
 }

@@ -8,10 +8,15 @@ import Foundation
 public struct Request<Response: Sendable>: Sendable {
     /// The method.
     public var method: HTTPMethod
-    /// The path below the server's base URL, such as `/v1/sessions`; it may carry its own `?query`.
+    /// The path below the server's base URL, such as `/v1/sessions`; it may carry its own `?query`. An id put
+    /// into it goes through `PercentEncoding.segment` (`"/v1/sessions/\(PercentEncoding.segment(id))"`).
     public var path: String
-    /// Query parameters appended to the path.
-    public var query: [URLQueryItem]
+    /// Query parameters appended to the path, in name order.
+    public var query: Query
+    /// What the request is for, in a person's words (`"load the session list"`): the journal records it with each
+    /// of the exchange's events (`JournalEvent.requestLabel`), so a network panel shows it without reading the
+    /// URL. Never sent to the server. `nil` when the caller gave none.
+    public var label: String?
     /// Extra header fields.
     public var headers: HTTPHeaders
     /// The body as bytes, sent as they are. `jsonBody`, when set, replaces it.
@@ -32,13 +37,14 @@ public struct Request<Response: Sendable>: Sendable {
 
     /// Creates a request with a custom decoder.
     public init(
-        method: HTTPMethod = .get, path: String, query: [URLQueryItem] = [], headers: HTTPHeaders = HTTPHeaders(),
-        body: Data? = nil, timeout: Duration? = nil, maxResponseBytes: Int? = nil,
+        method: HTTPMethod = .get, path: String, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
+        body: Data? = nil, timeout: Duration? = nil, maxResponseBytes: Int? = nil, label: String? = nil,
         decode: @escaping @Sendable (Data, HTTPResponse, JSONDecoder) throws(HTTPError) -> Response
     ) {
         self.method = method
         self.path = path
         self.query = query
+        self.label = label
         self.headers = headers
         self.body = body
         self.timeout = timeout
@@ -53,12 +59,17 @@ public struct Request<Response: Sendable>: Sendable {
         set { headers[HTTPRequest.idempotencyKeyHeader] = newValue }
     }
 
-    /// A copy with `query` items appended, skipping `nil` values.
-    public func adding(query items: [String: String?]) -> Self {
+    /// A copy with `query`'s items added (a dictionary's `nil` values are left out).
+    public func adding(query items: Query) -> Self {
         var copy = self
-        for (name, value) in items.sorted(by: { $0.key < $1.key }) {
-            if let value { copy.query.append(URLQueryItem(name: name, value: value)) }
-        }
+        copy.query = query.merging(items)
+        return copy
+    }
+
+    /// A copy labelled `label` (what it is for, shown by the journal; never sent).
+    public func labelled(_ label: String) -> Self {
+        var copy = self
+        copy.label = label
         return copy
     }
 
@@ -73,23 +84,23 @@ public struct Request<Response: Sendable>: Sendable {
 extension Request where Response: Decodable {
     /// A JSON request whose reply decodes as `Response`.
     public init(
-        method: HTTPMethod = .get, path: String, query: [URLQueryItem] = [], headers: HTTPHeaders = HTTPHeaders(),
-        body: Data? = nil
+        method: HTTPMethod = .get, path: String, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
+        body: Data? = nil, label: String? = nil
     ) {
-        self.init(method: method, path: path, query: query, headers: headers, body: body) {
+        self.init(method: method, path: path, query: query, headers: headers, body: body, label: label) {
             data, response, decoder throws(HTTPError) in
             try JSONDecoding.decode(Response.self, from: data, response: response, decoder: decoder)
         }
     }
 
     /// A GET of `path`; `nil` query values are left out.
-    public static func get(_ path: String, query: [String: String?] = [:]) -> Self {
-        Self(method: .get, path: path).adding(query: query)
+    public static func get(_ path: String, query: Query = Query()) -> Self {
+        Self(method: .get, path: path, query: query)
     }
 
     /// A DELETE of `path`; `nil` query values are left out.
-    public static func delete(_ path: String, query: [String: String?] = [:]) -> Self {
-        Self(method: .delete, path: path).adding(query: query)
+    public static func delete(_ path: String, query: Query = Query()) -> Self {
+        Self(method: .delete, path: path, query: query)
     }
 
     /// A POST of `path` with `body` encoded as JSON when sent.
@@ -114,9 +125,7 @@ extension Request where Response: Decodable {
 
     /// A POST of `path` with an `application/x-www-form-urlencoded` body (fields in name order).
     public static func post(_ path: String, form fields: [String: String]) -> Self {
-        Self(
-            method: .post, path: path, headers: ["Content-Type": "application/x-www-form-urlencoded"],
-            body: FormEncoding.encode(fields))
+        Self(method: .post, path: path, headers: FormEncoding.headers, body: FormEncoding.encode(fields))
     }
 }
 
@@ -145,11 +154,15 @@ public enum FormEncoding {
         return Data(pairs.joined(separator: "&").utf8)
     }
 
-    private static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789*-._ ")
+    /// The `Content-Type` of such a body.
+    public static let headers: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded"]
+
+    /// What a form keeps as it is; a space is kept here and then written as `+`.
+    private static let kept = PercentEncoding.Kept(
+        characters: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789*-._ ")
 
     private static func escape(_ text: String) -> String {
-        (text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text).replacingOccurrences(of: " ", with: "+")
+        PercentEncoding.escape(text, keeping: kept).replacingOccurrences(of: " ", with: "+")
     }
 }
 
@@ -162,12 +175,58 @@ extension Request where Response == Data {
     }
 }
 
+/// The factories of a request whose reply has no body to read (204, 202, or a body the caller ignores): the same
+/// names as a decoding request's, so a write that answers nothing is `.post(path, body: value)` as well. A non-2xx
+/// status still throws `.status`; `Client.reply` reads any status.
 extension Request where Response == Void {
-    /// A request whose reply body is ignored (204, 202).
+    /// A request whose reply body is ignored.
+    public init(
+        method: HTTPMethod = .get, path: String, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
+        body: Data? = nil, label: String? = nil
+    ) {
+        self.init(method: method, path: path, query: query, headers: headers, body: body, label: label) { _, _, _ in ()
+        }
+    }
+
+    /// A request whose reply body is ignored, with a body given as bytes.
     public static func empty(
         _ method: HTTPMethod, _ path: String, body: Data? = nil, headers: HTTPHeaders = HTTPHeaders()
     ) -> Self {
-        Self(method: method, path: path, headers: headers, body: body) { _, _, _ in () }
+        Self(method: method, path: path, headers: headers, body: body)
+    }
+
+    /// A GET of `path` whose reply is not read as a value (a stream opened with `Client.open`).
+    public static func get(_ path: String, query: Query = Query()) -> Self {
+        Self(method: .get, path: path, query: query)
+    }
+
+    /// A DELETE of `path` that answers nothing to read.
+    public static func delete(_ path: String, query: Query = Query()) -> Self {
+        Self(method: .delete, path: path, query: query)
+    }
+
+    /// A POST of `path` without a body that answers nothing to read.
+    public static func post(_ path: String) -> Self { Self(method: .post, path: path) }
+
+    /// A POST of `path` with `body` encoded as JSON when sent, that answers nothing to read.
+    public static func post(_ path: String, body: some Encodable & Sendable) -> Self {
+        Self(method: .post, path: path).with(jsonBody: body)
+    }
+
+    /// A PUT of `path` with `body` encoded as JSON when sent, that answers nothing to read.
+    public static func put(_ path: String, body: some Encodable & Sendable) -> Self {
+        Self(method: .put, path: path).with(jsonBody: body)
+    }
+
+    /// A PATCH of `path` with `body` encoded as JSON when sent, that answers nothing to read.
+    public static func patch(_ path: String, body: some Encodable & Sendable) -> Self {
+        Self(method: .patch, path: path).with(jsonBody: body)
+    }
+
+    /// A POST of `path` with an `application/x-www-form-urlencoded` body (fields in name order), that answers
+    /// nothing to read.
+    public static func post(_ path: String, form fields: [String: String]) -> Self {
+        Self(method: .post, path: path, headers: FormEncoding.headers, body: FormEncoding.encode(fields))
     }
 }
 

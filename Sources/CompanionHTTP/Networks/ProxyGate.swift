@@ -19,6 +19,11 @@ import Foundation
 /// - **A client certificate the proxy wants.** nginx completes the handshake without one and answers `400`
 ///   `text/html` ("No required SSL certificate was sent", "The SSL certificate error"): that page becomes
 ///   `clientCertificateRequired`, saying whether one was offered.
+/// - **A server that drops the connection instead.** A server that checks client certificates itself after a TLS
+///   1.3 handshake (Home Assistant's `ssl_peer_certificate`) closes the connection before any HTTP byte when none
+///   came. With no client certificate set for the server, such a close on https to one of `addresses` (nothing
+///   received) becomes `clientCertificateRequired(offered: false)` ("may want a client certificate"), not a lost
+///   connection; with one set it stays a lost connection.
 /// - Nothing else is touched: other statuses and bodies pass through as they came.
 public struct ProxyGate: Transport {
     private let inner: any Transport
@@ -52,7 +57,18 @@ public struct ProxyGate: Transport {
                 attempt = .displacedByAppCredential
             }
         }
-        let (response, body) = try await inner.send(request)
+        let (response, body): (HTTPResponse, HTTPBody)
+        do {
+            (response, body) = try await inner.send(request)
+        } catch {
+            if case .connectionLost(_, let received) = error, received == 0, !offersIdentity,
+                request.url.scheme?.lowercased() == "https",
+                addresses.contains(where: { Self.origin(of: $0) == Self.origin(of: request.url) })
+            {
+                throw .clientCertificateRequired(.init(host: Self.hostAndPort(request.url), offered: false))
+            }
+            throw error
+        }
         if response.status == 401, let challenge = response.headers["WWW-Authenticate"], Self.isBasic(challenge) {
             _ = try? await body.collect(upTo: Self.pageLimit)
             throw .proxySignInRequired(

@@ -8,14 +8,15 @@ extension ServerNetwork {
     /// (`transport(identity:…)`).
     ///
     /// `platform` replaces the platform's WebSocket transport (a test's counting wrapper); the server's settings
-    /// still apply around it.
+    /// still apply around it. With `policy` (the environment's), an http home address is used only when
+    /// `policy(under:)` allows it.
     public func channelTransport(
         identity: ClientIdentity?, journal: Journal = Journal(), clock: any WallClock = SystemWallClock(),
         probe: any ConnectProbe = TCPConnectProbe(), connectTimeout: Duration = .milliseconds(1500),
-        recheckAfter: Duration = .seconds(60), platform: (any ChannelTransport)? = nil
+        recheckAfter: Duration = .seconds(60), platform: (any ChannelTransport)? = nil, policy: TransportPolicy? = nil
     ) -> any ChannelTransport {
         let security = ConnectionSecurity(trust: trust, identity: identity, scope: addresses.map(\.url))
-        let failover = internalAddress.map { internalAddress in
+        let failover = failoverAddress(under: policy).map { internalAddress in
             AddressFailover(
                 external: server.url, internal: internalAddress.url, connectTimeout: connectTimeout,
                 recheckAfter: recheckAfter, clock: clock, probe: probe, journal: journal)

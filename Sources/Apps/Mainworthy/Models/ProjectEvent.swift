@@ -35,10 +35,10 @@ public struct ProjectEvent: Sendable, Hashable {
     /// The id of what the event is about (a change's, a question's, a case's …).
     public var subject: String? { data["id"]?.stringValue }
 
-    /// The change's row as the event names it, for a `change` event: §2's data is `{"id", "state", "head",
+    /// The change's row as the event names it, for a `change` event, decoded as `client` decodes replies: §2's data is `{"id", "state", "head",
     /// "gate"}`, so the row may lack its ref, title and report time (`ChangeSummary.lacksListFields`).
-    public var change: ChangeSummary? {
+    public func change(decodedBy client: Client) -> ChangeSummary? {
         guard kind == "change" else { return nil }
-        return try? Client.makeDecoder().decode(ChangeSummary.self, from: Data(data.jsonString().utf8))
+        return try? client.decode(ChangeSummary.self, from: Data(data.jsonString().utf8))
     }
 }

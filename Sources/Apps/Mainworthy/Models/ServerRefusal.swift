@@ -29,8 +29,9 @@ public struct ServerRefusal: Sendable, Hashable {
         self.fields = fields
     }
 
-    /// Reads a status failure's envelope.
-    public init(_ failure: HTTPError.StatusFailure) {
+    /// Reads a status failure's envelope; with `client`, the decision standing now is decoded as the client decodes
+    /// replies (without one it is not read).
+    public init(_ failure: HTTPError.StatusFailure, client: Client? = nil) {
         status = failure.status
         code = failure.envelope?.code
         message = failure.envelope?.message ?? HTTPError.status(failure).description
@@ -39,9 +40,9 @@ public struct ServerRefusal: Sendable, Hashable {
         for problem in failure.envelope?.fieldProblems ?? [] { fields[problem.field] = problem.message }
         self.fields = fields
         if let current = failure.envelope?.details?["current"], !current.isNull,
-            let data = current.jsonString().data(using: .utf8)
+            let data = current.jsonString().data(using: .utf8), let client
         {
-            self.current = try? Client.makeDecoder().decode(Decision.self, from: data)
+            self.current = try? client.decode(Decision.self, from: data)
         } else {
             self.current = nil
         }

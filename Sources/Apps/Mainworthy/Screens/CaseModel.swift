@@ -1,3 +1,4 @@
+import CompanionApp
 import CompanionScreen
 import CompanionSync
 import Foundation
@@ -14,10 +15,12 @@ import Observation
 /// (M-CASE-7). Edit case needs `produce` (M-CAP-2).
 @Observable @MainActor
 public final class CaseModel {
-    /// The case at the version shown.
-    public private(set) var state: ScreenState<CasePage> = .loading
-    /// The history, once read.
-    public private(set) var history: ScreenState<[CaseVersionEntry]>?
+    /// The case at the version shown, read through the account's store.
+    public let page: ScreenFeed<CasePage>
+    /// The history, every page read (the kit's stored list; the view reads the next with `historyList.loadMore()`).
+    public let historyList: ScreenFeed<Paged<CaseVersionEntry>>
+    /// Whether the history was asked for.
+    public private(set) var historyOpened = false
     /// The case's current version, once known.
     public private(set) var currentVersion: Int?
 
@@ -27,22 +30,33 @@ public final class CaseModel {
     public let requestedVersion: Int?
     let root: CasesRootModel
 
-    init(root: CasesRootModel, caseID: String, version: Int?, currentVersion: Int? = nil) {
+    init(
+        root: CasesRootModel, caseID: String, version: Int?, currentVersion: Int? = nil, historyPageSize: Int? = nil
+    ) {
         self.root = root
         self.caseID = caseID
         requestedVersion = version
         self.currentVersion = currentVersion
+        let project = root.project
+        page = root.workspace.feed(
+            version.map { MainworthyAPI.caseVersion(project, caseID, version: $0) }
+                ?? MainworthyAPI.caseDocument(project, caseID))
+        historyList = root.workspace.feed(MainworthyLists.history(project, caseID, limit: historyPageSize))
+    }
+
+    /// The case at the version shown.
+    public var state: ScreenState<CasePage> { page.state }
+
+    /// The history, newest first, once asked for.
+    public var history: ScreenState<[CaseVersionEntry]>? {
+        historyOpened ? historyList.state.map(\.items) : nil
     }
 
     /// Reads the page (the stored copy at once, then the server's; `.fresh` reads the server only). An older
     /// version also reads the case's current version, once.
     public func refresh(policy: FetchPolicy = .staleWhileRevalidate) async {
-        let request =
-            requestedVersion.map { MainworthyAPI.caseVersion(root.project, caseID, version: $0) }
-            ?? MainworthyAPI.caseDocument(root.project, caseID)
-        let read = await root.workspace.read(
-            request, policy: policy, showing: state, map: { $0 }, show: { self.state = $0 })
-        guard let page = read.state.value else { return }
+        await page.refresh(policy)
+        guard let page = page.value else { return }
         if let revision = page.revision { root.projectRevisionChanged(revision) }
         if requestedVersion == nil {
             currentVersion = page.version ?? currentVersion
@@ -51,7 +65,7 @@ public final class CaseModel {
                 currentVersion = named
             } else {
                 do throws(MainworthyError) {
-                    currentVersion = try await root.workspace.server.read(
+                    currentVersion = try await root.workspace.server.latest(
                         MainworthyAPI.caseDocument(root.project, caseID)
                     ).version
                 } catch {
@@ -78,12 +92,11 @@ public final class CaseModel {
     /// The case in the web app.
     public var webURL: URL? { state.value?.webURL }
 
-    /// Reads the history: every version, newest first, with author, time and reason.
+    /// Reads the history's first page: every version, newest first, with author, time and reason; the view
+    /// reads the next pages with `historyList.loadMore()` (or `historyList.loadAll()`).
     public func readHistory() async {
-        let read = await root.workspace.read(
-            MainworthyAPI.caseVersions(root.project, caseID), showing: history ?? .loading, map: \.items,
-            show: { self.history = $0 })
-        history = read.state
+        historyOpened = true
+        await historyList.refresh()
     }
 
     /// The page of version `version`, read-only when older than the current one.

@@ -1,3 +1,4 @@
+import CompanionApp
 import CompanionCore
 import CompanionHTTP
 import CompanionScreen
@@ -23,10 +24,10 @@ public final class CasesRootModel {
     /// How many lists left are kept (M-LIST-2).
     public static let recentListCapacity = 40
 
-    /// The root: the top folders and the tags.
-    public private(set) var state: ScreenState<BrowseReply> = .loading
-    /// All tags, most used first, once read.
-    public private(set) var allTags: ScreenState<[TagUse]> = .loading
+    /// The root: the top folders and the tags, read through the account's store.
+    public let browse: ScreenFeed<BrowseReply>
+    /// All tags, most used first, every page read (the kit's stored list).
+    public let tags: ScreenFeed<Paged<TagUse>>
     /// The project's revision as the tab knows it: the highest any reply, write or event named.
     public private(set) var revision = 0
 
@@ -39,7 +40,15 @@ public final class CasesRootModel {
     public init(workspace: MainworthyWorkspace, project: String) {
         self.workspace = workspace
         self.project = project
+        browse = workspace.feed(MainworthyAPI.browse(project))
+        tags = workspace.feed(MainworthyLists.tags(project))
     }
+
+    /// The root: the top folders and the tags.
+    public var state: ScreenState<BrowseReply> { browse.state }
+
+    /// All tags, most used first, as far as read.
+    public var allTags: ScreenState<[TagUse]> { tags.state.map(\.items) }
 
     /// The six most used tags.
     public var topTags: [TagUse] { Array((state.value?.tags ?? []).prefix(Self.topTagCount)) }
@@ -49,25 +58,14 @@ public final class CasesRootModel {
 
     /// Reads the root: the stored copy at once, then the server's.
     public func refresh() async {
-        let read = await workspace.read(
-            MainworthyAPI.browse(project), showing: state, map: { $0 }, show: { self.state = $0 })
-        if let revision = read.state.value?.revision { projectRevisionChanged(revision) }
+        await browse.refresh()
+        if let revision = browse.value?.revision { projectRevisionChanged(revision) }
     }
 
-    /// Reads every tag (All tags), page by page.
+    /// Reads every tag (All tags): the first page, then every next one.
     public func readAllTags() async {
-        var tags: [TagUse] = []
-        var cursor: String?
-        do throws(MainworthyError) {
-            repeat {
-                let page = try await workspace.server.read(MainworthyAPI.tags(project, cursor: cursor))
-                tags += page.items
-                cursor = page.nextCursor
-            } while cursor != nil
-            allTags = .content(tags, fetchedAt: workspace.now())
-        } catch {
-            allTags = workspace.failing(allTags, with: error)
-        }
+        await tags.refresh()
+        await tags.loadAll()
     }
 
     /// The project moved on to `revision` (a stream event, a reply, or a write): lists kept from before are read
@@ -110,14 +108,17 @@ public final class CasesRootModel {
         }
     }
 
-    /// The page of case `id` (a `c_…` id) at its current version.
-    public func casePage(_ id: String) -> CaseModel { CaseModel(root: self, caseID: id, version: nil) }
+    /// The page of case `id` (a `c_…` id) at its current version; its history reads `historyPageSize` versions a
+    /// page (the server's default when `nil`).
+    public func casePage(_ id: String, historyPageSize: Int? = nil) -> CaseModel {
+        CaseModel(root: self, caseID: id, version: nil, historyPageSize: historyPageSize)
+    }
 
     /// The id of the case `reference` names: a case number (`C-12`, any letter case) is looked up with the case
     /// search, since §2's `{id}` is the case's id, never its number; anything else is taken as the id.
     public func caseID(for reference: String) async throws(MainworthyError) -> String {
         guard let number = Self.caseNumber(reference) else { return reference }
-        let hits = try await workspace.server.read(MainworthyAPI.caseByNumber(project, number))
+        let hits = try await workspace.server.latest(MainworthyAPI.caseByNumber(project, number))
         guard let hit = hits.items.first(where: { $0.number.uppercased() == number }) else {
             throw .refused(
                 ServerRefusal(status: 404, code: "not_found", message: "There is no case \(number) in this project."))
@@ -180,7 +181,7 @@ public final class CasesRootModel {
     /// Keeps `draft` (replacing the one for its target).
     func keep(_ draft: CaseDraft) {
         let subject = draft.target.subject(in: project)
-        guard let body = try? Client.encodeJSON(draft) else { return }
+        guard let body = try? workspace.server.bundle.encoded(draft) else { return }
         write { transaction throws(StoreError) in try transaction.saveDraft(subject, body: body) }
     }
 

@@ -1,3 +1,5 @@
+import CompanionApp
+import CompanionHTTP
 import CompanionScreen
 import CompanionSync
 import Foundation
@@ -29,10 +31,10 @@ public final class ChangeModel {
     }
 
     /// The sentence shown when the head moved during a read and again during its repeat (M-CHG-7).
-    public static let movedSentence = "The change moved while it was being read. Pull down to try again."
+    public nonisolated static let movedSentence = "The change moved while it was being read. Pull down to try again."
 
-    /// The page.
-    public private(set) var state: ScreenState<ChangePage> = .loading
+    /// The page: the four parts, read whole through the account's store (a snapshot group), or not at all.
+    public let page: ScreenFeed<ChangePage>
     /// Set when the last read gave up because the head kept moving; the previous page (if any) stays.
     public private(set) var moved: String?
     /// How many part-sets were read in the last read (1, or 2 after a repeat).
@@ -48,14 +50,20 @@ public final class ChangeModel {
     public let id: String
     private let workspace: MainworthyWorkspace
     @ObservationIgnored private var readNumber = 0
+    /// The state after the head moved twice (the kit's failure rule, with the moved sentence).
+    private var movedState: ScreenState<ChangePage>?
 
     /// The page of change `id`; with `events`, it follows the project's stream.
     public init(workspace: MainworthyWorkspace, project: String, id: String, events: ProjectEvents? = nil) {
         self.workspace = workspace
         self.project = project
         self.id = id
+        page = workspace.feed(Self.parts(project, id)) { $0 }
         events?.subscribe(self) { [weak self] event in self?.follow(event) }
     }
+
+    /// What the page shows: the last page read on one head, or, when the head kept moving, the moved sentence.
+    public var state: ScreenState<ChangePage> { movedState ?? page.state }
 
     /// What the page offers.
     public var actions: [Action] { Action.allCases }
@@ -63,47 +71,35 @@ public final class ChangeModel {
     /// Whether the change was merged or closed (M-CHG-10).
     public var isEnded: Bool { state.value?.change.isEnded ?? false }
 
-    /// Reads the page: all four parts, repeated once if their heads differ (M-CHG-6..8).
+    /// Reads the page: all four parts, repeated once if their heads differ (M-CHG-6..8). A read whose parts name
+    /// different heads is never shown: the page keeps what it showed (M-CHG-7).
     public func refresh() async {
         readNumber += 1
         let number = readNumber
         reads += 1
-        let server = workspace.server
-        let (project, id) = (self.project, self.id)
-        do {
-            let outcome = try await ConsistentRead.read(
-                previous: state.value, versions: \.partHeads,
-                read: { try await Self.readParts(server, project: project, id: id) })
+        for attempt in 1...2 {
+            await page.refresh(.fresh)
             guard number == readNumber else { return }
-            switch outcome {
-            case .consistent(let page, _, let attempts):
-                lastReadAttempts = attempts
+            lastReadAttempts = attempt
+            guard headsDiffered else {
                 moved = nil
-                state = .content(page, fetchedAt: workspace.now())
-            case .moved(let previous, _):
-                lastReadAttempts = 2
-                moved = Self.movedSentence
-                if previous == nil { state = .failed(reason: Self.movedSentence, signInRequired: false) }
+                movedState = nil
+                return
             }
-        } catch {
-            guard number == readNumber else { return }
-            let failure = error as? MainworthyError ?? .other("\(error)")
-            state = workspace.failing(state, with: failure)
         }
+        moved = Self.movedSentence
+        movedState = workspace.server.bundle.failing(page.state, with: ChangeMoved()).state
     }
 
-    /// Reads the gate again (after an answer, M-CHG-9). A gate naming another head reads the whole page.
+    /// Whether the last read failed because its parts named different heads.
+    private var headsDiffered: Bool {
+        guard case .undecodable(let key, let detail) = page.cause else { return false }
+        return key == Self.parts(project, id).name && detail.contains(ChangeMoved.detail)
+    }
+
+    /// Reads the gate again (after an answer, M-CHG-9): with the other parts, so the page stays on one head.
     public func refreshGate() async {
-        guard let page = state.value else { return await refresh() }
-        do throws(MainworthyError) {
-            let gate = try await workspace.server.read(MainworthyAPI.gate(project, change: id))
-            guard gate.head == page.head else { return await refresh() }
-            guard var current = state.value, current.head == gate.head else { return }
-            current.gate = gate
-            state = .content(current, fetchedAt: workspace.now())
-        } catch {
-            state = workspace.failing(state, with: error)
-        }
+        await refresh()
     }
 
     /// Opens one of the change's questions; a confirmed answer reads the gate again (M-CHG-9).
@@ -124,24 +120,46 @@ public final class ChangeModel {
             Task { await self.refresh() }
             return
         }
+        let client = workspace.server.bundle.client
         guard event.kind == "change", event.subject == id, let shown = state.value else { return }
-        if let change = event.change, change.head != shown.head {
+        if let change = event.change(decodedBy: client), change.head != shown.head {
             Task { await self.refresh() }
-        } else if let change = event.change, change.gate?.verdict != shown.gate.verdict {
+        } else if let change = event.change(decodedBy: client), change.gate?.verdict != shown.gate.verdict {
             Task { await self.refreshGate() }
         }
     }
 
-    /// The four parts, one after the other: the change, its gate, its failing tests, its cases.
-    nonisolated static func readParts(_ server: MainworthyServer, project: String, id: String)
-        async throws(MainworthyError) -> ChangePage
-    {
-        let change = try await server.read(MainworthyAPI.change(project, id))
-        let gate = try await server.read(MainworthyAPI.gate(project, change: id))
-        let failing = try await server.read(MainworthyAPI.failingTests(project, change: id))
-        let cases = try await server.read(MainworthyAPI.changeCases(project, change: id))
-        return ChangePage(
-            change: change, gate: gate, failingTests: failing.items, cases: cases.items,
-            partHeads: [change.head, gate.head, failing.head, cases.head])
+    /// The four parts of the page as one snapshot group: the change, its gate, its failing tests, its cases. A
+    /// group whose parts name different heads does not assemble (nothing of it is shown).
+    nonisolated static func parts(_ project: String, _ id: String) -> Snapshot<ChangePage> {
+        let change = MainworthyAPI.change(project, id)
+        let gate = MainworthyAPI.gate(project, change: id)
+        let failing = MainworthyAPI.failingTests(project, change: id)
+        let cases = MainworthyAPI.changeCases(project, change: id)
+        return Snapshot(
+            "change:\(project):\(id)", members: ["change": change, "gate": gate, "failing": failing, "cases": cases]
+        ) { members throws(HTTPError) in
+            let summary = try members.value(change)
+            let verdict = try members.value(gate)
+            let tests = try members.value(failing)
+            let touched = try members.value(cases)
+            let heads = [summary.head, verdict.head, tests.head, touched.head]
+            guard Set(heads).count == 1 else {
+                throw .undecodable(
+                    HTTPError.DecodingFailure(
+                        type: "ChangePage", path: "", detail: "\(ChangeMoved.detail): \(heads.joined(separator: ", "))",
+                        url: change.path))
+            }
+            return ChangePage(
+                change: summary, gate: verdict, failingTests: tests.items, cases: touched.items, partHeads: heads)
+        }
     }
+}
+
+/// The head of a change moved during a read and again during its repeat (M-CHG-7).
+struct ChangeMoved: Error, CustomStringConvertible {
+    /// What a read whose parts name different heads says.
+    static let detail = "the parts name different heads"
+
+    var description: String { ChangeModel.movedSentence }
 }

@@ -69,7 +69,7 @@ public final class ChangesModel {
             Task { await self.refresh() }
             return
         }
-        guard let change = event.change, state.value != nil else { return }
+        guard let change = event.change(decodedBy: workspace.server.bundle.client), state.value != nil else { return }
         write { reply in reply.items = Self.inserting(change, into: reply.items) }
         let row = state.value?.first { $0.id == change.id }.map { $0.merging(change) } ?? change
         if row.lacksListFields || change.updatedAt == nil {
@@ -84,7 +84,7 @@ public final class ChangesModel {
     func readRow(_ id: String) async {
         rowReads += 1
         do throws(MainworthyError) {
-            let fresh = try await workspace.server.read(MainworthyAPI.change(project, id))
+            let fresh = try await workspace.server.latest(MainworthyAPI.change(project, id))
             write { reply in
                 guard let index = reply.items.firstIndex(where: { $0.id == id }) else { return }
                 let known = reply.items[index]

@@ -19,8 +19,8 @@ import Observation
 /// when the app leaves the workspace, so neither outlives the other.
 @Observable @MainActor
 public final class MainworthyWorkspace {
-    /// The projects, with their capabilities.
-    public private(set) var projects: ScreenState<[Project]> = .loading
+    /// The projects, with their capabilities: the server's, else the copy read before when it cannot be reached.
+    public let projectList: ScreenFeed<[Project]>
     /// The open project.
     public private(set) var current: Project?
     /// The open project's queue.
@@ -46,7 +46,12 @@ public final class MainworthyWorkspace {
     /// Creates the workspace on `server`.
     public init(server: MainworthyServer) {
         self.server = server
+        projectList = server.bundle.feed(MainworthyAPI.projects(), policy: .networkElseCache) { $0.items }
+        projectList.reportingFailures { [weak self] in self?.report(MainworthyError($0)) }
     }
+
+    /// The projects, with their capabilities.
+    public var projects: ScreenState<[Project]> { projectList.state }
 
     /// The current time, from the environment's clock (screens stamp what they read with it).
     public func now() -> Date { server.now() }
@@ -58,9 +63,8 @@ public final class MainworthyWorkspace {
     /// the one open before, or the first.
     public func load(preferred: String? = nil) async {
         capabilityReads += 1
-        let update = await read(MainworthyAPI.projects(), policy: .networkElseCache, showing: projects, map: \.items)
-        projects = update.state
-        guard let list = update.state.value else { return }
+        await projectList.refresh()
+        guard let list = projectList.value else { return }
         let key = preferred ?? current?.key
         let choice = list.first { $0.key == key } ?? list.first
         if let choice, choice.key != current?.key {
@@ -120,67 +124,49 @@ public final class MainworthyWorkspace {
     /// A feed of `list` for a screen of the open project: kept in the account's store and observing it; a
     /// failure is reported here too.
     func feed<Page: Sendable, Item>(_ list: PagedList<Page, Item>) -> ScreenFeed<Paged<Item>> {
-        server.bundle.feed(list).reportingFailures { [weak self] in self?.report(MainworthyError($0)) }
+        reporting(server.bundle.feed(list))
+    }
+
+    /// A feed of `list` showing `transform` of the stored list, its failures reported here too.
+    func feed<Page: Sendable, Item, Value: Sendable & Equatable>(
+        _ list: PagedList<Page, Item>, isEmpty: @escaping @Sendable (Value) -> Bool,
+        _ transform: @escaping @Sendable (Paged<Item>) -> Value
+    ) -> ScreenFeed<Value> {
+        reporting(server.bundle.feed(list, isEmpty: isEmpty, transform))
     }
 
     /// A feed of `request` for a screen of the open project, its failures reported here too.
-    func feed<Value: Sendable & Equatable>(_ request: Request<Value>) -> ScreenFeed<Value> {
-        server.bundle.feed(request).reportingFailures { [weak self] in self?.report(MainworthyError($0)) }
+    func feed<Value: Sendable & Equatable>(_ request: Request<Value>, policy: FetchPolicy = .staleWhileRevalidate)
+        -> ScreenFeed<Value>
+    {
+        reporting(server.bundle.feed(request, policy: policy))
     }
 
-    /// Reads `request` for a screen showing `current` through the server's bundle (the stored copy at once under
-    /// `policy`, then the server's), handing every state to `show`; a failure is reported here. Returns the last
-    /// update.
-    @discardableResult
-    func read<Response: Sendable, Value: Sendable & Equatable>(
-        _ request: Request<Response>, policy: FetchPolicy = .staleWhileRevalidate, showing current: ScreenState<Value>,
-        isEmpty: @escaping @Sendable (Value) -> Bool = { _ in false },
-        map transform: @escaping @Sendable (Response) -> Value, show: (ScreenState<Value>) -> Void = { _ in }
-    ) async -> ScreenRead<Value> {
-        var last = ScreenRead(state: current, failure: nil)
-        for await update in server.bundle.read(
-            request, policy: policy, showing: current, isEmpty: isEmpty, transform)
-        {
-            last = ScreenRead(state: update.state, failure: update.failure)
-            show(update.state)
-        }
-        if let failure = last.failure { report(MainworthyError(failure)) }
-        return last
+    /// A feed of what a screen shows of `request`'s reply, its failures reported here too.
+    func feed<Response: Sendable, Value: Sendable & Equatable>(
+        _ request: Request<Response>, policy: FetchPolicy = .staleWhileRevalidate,
+        _ transform: @escaping @Sendable (Response) -> Value
+    ) -> ScreenFeed<Value> {
+        reporting(server.bundle.feed(request, policy: policy, transform))
     }
 
-    /// The state of a screen showing `current` after `error` (a write or a read outside the bundle's `read`).
-    func failing<Value>(_ current: ScreenState<Value>, with error: MainworthyError) -> ScreenState<Value> {
-        report(error)
-        switch error {
-        case .notConnected(let cause), .unconfirmed(let cause):
-            return server.bundle.failing(current, with: cause).state
-        case .signedOut(let sentence):
-            if let value = current.value {
-                return .stale(value, age: current.age(at: now()) ?? 0, problem: sentence ?? error.description)
-            }
-            return .failed(reason: sentence ?? error.description, signInRequired: true)
-        default:
-            if let value = current.value {
-                return .stale(value, age: current.age(at: now()) ?? 0, problem: error.description)
-            }
-            return .failed(reason: error.description, signInRequired: false)
-        }
+    /// A feed of `snapshot` (read all or nothing), its failures reported here too.
+    func feed<Response: Sendable, Value: Sendable & Equatable>(
+        _ snapshot: Snapshot<Response>, _ transform: @escaping @Sendable (Response) -> Value
+    ) -> ScreenFeed<Value> {
+        reporting(server.bundle.feed(snapshot, transform))
+    }
+
+    private func reporting<Value>(_ feed: ScreenFeed<Value>) -> ScreenFeed<Value> {
+        let client = server.bundle.client
+        return feed.reportingFailures { [weak self] in self?.report(MainworthyError($0, client: client)) }
     }
 }
 
-/// Where a screen's read ended: the state it shows, and the failure behind it, if any.
-struct ScreenRead<Value: Sendable & Equatable>: Sendable {
-    /// What the screen shows.
-    var state: ScreenState<Value>
-    /// The network failure behind it (a stored copy shown instead of a fresh one, or the read's own failure).
-    var failure: HTTPError?
-
-    /// Whether the state is the server's answer of this read (not a stored copy or a failure).
+extension ScreenFeed {
+    /// Whether the state is the server's answer of the last read (not a stored copy or a failure).
     var isFresh: Bool {
-        guard failure == nil else { return false }
-        switch state {
-        case .content, .empty: return true
-        default: return false
-        }
+        guard failure == nil, cause == nil else { return false }
+        return state.kind == .content || state.kind == .empty
     }
 }

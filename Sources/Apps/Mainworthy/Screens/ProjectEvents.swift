@@ -116,7 +116,7 @@ public final class ProjectEvents {
         }
         if error is CancellationError { return }
         if let http = error as? HTTPError, case .cancelled = http { return }
-        let failure = (error as? HTTPError).map(MainworthyError.init) ?? .other("\(error)")
+        let failure = (error as? HTTPError).map { MainworthyError($0) } ?? .other("\(error)")
         workspace.report(failure)
         status = .failed(failure.description)
     }

@@ -1,3 +1,4 @@
+import CompanionApp
 import CompanionCore
 import CompanionHTTP
 import CompanionScreen
@@ -28,8 +29,8 @@ public final class QuestionModel {
         case unknown(String)
     }
 
-    /// The page.
-    public private(set) var state: ScreenState<Question> = .loading
+    /// The question, read through the account's store.
+    public let page: ScreenFeed<Question>
     /// The decision's state.
     public private(set) var decisionStatus: DecisionStatus = .none
     /// The sentence of the last answer or withdrawal that did not go through.
@@ -52,24 +53,27 @@ public final class QuestionModel {
     /// The question's id.
     public let id: String
     private let workspace: MainworthyWorkspace
-    private let onRecorded: @MainActor (AnswerReply, Question) -> Void
+    private let onRecorded: @MainActor (AnswerReply, Question) async -> Void
 
     /// Creates the page; `onRecorded` tells the list an answer was confirmed.
     public init(
         workspace: MainworthyWorkspace, project: String, id: String,
-        onRecorded: @escaping @MainActor (AnswerReply, Question) -> Void = { _, _ in }
+        onRecorded: @escaping @MainActor (AnswerReply, Question) async -> Void = { _, _ in }
     ) {
         self.workspace = workspace
         self.project = project
         self.id = id
         self.onRecorded = onRecorded
+        page = workspace.feed(MainworthyAPI.question(project, id))
     }
+
+    /// The page.
+    public var state: ScreenState<Question> { page.state }
 
     /// Reads the question (again); the server's answer is what turns Withdraw on after a 409.
     public func refresh() async {
-        let read = await workspace.read(
-            MainworthyAPI.question(project, id), showing: state, map: { $0 }, show: { self.state = $0 })
-        guard read.isFresh, let question = read.state.value else { return }
+        await page.refresh()
+        guard page.isFresh, let question = page.value else { return }
         decisionStatus = question.decision.map { .standing($0.labelled(from: question.answers)) } ?? .none
         withdrawBlocked = false
     }
@@ -121,7 +125,7 @@ public final class QuestionModel {
             pendingAnswer = nil
             recorded = reply
             decisionStatus = .standing(reply.decision.labelled(from: state.value?.answers ?? []))
-            if let question = state.value { onRecorded(reply, question) }
+            if let question = state.value { await onRecorded(reply, question) }
         } catch {
             workspace.report(error)
             pendingAnswer = error.isUnconfirmed ? command : nil

@@ -1,6 +1,8 @@
+import CompanionApp
 import CompanionCore
 import CompanionHTTP
 import CompanionScreen
+import CompanionSync
 import Foundation
 import Observation
 
@@ -13,8 +15,9 @@ import Observation
 /// never one read later, and needs `decide` like any withdrawal (M-UNDO-1, M-CAP-4).
 @Observable @MainActor
 public final class QueueModel {
-    /// What the screen shows.
-    public private(set) var state: ScreenState<QueuePage> = .loading
+    /// The open questions of the chosen kind, with the summary, every page read (the kit's stored list; the view
+    /// reads the next page with `list.loadMore()`). A new chip is a new list.
+    public private(set) var list: ScreenFeed<QueuePage>
     /// The chip chosen, `nil` for every kind (M-QUEUE-5).
     public private(set) var kind: QuestionKind?
     /// The bar after an answer, with Undo.
@@ -34,68 +37,59 @@ public final class QueueModel {
         self.workspace = workspace
         self.project = project
         self.pageSize = pageSize
+        list = Self.feed(workspace, project, kind: nil, pageSize: pageSize)
     }
 
+    /// What the screen shows: failures first, the summary of the whole open queue.
+    public var state: ScreenState<QueuePage> { list.state }
+
     /// Reads the first page of the chosen kind: the stored copy at once, then the server's.
-    public func refresh() async {
-        await workspace.read(
-            MainworthyAPI.queue(project, kind: kind, limit: pageSize), showing: state,
-            map: { reply in
-                QueuePage(
-                    summary: reply.summary, items: QueueOrder.failuresFirst(reply.items),
-                    nextCursor: reply.nextCursor, revision: reply.revision)
-            }, show: { self.state = $0 })
-    }
+    public func refresh() async { await list.refresh() }
 
     /// Chooses a chip (`nil` for all) and reads the list of that kind; the summary stays the server's.
     public func choose(_ kind: QuestionKind?) async {
         self.kind = kind
+        list = Self.feed(workspace, project, kind: kind, pageSize: pageSize)
         await refresh()
     }
 
-    /// Reads the next page and appends its rows, failures first, no id twice.
-    public func loadMore() async {
-        guard var page = state.value, let cursor = page.nextCursor else { return }
-        do throws(MainworthyError) {
-            let reply = try await workspace.server.read(
-                MainworthyAPI.queue(project, kind: kind, cursor: cursor, limit: pageSize))
-            var seen = Set(page.items.map(\.id))
-            let fresh = reply.items.filter { seen.insert($0.id).inserted }
-            page.items = QueueOrder.failuresFirst(page.items + fresh)
-            page.summary = reply.summary
-            page.nextCursor = reply.nextCursor
-            page.revision = reply.revision
-            state = .content(page, fetchedAt: workspace.now())
-        } catch {
-            workspace.report(error)
-        }
+    private static func feed(
+        _ workspace: MainworthyWorkspace, _ project: String, kind: QuestionKind?, pageSize: Int?
+    ) -> ScreenFeed<QueuePage> {
+        workspace.feed(
+            MainworthyLists.queue(project, kind: kind, limit: pageSize), isEmpty: { $0.items.isEmpty },
+            QueueEntry.page)
     }
 
     /// The page of question `id`, whose answers report back to this list.
     public func question(_ id: String) -> QuestionModel {
         QuestionModel(workspace: workspace, project: project, id: id) { [weak self] reply, question in
-            self?.recorded(reply, question: question)
+            await self?.recorded(reply, question: question)
         }
     }
 
-    /// An answer was confirmed: the bar says so and the question leaves the open list.
-    func recorded(_ reply: AnswerReply, question: Question) {
+    /// An answer was confirmed: the bar says so, and the question leaves the stored open list with the summary's
+    /// count one lower (a store write every screen of the list shows).
+    func recorded(_ reply: AnswerReply, question: Question) async {
         bar = RecordedBar(
             sentence: reply.recorded, decisionID: reply.decision.id, questionID: question.id,
             reasonRequired: question.withdrawReasonRequired, answers: question.answers)
         undoProblem = nil
-        if var page = state.value {
-            let before = page.items.count
-            page.items.removeAll { $0.id == question.id }
-            if page.items.count < before {
-                if question.kind == .failure {
-                    page.summary.failures = max(0, page.summary.failures - 1)
-                } else {
-                    page.summary.canWait = max(0, page.summary.canWait - 1)
-                }
+        guard var summary = list.value?.summary else { return }
+        let bundle = workspace.server.bundle
+        let stored = MainworthyLists.queue(project, kind: kind, limit: pageSize)
+        do throws(SyncError) {
+            guard try await bundle.remove(question.id, from: stored) else { return }
+            if question.kind == .failure {
+                summary.failures = max(0, summary.failures - 1)
+            } else {
+                summary.canWait = max(0, summary.canWait - 1)
             }
-            state = .content(page, fetchedAt: workspace.now())
+            try await bundle.store(QueueEntry.summary(summary), in: stored)
+        } catch {
+            bundle.journal.record(.storage, "an answered question could not leave the queue: \(error.description)")
         }
+        await list.showStored()
     }
 
     /// Whether Undo can be pressed: a bar stands and the project grants `decide` (M-CAP-4).

@@ -1,3 +1,4 @@
+import CompanionApp
 import CompanionHTTP
 import CompanionScreen
 import CompanionSync
@@ -39,10 +40,10 @@ public final class RunModel {
         case refresh
     }
 
-    /// The run.
-    public private(set) var state: ScreenState<Run> = .loading
-    /// The slot open, with its pinned case and history.
-    public private(set) var openSlot: SlotDetail?
+    /// The run, read through the account's store.
+    public let run: ScreenFeed<Run>
+    /// The slot open, read through the account's store.
+    public private(set) var slot: ScreenFeed<SlotDetail>?
     /// Notes and marks not recorded, per slot id.
     public private(set) var drafts: [String: SlotDraft] = [:]
     /// Your earlier result per slot, from the last result you recorded there (what Undo sends).
@@ -63,17 +64,18 @@ public final class RunModel {
         self.workspace = workspace
         self.project = project
         self.id = id
+        run = workspace.feed(MainworthyAPI.run(project, id))
     }
+
+    /// The run page's state.
+    public var state: ScreenState<Run> { run.state }
+
+    /// The slot open, with its pinned case and history.
+    public var openSlot: SlotDetail? { slot?.value }
 
     /// Reads the run (again), without planning anything: the stored copy at once, then the server's.
     public func refresh() async {
-        await read(policy: .staleWhileRevalidate)
-    }
-
-    @discardableResult
-    private func read(policy: FetchPolicy) async -> ScreenRead<Run> {
-        await workspace.read(
-            MainworthyAPI.run(project, id), policy: policy, showing: state, map: { $0 }, show: { self.state = $0 })
+        await run.refresh()
     }
 
     /// Whether outcomes can be pressed.
@@ -120,21 +122,22 @@ public final class RunModel {
 
     /// Opens slot `slotID`, with or without a result.
     public func open(_ slotID: String) async {
-        do throws(MainworthyError) {
-            openSlot = try await workspace.server.read(MainworthyAPI.slot(project, run: id, slot: slotID))
-        } catch {
-            workspace.report(error)
-            problem = error.description
+        let opened = workspace.feed(MainworthyAPI.slot(project, run: id, slot: slotID))
+        await opened.refresh(.fresh)
+        if opened.value != nil {
+            slot = opened
+        } else {
+            problem = opened.state.problem
         }
     }
 
     /// Back to the run page; the open slot's draft stays.
-    public func closeSlot() { openSlot = nil }
+    public func closeSlot() { slot = nil }
 
     /// Leaves the run (its page goes away): what was typed or marked and not recorded is dropped, and Undo is
     /// forgotten (M-RUN-10, O-11). Nothing of it was ever stored.
     public func leave() {
-        openSlot = nil
+        slot = nil
         drafts = [:]
         undoable = [:]
     }
@@ -216,20 +219,20 @@ public final class RunModel {
             drafts[slotID] = nil
             undoable[slotID] = .some(reply.yourPrevious)
         }
-        let reread = await read(policy: .fresh)
-        guard reread.isFresh, let run = reread.state.value else {
+        await run.refresh(.fresh)
+        guard run.isFresh, let current = run.value else {
             // The slots were not read again: choosing the next one from the slots read before could open one
             // another tester filled meanwhile. The run page shows, and says so.
-            openSlot = nil
+            slot = nil
             problem =
-                "The result was recorded, but the run could not be read again: \(reread.state.problem ?? "no reply")"
+                "The result was recorded, but the run could not be read again: \(run.state.problem ?? "no reply")"
             return
         }
         if advance {
-            if let next = RunNavigation.next(after: slotID, in: run.slots) {
+            if let next = RunNavigation.next(after: slotID, in: current.slots) {
                 await open(next.id)
             } else {
-                openSlot = nil
+                slot = nil
             }
         } else if openSlot?.slot.id == slotID {
             await open(slotID)

@@ -1,3 +1,4 @@
+import CompanionApp
 import CompanionAuth
 import CompanionCore
 import CompanionScreen
@@ -12,8 +13,8 @@ import Observation
 /// (M-SESS-4), another keeps this device signed in and the list is read again (M-SESS-5).
 @Observable @MainActor
 public final class SessionsModel {
-    /// The sessions.
-    public private(set) var state: ScreenState<[SessionInfo]> = .loading
+    /// The sessions, read from the server on every refresh.
+    public let list: ScreenFeed<[SessionInfo]>
     /// The session waiting for the confirmation of End session.
     public private(set) var pendingEnd: SessionInfo?
     /// The last failure of End session, if any.
@@ -24,14 +25,14 @@ public final class SessionsModel {
     /// Creates the screen.
     public init(workspace: MainworthyWorkspace) {
         self.workspace = workspace
+        list = workspace.feed(MainworthyAPI.sessions(), policy: .fresh) { $0.items.map(\.info) }
     }
 
+    /// The sessions.
+    public var state: ScreenState<[SessionInfo]> { list.state }
+
     /// Reads the list from the server.
-    public func refresh() async {
-        await workspace.read(
-            MainworthyAPI.sessions(), policy: .fresh, showing: state, map: { $0.items.map(\.info) },
-            show: { self.state = $0 })
-    }
+    public func refresh() async { await list.refresh() }
 
     /// End session was pressed: asks for confirmation, sends nothing.
     public func requestEnd(_ session: SessionInfo) {
