@@ -17,6 +17,9 @@ let usage = """
            Benchmarks p6 [<omnigent-url>] (SSE parse rate; with a URL also the live stream's latency)
            Benchmarks mw <mainworthy-reference-server-url>   (report → stream event; scripts/bench mw)
            Benchmarks p11 <wsbench-ws-url>   (WebSocket against the Python client and the C floor; BENCH_WS_FLOOR)
+           Benchmarks p11-one a|b|c <wsbench-ws-url> <count>   (one case of the kit's channel, for callgrind)
+           Benchmarks p11-instructions <wsbench-ws-url>   (P11 under callgrind: instructions per operation)
+           Benchmarks autobahn9 <autobahn-ws-url> <reports-index.json>   (section 9 per case, kit and Python)
            Benchmarks p12 <home-assistant-url> <token-file>   (first screen against hass-client; BENCH_PYTHON)
            Benchmarks p13 <home-assistant-url> <token-file> [--minutes M] [--warmup S]   (RSS of a live follower)
     """
@@ -92,6 +95,24 @@ do {
             exit(2)
         }
         try await LiveBenchmarks.p11(url: url)
+    case "p11-one":
+        guard arguments.count == 4, let url = URL(string: arguments[2]), let count = Int(arguments[3]) else {
+            print(usage)
+            exit(2)
+        }
+        try await P11Instructions.one(letter: arguments[1], url: url, count: count)
+    case "p11-instructions":
+        guard arguments.count == 2, let url = URL(string: arguments[1]) else {
+            print(usage)
+            exit(2)
+        }
+        try P11Instructions.run(url: url)
+    case "autobahn9":
+        guard arguments.count == 3, let url = URL(string: arguments[1]) else {
+            print(usage)
+            exit(2)
+        }
+        try await AutobahnSection9.run(base: url, index: arguments[2])
     case "p12", "p13":
         guard arguments.count >= 3, let url = URL(string: arguments[1]) else {
             print(usage)
