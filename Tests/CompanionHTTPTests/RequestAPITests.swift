@@ -84,4 +84,21 @@ struct RequestAPITests {
         #expect(url.query == nil && url.fragment == nil)
         #expect(Array(url.standardized.pathComponents.suffix(4)) == ["v1", "sessions", hostile, "read"])
     }
+
+    @Test("K-REQ-5: no placeholder Request(path: \"\") and no percent-encoder but PercentEncoding in Sources")
+    func oneEscaperAndNoPlaceholder() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources")
+        let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+            .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }
+        #expect(files.contains { $0.lastPathComponent == "PercentEncoding.swift" }, "the sources were read")
+        let placeholder = try Regex(#"Request(<[^>]*>)?\(path: """#)
+        for file in files {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            #expect(!text.contains(placeholder), "\(file.lastPathComponent) builds a placeholder request")
+            if file.lastPathComponent != "PercentEncoding.swift" {
+                #expect(!text.contains("addingPercentEncoding"), "\(file.lastPathComponent) escapes on its own")
+            }
+        }
+    }
 }

@@ -180,11 +180,7 @@ public enum MainworthyAPI {
     static func base(_ project: String) -> String { "/api/projects/\(escape(project))" }
 
     /// One path segment, with `/`, `?` and `#` escaped so an id can never leave its segment.
-    static func escape(_ segment: String) -> String {
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.remove(charactersIn: "/?#%")
-        return segment.addingPercentEncoding(withAllowedCharacters: allowed) ?? segment
-    }
+    static func escape(_ segment: String) -> String { PercentEncoding.segment(segment) }
 }
 
 /// The body of `POST /api/sessions`. It lives only for the call; the password is never stored.

@@ -138,6 +138,6 @@ public enum OmnigentAPI {
 
     /// Percent-encodes an id for a path segment, so an id never adds a path or query.
     static func escape(_ id: String) -> String {
-        id.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-_"))) ?? id
+        PercentEncoding.segment(id)
     }
 }

@@ -1,3 +1,4 @@
+import CompanionHTTP
 import Foundation
 
 /// One team-data file: which site it is on, its path, and the name lists and the terminal show.
@@ -68,14 +69,7 @@ public struct TeamEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// `.` or `..`, which no encoding makes safe.
     public static func pathSegment(_ text: String) -> String? {
         guard !text.isEmpty, text != ".", text != ".." else { return nil }
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        // Letters outside ASCII are encoded too: `alphanumerics` holds every script's letters.
-        let ascii = text.unicodeScalars.map { scalar -> String in
-            if scalar.isASCII, allowed.contains(scalar) { return String(scalar) }
-            return String(scalar).utf8.map { String(format: "%%%02X", $0) }.joined()
-        }
-        return ascii.joined()
+        return PercentEncoding.segment(text)
     }
 
     /// Every fixed endpoint (the command centre needs an id; meetings and agents need `llms.txt`).
