@@ -151,6 +151,42 @@ struct LiveDetailTests {
     }
 }
 
+extension LiveDetailTests {
+    @Test("Item 2: the watch shows the same live events: deltas while written, a finished item, a failed turn")
+    func liveEventsReachTheWatch() async throws {
+        let url = try TestServers.omnigent()
+        let session = try await OmnigentFixture.createSession(TestClients.loopback(url), title: "watch live events")
+        let streams = ScriptedStreams([
+            """
+            data: {"type":"response.output_text.delta","delta":"Hel","message_id":"m1","index":0}
+
+            data: {"type":"response.output_text.delta","delta":"lo","message_id":"m1","index":1}
+
+            data: {"type":"response.output_text.delta","delta":"World","message_id":"m2","index":0}
+
+            data: {"type":"response.output_item.done","item":{"id":"m1","type":"message","role":"assistant","content":[{"type":"output_text","text":"Hello"}],"created_at":\(Int(Date().timeIntervalSince1970) + 5)}}
+
+            data: {"type":"response.failed","response":{"last_error":{"message":"Lost"}}}
+
+            data: [DONE]
+
+
+            """
+        ])
+        let keeper = WatchCookieKeeper(
+            WatchCookieSync(serverURL: url, cookieHeader: "ap_session=header-mode", syncedAt: Date()))
+        let watch = WatchClient(
+            apiBase: url, cookies: keeper, environment: OmnigentFixture.environment(transport: streams))
+        await watch.open(session.id)
+        #expect(watch.detail?.messages.isEmpty == true)
+        await watch.follow()
+        #expect(watch.detail?.messages.map(\.text) == ["Hello"])
+        #expect(watch.liveFailure == "Lost")
+        #expect(watch.streaming.messages.isEmpty, "the failed turn ended the replies being written")
+        #expect(watch.actionProblem == nil)
+    }
+}
+
 /// The platform's transport, except that each connection of a session stream gets the next scripted SSE body.
 final class ScriptedStreams: Transport {
     private let inner = DefaultTransport.make()
