@@ -121,6 +121,7 @@ public final class WatchClient {
     /// Where the synced cookie is kept.
     public nonisolated let cookies: WatchCookieKeeper
     private let random: any RandomSource
+    private let clock: any WallClock
 
     /// Creates the client for `apiBase` (origin plus mount, or a Databricks `…/api/2.0/omnigent`) on the
     /// environment's transport, journal and randomness. `hostID` is the slice key; it is sent only on a
@@ -129,6 +130,7 @@ public final class WatchClient {
         let sliceKey = WatchRequestHeaders.isDatabricksAPIBase(apiBase) ? hostID : nil
         self.cookies = cookies
         self.random = environment.random
+        self.clock = environment.clock
         client = environment.client(
             for: apiBase, profile: Self.profile,
             middlewares: [WatchRequestHeaders(cookies: cookies, sliceKey: sliceKey, journal: environment.journal)])
@@ -215,7 +217,7 @@ public final class WatchClient {
         var joined = 0
         do {
             for try await event in live(id) {
-                switch LiveEvent.read(event, client: client, now: Date()) {
+                switch LiveEvent.read(event, client: client, now: clock.now()) {
                 case .textDelta(let delta): streaming.append(delta)
                 case .failed(let sentence):
                     liveFailure = sentence
