@@ -121,7 +121,7 @@ struct LiveDetailTests {
             """
             data: {"type":"session.input.consumed","data":{"item_id":"u1","type":"message","data":{"role":"user","content":[{"type":"input_text","text":"Go"}]},"cleared_pending_id":"p1"}}
 
-            data: {"type":"response.output_item.done","item":{"id":"m1","type":"message","role":"assistant","content":[{"type":"output_text","text":"Hello"}],"created_at":\(Int(Date().timeIntervalSince1970) + 5)}}
+            data: {"type":"response.output_item.done","item":{"id":"m1","type":"message","role":"assistant","content":[{"type":"output_text","text":"Hello"}],"created_at":\(Int(Date().timeIntervalSince1970) + 3600)}}
 
             data: {"type":"response.failed","response":{"last_error":{"message":"Runner disconnected unexpectedly."}}}
 
@@ -140,7 +140,7 @@ struct LiveDetailTests {
         await model.followLive()
         #expect(model.live.messages.map(\.text) == ["Hello", "World"], "the replies being written, no place twice")
         await model.followLive()
-        let shown = await waitUntilObserved(upTo: .seconds(10)) {
+        let shown = await waitUntilObserved(upTo: .seconds(20)) {
             model.state.value?.messages.map(\.text) == ["Go", "Hello"]
                 && other.state.value?.messages.map(\.text) == ["Go", "Hello"]
         }
@@ -164,7 +164,7 @@ extension LiveDetailTests {
 
             data: {"type":"response.output_text.delta","delta":"World","message_id":"m2","index":0}
 
-            data: {"type":"response.output_item.done","item":{"id":"m1","type":"message","role":"assistant","content":[{"type":"output_text","text":"Hello"}],"created_at":\(Int(Date().timeIntervalSince1970) + 5)}}
+            data: {"type":"response.output_item.done","item":{"id":"m1","type":"message","role":"assistant","content":[{"type":"output_text","text":"Hello"}],"created_at":\(Int(Date().timeIntervalSince1970) + 3600)}}
 
             data: {"type":"response.failed","response":{"last_error":{"message":"Lost"}}}
 
