@@ -145,13 +145,10 @@ enum OmnigentCommands {
         return try await OmnigentServer.open(connection, account: account, session: session, environment: environment)
     }
 
-    /// The process's parts for the Omnigent core, as the app would make them once: the terminal's transport
-    /// policy, journal and secret store (a server's network settings apply); nothing of the core is kept on
-    /// disk by these commands.
+    /// The process's parts for the Omnigent core, as the app would make them once (the terminal's one maker):
+    /// nothing of the core is kept on disk by these commands.
     private static func environment(_ arguments: Arguments) throws -> AppEnvironment {
-        AppEnvironment(
-            transportPolicy: arguments.transportPolicy, stores: StoreRegistry(location: .memory),
-            secrets: try AuthCommands.store(), journal: Terminal.journal)
+        try CommandEnvironment.make(arguments, stores: .memory)
     }
 
     @MainActor

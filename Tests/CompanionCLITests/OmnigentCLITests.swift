@@ -131,4 +131,50 @@ struct OmnigentCLITests {
             ["omnigent", "watch-client", "approve", id, "elicit_none", "--cookie-stdin"], input: cookie)
         #expect(unknown.status == 1 && unknown.errors.contains("offers no approval"))
     }
+
+    @Test("CLI-JSON: every `companion omnigent` command prints what docs/cli-json.md documents")
+    func jsonShapes() async throws {
+        let url = try TestServers.omnigent()
+        let client = TestClients.loopback(url)
+        let server = url.absoluteString
+        let id = try await createSession(client, title: "cli json")
+        _ = try await client.send(
+            Request<JSONValue>.post(
+                "/v1/sessions/\(id)/events",
+                body: JSONValue.object([
+                    "type": "external_assistant_message", "data": ["agent": "debby", "text": "Shaped."],
+                ])))
+        let approval = try await client.send(
+            Request<JSONValue>.post(
+                "/v1/sessions/\(id)/events",
+                body: JSONValue.object([
+                    "type": "mcp_elicitation",
+                    "data": ["message": "Go?", "requestedSchema": ["type": "object", "properties": [:]]],
+                ])))
+        let eid = try #require(approval["elicitation_id"]?.stringValue)
+        let sessions = try await succeeds("omnigent", "sessions", "--server", server, "--json")
+        expectDocumentedShape(sessions.output, "omnigent sessions")
+        let show = try await succeeds("omnigent", "show", id, "--json")
+        expectDocumentedShape(show.output, "omnigent show")
+        let watch = try await succeeds("omnigent", "watch", id, "--events", "1", "--all", "--json")
+        expectDocumentedShape(watch.output, "omnigent watch", lines: true)
+        let cookie = "ap_session=header-mode\n"
+        let watchSessions = try await succeeds(
+            "omnigent", "watch-client", "sessions", "--cookie-stdin", "--json", input: cookie)
+        expectDocumentedShape(watchSessions.output, "omnigent watch-client sessions")
+        let watchShow = try await succeeds(
+            "omnigent", "watch-client", "show", id, "--cookie-stdin", "--json", input: cookie)
+        expectDocumentedShape(watchShow.output, "omnigent watch-client show")
+        // A server without a runner refuses the message: `failed`, exit 1, the JSON still printed.
+        let send = try await run(
+            ["omnigent", "watch-client", "send", id, "Hello", "--cookie-stdin", "--json"], input: cookie)
+        #expect(send.status == 1)
+        expectDocumentedShape(send.output, "omnigent watch-client send")
+        let approve = try await succeeds(
+            "omnigent", "watch-client", "approve", id, eid, "--cookie-stdin", "--json", input: cookie)
+        expectDocumentedShape(approve.output, "omnigent watch-client approve")
+        let signIn = try await run(["omnigent", "watch-client", "sessions", "--json"])
+        #expect(signIn.status == 1)
+        expectDocumentedShape(signIn.output, "omnigent watch-client sign-in")
+    }
 }

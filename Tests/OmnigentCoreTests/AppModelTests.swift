@@ -174,10 +174,10 @@ struct AppModelTests {
         }
         #expect(page.sessions.count == 2)
         #expect(page.hasMore)
-        await model.loadMore()
+        await model.list.loadMore()
         #expect(model.state.value?.sessions.count == 4)
         #expect(model.list.hasMore)
-        await model.loadMore()
+        await model.list.loadMore()
         // Three pages of 2, 2 and 1: the whole list, newest update first, no id twice, and no next page.
         #expect(model.state.value?.sessions.map(\.id) == created.reversed())
         #expect(model.state.value?.hasMore == false && !model.list.hasMore)

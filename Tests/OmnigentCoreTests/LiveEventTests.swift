@@ -121,7 +121,7 @@ struct LiveDetailTests {
             """
             data: {"type":"session.input.consumed","data":{"item_id":"u1","type":"message","data":{"role":"user","content":[{"type":"input_text","text":"Go"}]},"cleared_pending_id":"p1"}}
 
-            data: {"type":"response.output_item.done","item":{"id":"m1","type":"message","role":"assistant","content":[{"type":"output_text","text":"Hello"}],"created_at":\(Int(Date().timeIntervalSince1970) + 5)}}
+            data: {"type":"response.output_item.done","item":{"id":"m1","type":"message","role":"assistant","content":[{"type":"output_text","text":"Hello"}],"created_at":\(Int(Date().timeIntervalSince1970) + 3600)}}
 
             data: {"type":"response.failed","response":{"last_error":{"message":"Runner disconnected unexpectedly."}}}
 
@@ -140,7 +140,7 @@ struct LiveDetailTests {
         await model.followLive()
         #expect(model.live.messages.map(\.text) == ["Hello", "World"], "the replies being written, no place twice")
         await model.followLive()
-        let shown = await waitUntilObserved(upTo: .seconds(10)) {
+        let shown = await waitUntilObserved(upTo: .seconds(20)) {
             model.state.value?.messages.map(\.text) == ["Go", "Hello"]
                 && other.state.value?.messages.map(\.text) == ["Go", "Hello"]
         }
@@ -148,6 +148,42 @@ struct LiveDetailTests {
         #expect(model.liveFailure == "Runner disconnected unexpectedly.")
         #expect(model.live.messages.isEmpty, "a failed turn ends the replies being written")
         #expect(streams.attempts == 2)
+    }
+}
+
+extension LiveDetailTests {
+    @Test("Item 2: the watch shows the same live events: deltas while written, a finished item, a failed turn")
+    func liveEventsReachTheWatch() async throws {
+        let url = try TestServers.omnigent()
+        let session = try await OmnigentFixture.createSession(TestClients.loopback(url), title: "watch live events")
+        let streams = ScriptedStreams([
+            """
+            data: {"type":"response.output_text.delta","delta":"Hel","message_id":"m1","index":0}
+
+            data: {"type":"response.output_text.delta","delta":"lo","message_id":"m1","index":1}
+
+            data: {"type":"response.output_text.delta","delta":"World","message_id":"m2","index":0}
+
+            data: {"type":"response.output_item.done","item":{"id":"m1","type":"message","role":"assistant","content":[{"type":"output_text","text":"Hello"}],"created_at":\(Int(Date().timeIntervalSince1970) + 3600)}}
+
+            data: {"type":"response.failed","response":{"last_error":{"message":"Lost"}}}
+
+            data: [DONE]
+
+
+            """
+        ])
+        let keeper = WatchCookieKeeper(
+            WatchCookieSync(serverURL: url, cookieHeader: "ap_session=header-mode", syncedAt: Date()))
+        let watch = WatchClient(
+            apiBase: url, cookies: keeper, environment: OmnigentFixture.environment(transport: streams))
+        await watch.open(session.id)
+        #expect(watch.detail?.messages.isEmpty == true)
+        await watch.follow()
+        #expect(watch.detail?.messages.map(\.text) == ["Hello"])
+        #expect(watch.liveFailure == "Lost")
+        #expect(watch.streaming.messages.isEmpty, "the failed turn ended the replies being written")
+        #expect(watch.actionProblem == nil)
     }
 }
 

@@ -416,4 +416,24 @@ import Testing
         #expect(watch.actionProblem == nil)
         #expect(watch.detail?.approvals.isEmpty == true, "both resolved on the server")
     }
+
+    @Test("Item 2 (O-WATCH-6): 45 s without a byte is a dead stream: each connection of the stream waits 45 s at most")
+    @MainActor func theStreamsIdleTimeoutIs45Seconds() async throws {
+        let url = try TestServers.omnigent()
+        let client = TestClients.loopback(url)
+        let id = try await OmnigentFixture.createSession(client, title: "idle timeout").id
+        let transport = RecordingTransport()
+        let watch = WatchClient(apiBase: url, cookies: keeper(url), environment: environment(transport: transport))
+        let first = try await withDeadline(.seconds(30)) { () -> ServerSentEvent? in
+            for try await event in watch.live(id) { return event }
+            return nil
+        }
+        #expect(first != nil, "the stream opened")
+        let stream = try #require(transport.sent.first { $0.path.hasSuffix("/stream") })
+        #expect(stream.timeout == .seconds(45), "the idle bound of the stream's connection")
+        #expect(OmnigentStream.configuration.idleTimeout == .seconds(45))
+        // A read is not a stream: it keeps the client's own bound.
+        await watch.refresh()
+        #expect(transport.sent.last.map { $0.timeout != .seconds(45) } == true)
+    }
 }

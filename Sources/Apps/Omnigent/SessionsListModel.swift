@@ -45,7 +45,8 @@ public enum OmnigentLists {
 }
 
 /// The sessions list screen: stale-while-revalidate, readable offline, paged to its end through the store,
-/// searchable, with an archived filter. A SwiftUI view renders `state` and calls `refresh()` / `loadMore()`.
+/// searchable, with an archived filter. A SwiftUI view renders `state` and calls `refresh()` / `list.loadMore()`
+/// (the kit's feed reads the next page into the stored list; every session read is shown, no id twice).
 ///
 /// Rules: the sessions are the kit's paged list (`OmnigentLists.sessions`) and the projects one reply, each a
 /// feed of the account's store; what the store holds shows at once with its age, then the server's answer; a
@@ -103,9 +104,6 @@ public final class SessionsListModel {
         await projects.refresh(policy)
         await list.refresh(policy)
     }
-
-    /// Reads the next page into the stored list; the screen then shows every session read, no id twice.
-    public func loadMore() async { await list.loadMore() }
 }
 
 /// What the sessions list is asked for.

@@ -106,6 +106,10 @@ public final class WatchClient {
     public private(set) var sent: [WatchSentMessage] = []
     /// Why the last action on the open session failed, if it did.
     public private(set) var actionProblem: String?
+    /// The replies being written in the open session, from the live stream's text deltas.
+    public private(set) var streaming = LiveTranscript()
+    /// Why the open session's running turn failed, as the live stream said.
+    public private(set) var liveFailure: String?
 
     /// The watch's profile on the kit's road: its own user agent; like the phone's, no automatic
     /// `Idempotency-Key` (Omnigent ignores it) and a write is sent once.
@@ -117,6 +121,7 @@ public final class WatchClient {
     /// Where the synced cookie is kept.
     public nonisolated let cookies: WatchCookieKeeper
     private let random: any RandomSource
+    private let clock: any WallClock
 
     /// Creates the client for `apiBase` (origin plus mount, or a Databricks `…/api/2.0/omnigent`) on the
     /// environment's transport, journal and randomness. `hostID` is the slice key; it is sent only on a
@@ -125,6 +130,7 @@ public final class WatchClient {
         let sliceKey = WatchRequestHeaders.isDatabricksAPIBase(apiBase) ? hostID : nil
         self.cookies = cookies
         self.random = environment.random
+        self.clock = environment.clock
         client = environment.client(
             for: apiBase, profile: Self.profile,
             middlewares: [WatchRequestHeaders(cookies: cookies, sliceKey: sliceKey, journal: environment.journal)])
@@ -199,6 +205,51 @@ public final class WatchClient {
     /// `refusedCookie`).
     public nonisolated func live(_ id: String) -> AsyncThrowingStream<ServerSentEvent, any Error> {
         OmnigentStream.events(of: id, client: client)
+    }
+
+    /// Follows the open session's live stream (O-WATCH-6) until `[DONE]`, a failure or cancellation, as the real
+    /// app's watch shows it: text deltas in `streaming`, a finished item and a consumed message join the messages
+    /// (the newest 8), a consumed input's `cleared_pending_id` leaves the session's pending inputs and `sent`, a
+    /// failed turn is said in `liveFailure`. The watch keeps no store: this is what it shows until it opens the
+    /// session again. `limit` stops after that many messages joined.
+    public func follow(limit: Int = .max) async {
+        guard let id = detail?.session.id else { return }
+        var joined = 0
+        do {
+            for try await event in live(id) {
+                switch LiveEvent.read(event, client: client, now: clock.now()) {
+                case .textDelta(let delta): streaming.append(delta)
+                case .failed(let sentence):
+                    liveFailure = sentence
+                    streaming.reset()
+                case .itemDone(let item):
+                    streaming.commit(item.id)
+                    liveFailure = nil
+                    if join(item) { joined += 1 }
+                case .inputConsumed(let message, let pendingID):
+                    if let pendingID {
+                        sent.removeAll { $0.status == .pending(id: pendingID) }
+                        detail?.session.pendingInputs?.removeAll { $0.id == pendingID }
+                    }
+                    if let message, join(message) { joined += 1 }
+                case .presence:
+                    streaming.reset()
+                    await open(id)
+                case .heartbeat, .other: break
+                }
+                if joined >= limit { break }
+            }
+        } catch {
+            if let error = error as? HTTPError { fail(error) } else { actionProblem = "The live stream stopped." }
+        }
+    }
+
+    /// Adds `item` to the open session's messages (never twice, the newest 8); whether it was added.
+    private func join(_ item: SessionItem) -> Bool {
+        guard var shown = detail, !shown.messages.contains(where: { $0.id == item.id }) else { return false }
+        shown.messages = (shown.messages + [item]).lastChatMessages()
+        detail = shown
+        return true
     }
 
     /// Accepts or declines an approval of the open session, then reads the session again.
