@@ -383,6 +383,11 @@ enum MainworthyCommands {
         if let proposal = question.evidence.proposal {
             Terminal.out(
                 "  proposal of \(proposal.editCount) edits: \(proposal.edits.map(\.op).joined(separator: ", "))")
+            // Every edit the app shows, step by step (M-QUEUE-7, M-WEB-4): shown here before an answer is offered.
+            for (index, edit) in proposal.edits.enumerated() {
+                Terminal.out("  edit \(index + 1) of \(proposal.editCount): \(edit.op)")
+                for line in edit.shown?.lines ?? [] { Terminal.out("    \(line)") }
+            }
         }
         for part in question.evidence.parts { Terminal.out("  \(part.kind): \(part.text)") }
         for answer in question.answers {

@@ -213,4 +213,15 @@ struct MainworthyCLITests {
         #expect(again.status == 1)
         #expect(again.errors.contains("Now: Flaky test by ada"), "\(again.errors)")
     }
+
+    @Test("question shows every edit of a proposal step by step: a new case's document, an edit before and after")
+    func aProposalsEditsAreShownStepByStep() async throws {  // M-QUEUE-7, M-WEB-4 (issue 37, item 1)
+        try await start()
+        let page = try await succeeds("question", "q_3")
+        #expect(page.output.contains("edit 1 of 21: create_case"), "\(page.output)")
+        #expect(page.output.contains("New case: Gift card scenario"))
+        #expect(
+            page.output.contains("title before: Pay by card") && page.output.contains("title after: Pay by credit card")
+        )
+    }
 }

@@ -28,6 +28,20 @@ extension ReferenceServer {
         try await cases("ada").caseID(for: number)
     }
 
+    /// Another device of ada's gives case `caseID` (at version 1) the title `title`, adopted at once; returns
+    /// that device's server.
+    @discardableResult
+    func retitleElsewhere(_ caseID: String, to title: String) async throws -> MainworthyServer {
+        let other = try await signedIn("ada")
+        let reply = try await propose(
+            other,
+            ProposalBody(
+                .editCase(caseID: caseID, baseVersion: 1),
+                document: CaseDocument(title: title, preconditions: "", steps: []), reason: nil))
+        #expect(reply.proposal.state == "adopted")
+        return other
+    }
+
     /// Posts a pipeline report with the fixture's token.
     func report(_ body: JSONValue) async throws {
         var request = Request<JSONValue>.post("/api/projects/shop/reports", body: body)

@@ -78,13 +78,7 @@ extension AgainstReferenceServer {
             let kept = try #require(payments.state.value?.revision)
             payments.leave()
             let c13 = try await root.caseID(for: "C-13")
-            let other = try await server.signedIn("ada")
-            let reply = try await server.propose(
-                other,
-                ProposalBody(
-                    .editCase(caseID: c13, baseVersion: 1),
-                    document: CaseDocument(title: "Pay by SEPA transfer", preconditions: "", steps: []), reason: nil))
-            #expect(reply.proposal.state == "adopted")
+            try await server.retitleElsewhere(c13, to: "Pay by SEPA transfer")
             #expect(await waitUntilObserved(upTo: .seconds(10)) { root.revision > kept })
             let again = await root.list(.folder(id: "f_3"))
             again.appear()

@@ -24,13 +24,7 @@ extension AgainstReferenceServer {
             #expect(try await server.log().isEmpty)
             again.leave()
             // Someone edits a case: the revision rises, and the stream tells the tab.
-            let other = try await server.signedIn("ada")
-            let reply = try await server.propose(
-                other,
-                ProposalBody(
-                    .editCase(caseID: c13, baseVersion: 1),
-                    document: CaseDocument(title: "Pay by SEPA transfer", preconditions: "", steps: []), reason: nil))
-            #expect(reply.proposal.state == "adopted")
+            let other = try await server.retitleElsewhere(c13, to: "Pay by SEPA transfer")
             // The project's revision now, as any list reply carries it (§2's write replies carry none).
             root.projectRevisionChanged(try #require(try await other.read(MainworthyAPI.browse("shop")).revision))
             let third = await root.list(.folder(id: "f_3"))

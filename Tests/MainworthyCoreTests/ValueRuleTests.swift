@@ -326,6 +326,40 @@ import Testing
         #expect(named.isEmpty, "screen models offer \(named)")
     }
 
+    // M-QUEUE-7, M-WEB-4 (issue 37, item 1): the core reads a proposal's edits into what the page shows step by
+    // step: §2's example, a new case's document and an edit's changed fields before and after.
+    @Test func aProposalsEditsReadAsANewCaseAndChangedFieldsBeforeAndAfter() throws {
+        let created = ProposalEdit(
+            op: "create_case",
+            document: [
+                "title": "Accept the terms", "preconditions": "",
+                "steps": [["action": "Open the terms", "expected": "They are shown"], ["action": "Accept"]],
+            ])
+        #expect(
+            created.shown
+                == .newCase(
+                    title: "Accept the terms", preconditions: "",
+                    steps: ["1. Open the terms → They are shown", "2. Accept"]))
+        #expect(created.shown?.lines.first == "New case: Accept the terms")
+        let edited = ProposalEdit(
+            op: "edit_case", caseNumber: "C-12", baseVersion: 3,
+            changes: [
+                "title": ["Old", "New"], "steps": [[["action": "Pay"]], [["action": "Pay", "expected": "Paid"]]],
+            ])
+        guard case .changedCase(let number, let base, let changes) = edited.shown else {
+            Issue.record("not an edit: \(String(describing: edited.shown))")
+            return
+        }
+        #expect(number == "C-12" && base == 3)
+        #expect(
+            changes == [
+                .init(field: "steps", before: "1. Pay", after: "1. Pay → Paid"),
+                .init(field: "title", before: "Old", after: "New"),
+            ])
+        #expect(edited.shown?.lines.contains("title before: Old") == true)
+        #expect(ProposalEdit(op: "move", caseNumber: "C-12").shown == nil)
+    }
+
     // M-QUEUE-6: an answer is the request `MainworthyAPI.answer`; the question's page is the one place that
     // sends it, so no list row (a `QueueItem` in `QueueModel`) can be answered.
     @Test func onlyTheQuestionsPageSendsAnAnswer() throws {
