@@ -79,6 +79,25 @@ import Testing
                     currency: "USD", date: TransferRowTests.day("2026-10-12"), transactionIDs: [812]))
     }
 
+    @Test("C-BUD-2: a month is every month of the year, January and December included; out of range is clamped")
+    func monthsKeepTheirNumber() {
+        #expect(BudgetMonth("2026-01")?.description == "2026-01")
+        #expect(BudgetMonth("2026-12")?.description == "2026-12")
+        #expect(BudgetMonth(year: 2026, month: 1).description == "2026-01")
+        #expect(BudgetMonth(year: 2026, month: 0).description == "2026-01")
+        #expect(BudgetMonth(year: 2026, month: 13).description == "2026-12")
+    }
+
+    @Test("C-TIME-3: every month has its own length: 30 days in April, June, September and November, 31 in May")
+    func monthLengths() {
+        for day in ["2026-04-31", "2026-06-31", "2026-09-31", "2026-11-31"] {
+            #expect(CalendarDate(day) == nil, "\(day)")
+        }
+        for day in ["2026-05-31", "2026-06-30", "2026-07-31", "2026-08-31"] {
+            #expect(CalendarDate(day) != nil, "\(day)")
+        }
+    }
+
     @Test("Issue 37 item 5: a lone leg carries one clear mark: no nested parentheses, no second \"Transfer\"")
     func theLoneLegMarkIsOneMark() throws {
         let link = TransferLink(id: 77, fromID: 501, fromAccountID: 1, toID: 502, toAccountID: 2)
@@ -267,6 +286,49 @@ extension CertainStandIn {
             #expect(try account.secrets.load(account.stored.account) == nil)
             let files = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
             #expect(!files.contains { $0.contains(".sqlite") }, "\(files)")
+        }
+
+        @Test("C-OVER-6 (the accounts tab): a fresh accounts list replaces the accounts lookup, nothing else")
+        @MainActor func theAccountsTabRefreshesTheLookup() async throws {
+            // Lookups stored from the edge fixture (six accounts), then the server holds the default one (three).
+            try await server.reset("edge")
+            let environment = TestEnvironments.loopback(sleeper: RecordingSleeper())
+            let before = try await server.connect(environment: environment)
+            let old = try await before.server.lookups.reload()
+            try await server.reset("default")
+            let account = try await server.connect(environment: environment)
+            try await server.post("/_control/fail", ["path": "/api/categories", "status": 500, "times": 50])
+            let model = AccountsModel(server: account.server)
+            await model.load()
+            #expect(model.state.kind == .content)
+            let lookups = await account.server.lookups.current
+            #expect(lookups.accounts == model.state.value)
+            #expect(lookups.accounts.map(\.name) == ["Girokonto", "Tagesgeld", "Depot"])
+            #expect(lookups.categories == old.categories)
+        }
+
+        @Test("C-BUD-2 C-OFF-2: loading the month shown again refreshes its feed; another month gets a feed of its own")
+        @MainActor func theSameMonthKeepsItsFeed() async throws {
+            let account = try await server.connect()
+            let model = BudgetModel(server: account.server)
+            await model.load(BudgetMonth("2026-10"))
+            let october = try #require(model.feed)
+            await model.load(BudgetMonth("2026-10"))
+            #expect(model.feed === october)
+            await model.previous()
+            #expect(model.feed !== october && model.reply?.month.description == "2026-08")
+        }
+
+        @Test("C-TOK-8: a mint reply lost twice is sent a third time with the same key: one token, signed in")
+        @MainActor func aMintLostTwiceIsResentTwice() async throws {
+            try await server.post("/_control/drop-reply", ["path": "/api/inbox/tokens", "times": 2])
+            try await server.clearRequests()
+            let stored = try await server.signIn(
+                "plain", environment: TestEnvironments.loopback(sleeper: RecordingSleeper()))
+            let mints = try await server.requests().filter { $0.method == "POST" && $0.path == "/api/inbox/tokens" }
+            #expect(mints.count == 3)
+            #expect(try await server.tokens().count == 1)
+            #expect(stored.serverID != nil)
         }
 
         @Test("Issue 37 item 7, C-TOK-9: a failed GET /api/auth/me during sign-in ends the cookie session")
