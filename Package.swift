@@ -136,7 +136,7 @@ let package = Package(
             dependencies: [
                 "CompanionApp", "CompanionCore", "CompanionCrypto", "CompanionHTTP", "CompanionAuth", "CompanionStore",
                 "CompanionSync", "CompanionLinks", "CompanionVault", "CompanionScreen", "OmnigentCore", "CertainCore",
-                "AllauthAdapter", "MainworthyCore", "PrompTugalCore",
+                "AllauthAdapter", "MainworthyCore", "PrompTugalCore", "HomeAssistantCore",
             ],
             swiftSettings: strict),
         .executableTarget(
