@@ -10,19 +10,10 @@ import HomeAssistantCore
 ///
 /// Rules: the registration's webhook id, key and cloudhook stay in the secret store and never reach the output,
 /// `--json` or the journal (H-MOB-4, H-CLI-8); a webhook is sent once (H-MOB-8's one registration again is the core's).
-/// `subcommands` is what the `homeassistant` group lists; `family` registers them until that group does.
+/// `subcommands` are listed by the `homeassistant` group (`HomeAssistantCommands`).
 enum HomeAssistantDeviceCommands {
     /// The device commands, for the `companion homeassistant` group.
     static let subcommands: [Command] = [register, sensor, location]
-
-    /// The device commands as their own family, under the `homeassistant` group name.
-    static let family = CommandFamily(
-        title: "Apps",
-        commands: [
-            .group(
-                "homeassistant", summary: "Home Assistant: this device's mobile_app (register, sensor, location)",
-                subcommands)
-        ])
 
     static let userOption = Command.Option.option(
         "user", "NAME", "the account's user when several are signed in to this server")

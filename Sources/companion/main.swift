@@ -25,7 +25,7 @@ let families: [CommandFamily] = [
     MainworthyCommands.family,
     VaultCommands.family,
     PrompTugalCommands.family,
-    HomeAssistantDeviceCommands.family,
+    HomeAssistantCommands.family,
 ]
 
 /// The whole client as one group: `companion <command> ...`.

@@ -45,6 +45,7 @@ public actor HomeAssistantConnection {
     public private(set) var isLive = false
 
     private var expectsInitial = true
+    private var afterReady: Task<Void, Never>?
     /// Whether the current subscription is live: false from the moment the connection leaves ready or stops, so a
     /// store write of an event still in flight then never marks the data live again (read inside its transaction).
     private nonisolated let liveMark = Locked(false)
@@ -162,6 +163,12 @@ public actor HomeAssistantConnection {
         }
     }
 
+    /// Waits until the reads made after the last ready (`get_config`, the registries) are stored: a screen that
+    /// groups by area right after `waitUntilLive()` (the terminal's `states --area`) waits for this too.
+    public func waitForRegistries() async {
+        await afterReady?.value
+    }
+
     // MARK: Requests
 
     /// A read (`get_*`, the registries, `auth/current_user`): waits up to 10 s for ready (H-CONN-13) and fails if
@@ -226,7 +233,7 @@ public actor HomeAssistantConnection {
         case .ready:
             readyCount += 1
             credentials.noteRenewalAfterRefusal(nil)
-            Task { await self.readAfterReady() }
+            afterReady = Task { await self.readAfterReady() }
         case .disconnected(.rejected(let error)):
             expectsInitial = true
             await leaveLive(at: server.bundle.clock.now())
