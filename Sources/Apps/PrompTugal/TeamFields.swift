@@ -88,11 +88,13 @@ enum TeamFields {
 
     /// The first of `paths` (then of `labels`) that is a non-empty string; else, from evidence, the longest string
     /// member of `item` that names no id, state, time or address (`notText`), is no web address and reads as no
-    /// instant.
+    /// instant (of equally long ones, the member first by name).
     static func text(_ item: JSONValue, _ paths: [String]) -> String? {
         if let named = string(item, paths + labels) { return named }
         var best: String?
-        for (name, member) in item.objectValue ?? [:] where !notText.contains(name.lowercased()) {
+        // By name, so that of two equally long texts the same one wins every run.
+        for (name, member) in (item.objectValue ?? [:]).sorted(by: { $0.key < $1.key })
+        where !notText.contains(name.lowercased()) {
             guard case .string(let text) = member, !text.isEmpty, !text.contains("://"), !text.hasPrefix("/"),
                 instant(member) == nil
             else { continue }

@@ -1,0 +1,37 @@
+import CompanionCore
+import Foundation
+import Testing
+
+@testable import PrompTugalCore
+
+/// Tests written for the mutants `scripts/mutate PrompTugalCore --seed 3805` left alive (docs/promptugal.md).
+struct MutationSurvivorTests {
+    @Test("Ages are said in the largest unit that fits, at each unit's edge")
+    func ageEdges() {
+        #expect(TeamData.describe(age: 59) == "59 s" && TeamData.describe(age: 60) == "1 min")
+        #expect(TeamData.describe(age: 3_599) == "59 min" && TeamData.describe(age: 3_600) == "1 h")
+        #expect(TeamData.describe(age: 86_399) == "23 h" && TeamData.describe(age: 86_400) == "1 d")
+        #expect(TeamData.describe(age: 2 * 86_400 + 5) == "2 d")
+    }
+
+    @Test("P-TEAM-8: any host name or IPv4 address in a site's words is hidden; other words and spacing stay")
+    func hostNames() throws {
+        let sentence = ReadSentence(sites: TeamDataBases(both: try #require(URL(string: "https://team.example"))))
+        #expect(sentence.hide("via 10.0.0.7:8080 and cdn.other-host.net") == "via the site and the site")
+        #expect(sentence.hide("(mirror.example.org), agenda.json  v1.2") == "(the site), agenda.json  v1.2")
+        #expect(ReadSentence.isHostName("a-b.example") && !ReadSentence.isHostName("a_b.example"))
+        #expect(!ReadSentence.isHostName("1.2.3") && ReadSentence.isHostName("1.2.3.4"))
+    }
+
+    @Test("P-SHELL-3: the sidebar's sections are titled Today, Event, News, Team and Settings, in that order")
+    func sectionTitles() {
+        #expect(Destination.Section.allCases.map(\.title) == ["Today", "Event", "News", "Team", "Settings"])
+        #expect(Destination.Section.allCases.sorted() == Destination.Section.allCases)
+    }
+
+    @Test("Issue 38 item 2: of two equally long texts found by evidence, the member first by name wins, every run")
+    func textTieIsDeterministic() throws {
+        let item = try #require(JSONValue(data: Data(#"{"zeta": "bbbb", "alpha": "aaaa", "id": "x"}"#.utf8)))
+        #expect(TeamFields.text(item, []) == "aaaa")
+    }
+}
