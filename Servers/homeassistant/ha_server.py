@@ -440,13 +440,17 @@ class Helper:
         )
         return web.Response(text=html, content_type="text/html")
 
-    async def list_pushes(self, request: web.Request) -> web.Response:
+    async def wait_past(self, request: web.Request) -> None:
+        """With `after=N`, waits until the version passes N or `wait_ms` (default 5000, at most 10000) passed."""
         after = request.query.get("after")
         if after is not None:
             wait = min(max(int(request.query.get("wait_ms", "5000")), 0), 10000) / 1000
             with contextlib.suppress(TimeoutError):
                 async with self.changed:
                     await asyncio.wait_for(self.changed.wait_for(lambda: self.version > int(after)), wait)
+
+    async def list_pushes(self, request: web.Request) -> web.Response:
+        await self.wait_past(request)
         return web.json_response({"items": self.pushes, "version": self.version})
 
     async def clear_pushes(self, _: web.Request) -> web.Response:
@@ -499,12 +503,7 @@ class Helper:
         return web.json_response({"listening": event_type})
 
     async def list_events(self, request: web.Request) -> web.Response:
-        after = request.query.get("after")
-        if after is not None:
-            wait = min(max(int(request.query.get("wait_ms", "5000")), 0), 10000) / 1000
-            with contextlib.suppress(TimeoutError):
-                async with self.changed:
-                    await asyncio.wait_for(self.changed.wait_for(lambda: self.version > int(after)), wait)
+        await self.wait_past(request)
         return web.json_response({"items": self.events, "version": self.version})
 
     async def status(self, _: web.Request) -> web.Response:

@@ -250,7 +250,8 @@ import Testing
         let data = (events.json?["items"]?.arrayValue ?? []).compactMap { $0["event"]?["data"] }
         #expect(
             data.contains {
-                $0["action"] == "OPEN_DOOR" && $0["action_data"] == ["door": "front"] && $0["reply_text"]?.stringValue == reply
+                $0["action"] == "OPEN_DOOR" && $0["action_data"] == ["door": "front"]
+                    && $0["reply_text"]?.stringValue == reply
             })
     }
 
