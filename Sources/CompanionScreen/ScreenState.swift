@@ -96,6 +96,17 @@ public enum ScreenState<Value: Sendable & Equatable>: Sendable, Equatable {
         return age
     }
 
+    /// This state for a screen of another value when it carries none (`loading`, or `failed` with its reason and
+    /// sign-in flag), so a screen that waits on another one's data shows its wait or failure; `nil` when this
+    /// state carries a value.
+    public func withoutValue<Other: Sendable & Equatable>(as other: Other.Type = Other.self) -> ScreenState<Other>? {
+        switch self {
+        case .loading: return .loading
+        case .failed(let reason, let signIn): return .failed(reason: reason, signInRequired: signIn)
+        case .content, .empty, .stale, .offline: return nil
+        }
+    }
+
     /// The same state with its value transformed.
     public func map<Other: Sendable & Equatable>(_ transform: (Value) -> Other) -> ScreenState<Other> {
         switch self {

@@ -132,12 +132,10 @@ enum MainworthyCommands {
         return MainworthyBuild(server: url, version: "companion")
     }
 
-    /// The process's parts: the platform's transport under this command line's policy, the secret store in the
-    /// home folder, the terminal's journal.
+    /// The process's parts from the terminal's one maker: the platform's transport under this command line's
+    /// policy, the secret store in the home folder, the terminal's journal; stores in memory.
     static func environment(_ arguments: Arguments) throws -> AppEnvironment {
-        AppEnvironment(
-            transportPolicy: arguments.transportPolicy, stores: StoreRegistry(location: .memory),
-            secrets: try AuthCommands.store(), journal: Terminal.journal)
+        try CommandEnvironment.make(arguments, stores: .memory)
     }
 
     /// The server with the session stored for it, or a failure telling how to sign in.

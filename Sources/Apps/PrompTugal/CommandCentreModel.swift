@@ -39,10 +39,8 @@ public final class CommandCentreModel {
     public var state: ScreenState<CommandCentre> {
         if let refusal { return refusal.state }
         if let centre { return centre.state }
-        switch me.state {
-        case .failed(let reason, let signIn): return .failed(reason: reason, signInRequired: signIn)
-        default: return .loading
-        }
+        if case .failed = me.state, let failed = me.state.withoutValue(as: CommandCentre.self) { return failed }
+        return .loading
     }
 
     /// Loads `me.json`, then the person's command centre (the saved copies only when `offline`).
