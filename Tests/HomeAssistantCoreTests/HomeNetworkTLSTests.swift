@@ -9,7 +9,7 @@ import Testing
 
 /// The https instance (private CA, a client certificate required by Home Assistant's own `ssl_peer_certificate`)
 /// reached through the kit's network settings only (H-NET-8, H-NET-9).
-@Suite struct HomeNetworkTLSTests {
+@Suite(.exclusive("homeassistant-tls")) struct HomeNetworkTLSTests {
     let server: HomeAssistantFixture
     let tlsURL: URL
 

@@ -11,7 +11,7 @@ import Testing
 /// The connection through a restart of Home Assistant and through a revocation made elsewhere (H-CONN-10, 11, 17,
 /// H-ENT-8, H-ENT-12, H-OFF-3, H-TOK-6, H-TOK-10, H-TOK-11), against the real server. Serialized: the restart
 /// takes the server away from every other test of this suite.
-@Suite(.serialized) struct LiveScenarioTests {
+@Suite(.serialized, .exclusive("homeassistant-tls")) struct LiveScenarioTests {
     @Test(
         "H-CONN-10 H-CONN-11 H-CONN-6 H-ENT-8 H-ENT-12 H-OFF-3 H-OFF-4: HA stopped and started → stale, retries, reconnect with new ids, current states"
     )
