@@ -30,6 +30,8 @@ public actor CertainLookups {
     private var fetchedAt: Date?
     private var reloading: Task<Loaded<Lookups>, any Error>?
     private var attempted = Set<String>()
+    /// How many reloads succeeded in this process: a caller that waited while one succeeded does not start another.
+    private var successfulReloads = 0
 
     /// The lookups of `bundle`'s account.
     public init(bundle: ServerBundle) {
@@ -70,6 +72,7 @@ public actor CertainLookups {
             let loaded = try await task.value
             value = loaded.value
             fetchedAt = loaded.fetchedAt
+            successfulReloads += 1
             return loaded.value
         } catch {
             if let failure = SyncError.httpFailure(in: error), bundle.endsSignIn(failure) {
@@ -84,12 +87,16 @@ public actor CertainLookups {
     /// The lookups, made sure to know the given ids: an unknown id triggers one reload, shared by every caller
     /// and never repeated for an id that a successful reload left unknown (C-LOOK-4).
     public func resolving(accounts: [Int] = [], categories: [Int] = [], tags: [Int] = []) async -> Lookups {
+        let seen = successfulReloads
         if let reloading { _ = try? await reloading.value }  // a reload under way may already know them
         await loadStored()
         let known = value ?? Lookups()
         let missing = known.unknown(accounts: accounts, categories: categories, tags: tags).subtracting(attempted)
         guard !missing.isEmpty else { return known }
         attempted.formUnion(missing)
+        // A reload that succeeded while this call waited (another screen's) read the server after these ids were
+        // met: it left them unknown, so they show the placeholder and cause no reload of their own.
+        guard successfulReloads == seen else { return known }
         do {
             _ = try await reload()
         } catch {
