@@ -285,9 +285,9 @@ extension HomeAssistantServer {
         var addresses = try await addresses()
         addresses.update(from: config)
         let body = try bundle.encoded(addresses)
+        let savedAt = bundle.clock.now()
         try await bundle.store.put(
-            CachedResource(
-                key: Self.addressesKey, body: body, mediaType: "application/json", fetchedAt: bundle.clock.now()))
+            CachedResource(key: Self.addressesKey, body: body, mediaType: "application/json", fetchedAt: savedAt))
         let settings = NetworkSettings(store: bundle.environment.secrets, clock: bundle.clock)
         let current = try settings.network(for: addresses.signedIn)
         let next = addresses.network(current, policy: bundle.environment.transportPolicy)
