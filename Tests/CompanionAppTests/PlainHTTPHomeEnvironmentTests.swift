@@ -20,23 +20,23 @@ import Testing
         let environment = AppEnvironment(
             transportPolicy: .httpsOnly, stores: StoreRegistry(location: .memory), secrets: secrets,
             transport: transport)
-        let home = URL(string: "http://192.168.1.20:8123")!
-        let other = URL(string: "http://192.168.1.30:8123")!
+        let home = URL(string: "http://nas.lan:8123")!
+        let other = URL(string: "http://nas2.lan:8123")!
         // Before the choice: refused before anything is sent, and the typed address is refused.
         await #expect(throws: HTTPError.self) {
             _ = try await environment.client(for: home, profile: profile).reply(Request<JSONValue>.get("/api/"))
         }
-        #expect(throws: ServerAddressError.self) { try environment.address("http://192.168.1.20:8123") }
+        #expect(throws: ServerAddressError.self) { try environment.address("http://nas.lan:8123") }
         #expect(transport.requests.isEmpty)
         let server = try ServerAddress(parsing: "https://ha.example.org")
-        let homeAddress = try ServerAddress(parsing: "http://192.168.1.20:8123", policy: .development)
+        let homeAddress = try ServerAddress(parsing: "http://nas.lan:8123", policy: .development)
         // The choice, for the server signed in at its home address.
         try NetworkSettings(store: secrets).update(homeAddress) {
             $0.allowPlainHTTPAtHome(homeAddress, accepting: .homeNetworkCanReadAndChangeTraffic)
         }
         _ = try await environment.client(for: home, profile: profile).reply(Request<JSONValue>.get("/api/"))
-        #expect(transport.requests.map(\.url.absoluteString) == ["http://192.168.1.20:8123/api/"])
-        #expect(try environment.address("http://192.168.1.20:8123") == homeAddress)
+        #expect(transport.requests.map(\.url.absoluteString) == ["http://nas.lan:8123/api/"])
+        #expect(try environment.address("http://nas.lan:8123") == homeAddress)
         #expect(environment.transportPolicy(for: home).permits(home))
         // Another server, and the away address, do not gain it.
         await #expect(throws: HTTPError.self) {

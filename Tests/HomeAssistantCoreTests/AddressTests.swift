@@ -36,7 +36,7 @@ import Testing
             try HomeAssistantAddress.parse("127.0.0.1:18123", policy: .allowingInsecureLoopback).description
                 == "http://127.0.0.1:18123")
         #expect(throws: ServerAddressError.self) {
-            try HomeAssistantAddress.parse("http://192.168.1.20:8123", policy: .httpsOnly)
+            try HomeAssistantAddress.parse("http://nas.lan:8123", policy: .httpsOnly)
         }
     }
 

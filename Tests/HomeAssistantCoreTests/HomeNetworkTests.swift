@@ -49,15 +49,15 @@ import Testing
         "H-NET-3: an http home address is not used until the person allows it for this server; an http away address never is"
     )
     func plainHTTPAtHome() throws {
-        let lan = try addresses(internal: "http://192.168.1.20:8123", external: "http://ha.example.org")
+        let lan = try addresses(internal: "http://nas.lan:8123", external: "http://ha.example.org")
         #expect(lan.active(atHome: true, policy: .httpsOnly).address == nil)
         #expect(lan.refusals(under: .httpsOnly).map(\.reason) == [.insecureHTTP, .insecureHTTP])
         #expect(lan.refusals(under: .httpsOnly).first?.sentence.contains("allow plain http") == true)
         var network = ServerNetwork(server: lan.signedIn)
         network.allowPlainHTTPAtHome(
-            try address("http://192.168.1.20:8123"), accepting: .homeNetworkCanReadAndChangeTraffic)
+            try address("http://nas.lan:8123"), accepting: .homeNetworkCanReadAndChangeTraffic)
         let allowed = network.policy(under: .httpsOnly)
-        #expect(lan.active(atHome: true, policy: allowed).address == (try address("http://192.168.1.20:8123")))
+        #expect(lan.active(atHome: true, policy: allowed).address == (try address("http://nas.lan:8123")))
         #expect(lan.active(atHome: false, policy: allowed).address == nil)
         #expect(lan.refusals(under: allowed).map(\.role) == [.away])
         // The test build's loopback http is used.
@@ -74,13 +74,13 @@ import Testing
 
     @Test("H-NET-2: the home address becomes the kit's internal address of the account's one network record")
     func oneIdentity() throws {
-        let both = try addresses(internal: "https://192.168.1.20:8123", external: "https://ha.example.org")
+        let both = try addresses(internal: "https://nas.lan:8123", external: "https://ha.example.org")
         let network = both.network(ServerNetwork(server: both.signedIn), policy: .httpsOnly)
         #expect(network.server == both.signedIn)
-        #expect(network.internalAddress == (try address("https://192.168.1.20:8123")))
+        #expect(network.internalAddress == (try address("https://nas.lan:8123")))
         #expect(network.addresses.count == 2)
         // An http home address without the choice is not given to the kit (it is kept in HomeAddresses only).
-        let lan = try addresses(internal: "http://192.168.1.20:8123", external: "https://ha.example.org")
+        let lan = try addresses(internal: "http://nas.lan:8123", external: "https://ha.example.org")
         #expect(lan.network(ServerNetwork(server: lan.signedIn), policy: .httpsOnly).internalAddress == nil)
     }
 
