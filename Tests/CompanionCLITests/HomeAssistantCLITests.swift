@@ -34,7 +34,10 @@ struct HomeAssistantCLITests {
     }
 
     func login() async throws {
-        let result = try await run(["login", url, "--user", "ci", "--password-stdin"], input: password + "\n")
+        // Home Assistant's password check, one at a time with the core's tests' sign-ins (`ServerTurn`).
+        let result = try await ServerTurn.take("homeassistant-password") {
+            try await run(["login", url, "--user", "ci", "--password-stdin"], input: password + "\n")
+        }
         try #require(result.status == 0, "login exited \(result.status): \(result.errors)")
         #expect(!result.output.contains(password) && !result.errors.contains(password))
     }

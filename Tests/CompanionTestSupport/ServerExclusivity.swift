@@ -55,3 +55,25 @@ actor ServerLocks {
         }
     }
 }
+
+/// One caller at a time through a server's slow step, process-wide: Home Assistant checks a password with bcrypt
+/// (cost 12) on two cores shared with the whole suite, so thirty sign-ins sent at once each waited past the
+/// client's 30 s timeout on a clean clone's CI. Callers queue here, before their request is sent, so a request's
+/// timeout counts only its own time at the server. Waiting is on a continuation, never a sleep.
+public enum ServerTurn {
+    /// Runs `body` while holding `step`'s turn (a name of its own, apart from the suite locks' server names).
+    public static func take<T, E: Error>(
+        _ step: String, isolation: isolated (any Actor)? = #isolation, _ body: () async throws(E) -> T
+    ) async throws(E) -> T {
+        let key = "turn:" + step
+        await ServerLocks.shared.acquire(key)
+        do {
+            let value = try await body()
+            await ServerLocks.shared.release(key)
+            return value
+        } catch {
+            await ServerLocks.shared.release(key)
+            throw error
+        }
+    }
+}
