@@ -816,6 +816,9 @@ class TLSHandler(Handler):
 class Server(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
+    # socketserver's default backlog is 5: with hundreds of tests connecting at once the kernel dropped
+    # handshakes, and a client's SYN retried after 1, 3, 7, 15 s (a three-request test ran past a minute).
+    request_queue_size = 1024
 
     def server_bind(self):
         # Skip HTTPServer's reverse-DNS lookup (getfqdn), which can hang on offline machines.

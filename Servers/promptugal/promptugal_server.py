@@ -507,6 +507,14 @@ def iso(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
+class Server(ThreadingHTTPServer):
+    """A thread per request, with room for the suite's parallel connections (socketserver's backlog is 5: the
+    kernel dropped handshakes, and a client's SYN retried after 1, 3, 7, 15 s)."""
+
+    daemon_threads = True
+    request_queue_size = 1024
+
+
 class State:
     def __init__(self) -> None:
         self.vaults: dict[str, str] = {}
@@ -685,8 +693,7 @@ def main() -> None:
         vid, _, folder = spec.partition("=")
         if os.path.isdir(folder):
             STATE.vaults[vid] = folder
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
-    server.daemon_threads = True
+    server = Server(("127.0.0.1", args.port), Handler)
     print(f"READY {server.server_address[1]}", flush=True)
     try:
         server.serve_forever()
