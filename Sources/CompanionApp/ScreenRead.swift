@@ -117,8 +117,9 @@ extension ServerBundle {
     }
 
     /// Reads `request` for a screen through the store under `policy`: every published value and the load's end
-    /// become states, starting from `current`. Prefer a feed (`feed(_:)`), which also observes the store.
-    public func read<Response: Sendable, Value: Sendable & Equatable>(
+    /// become states, starting from `current`. Not public: an app's one road to a screen is a feed (`feed(_:)`),
+    /// which also observes the store; the kit's and the cores' tests read the state rules through this.
+    package func read<Response: Sendable, Value: Sendable & Equatable>(
         _ request: Request<Response>, policy: FetchPolicy = .staleWhileRevalidate, showing current: ScreenState<Value>,
         isEmpty: @escaping @Sendable (Value) -> Bool = { _ in false },
         _ transform: @escaping @Sendable (Response) -> Value
@@ -130,7 +131,7 @@ extension ServerBundle {
     }
 
     /// Reads `request` for a screen whose state is the reply itself.
-    public func read<Value: Sendable & Equatable>(
+    package func read<Value: Sendable & Equatable>(
         _ request: Request<Value>, policy: FetchPolicy = .staleWhileRevalidate, showing current: ScreenState<Value>,
         isEmpty: @escaping @Sendable (Value) -> Bool = { _ in false }
     ) -> AsyncStream<ScreenUpdate<Value>> {
@@ -138,7 +139,7 @@ extension ServerBundle {
     }
 
     /// Reads `snapshot` for a screen, all or nothing (the stored group with its one time, then a fresh one).
-    public func read<Response: Sendable, Value: Sendable & Equatable>(
+    package func read<Response: Sendable, Value: Sendable & Equatable>(
         _ snapshot: Snapshot<Response>, policy: FetchPolicy = .staleWhileRevalidate,
         showing current: ScreenState<Value>, isEmpty: @escaping @Sendable (Value) -> Bool = { _ in false },
         _ transform: @escaping @Sendable (Response) -> Value
