@@ -54,7 +54,7 @@ public actor HomeAssistantConnection {
     private nonisolated let liveMark = Locked(false)
     private var tasks: [Task<Void, Never>] = []
     private var watchers: [UUID: AsyncStream<EntityUpdate>.Continuation] = [:]
-    private var journal: Journal { server.bundle.journal }
+    var journal: Journal { server.bundle.journal }
 
     /// How long a read waits for the connection to be ready (H-CONN-13).
     public static let readWait: Duration = .seconds(10)
