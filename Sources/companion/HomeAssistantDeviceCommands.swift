@@ -4,7 +4,7 @@ import CompanionCore
 import Foundation
 import HomeAssistantCore
 
-/// `companion homeassistant register | sensor | location`: this device's `mobile_app` on a real Home Assistant
+/// `companion homeassistant register | sensor | location | notifications`: this device's `mobile_app` on a real Home Assistant
 /// (H-CLI-6), for an account signed in with `companion homeassistant login` (its credential in the state folder's
 /// secret store).
 ///
@@ -13,7 +13,7 @@ import HomeAssistantCore
 /// `subcommands` are listed by the `homeassistant` group (`HomeAssistantCommands`).
 enum HomeAssistantDeviceCommands {
     /// The device commands, for the `companion homeassistant` group.
-    static let subcommands: [Command] = [register, sensor, location]
+    static let subcommands: [Command] = [register, sensor, location, notifications]
 
     static let userOption = Command.Option.option(
         "user", "NAME", "the account's user when several are signed in to this server")
@@ -60,6 +60,21 @@ enum HomeAssistantDeviceCommands {
             .option("battery", "PERCENT", "the battery level, a whole number >= 0"), userOption, .json, .httpsOnly,
         ],
         run: { try await runLocation($0) })
+
+    static let notifications = Command(
+        name: "notifications", summary: "print this device's notifications as they arrive, each confirmed",
+        options: [
+            serverOption, .flag("follow", "follow the local push channel (required: the only mode)"),
+            .option("count", "N", "exit 0 after N notifications (default: run until interrupted)"), userOption, .json,
+            .httpsOnly,
+        ],
+        details: """
+            Follows the registered device's local push channel over the live connection (H-MOB-16): each
+            notification or command is printed, then confirmed to Home Assistant (H-MOB-17); a channel Home
+            Assistant dropped is subscribed again. "Following" on standard error says the channel is asked for.
+            """,
+        exitCodes: "Exit codes: 0 N notifications printed, 1 refused or the connection ended, 2 usage error.",
+        run: { try await runNotifications($0) })
 
     // MARK: The account
 
@@ -217,5 +232,85 @@ enum HomeAssistantDeviceCommands {
             Terminal.out("Location sent: \(latitude), \(longitude) (±\(accuracy) m).")
         }
         return 0
+    }
+
+    // MARK: notifications
+
+    /// One printed push (`--json`).
+    struct PushLine: Encodable {
+        let kind: String
+        let id: String?
+        let title: String?
+        let body: String?
+        let command: String?
+        let confirmRequested: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case kind, id, title, body, command
+            case confirmRequested = "confirm_requested"
+        }
+    }
+
+    static func runNotifications(_ arguments: Arguments) async throws -> Int32 {
+        try arguments.expectAtMost(0)
+        guard arguments.option("server") != nil else { throw UsageError("--server ADDRESS is required") }
+        guard arguments.flag("follow") else { throw UsageError("--follow is required (the only mode)") }
+        var limit: Int?
+        if let text = arguments.option("count") {
+            guard let count = Int(text), count > 0 else { throw UsageError("--count is a whole number above 0") }
+            limit = count
+        }
+        let count = limit
+        let (device, address) = try await device(arguments)
+        guard let registration = try device.registration() else {
+            throw CommandFailure(
+                "This device is not registered with \(address.serverKey). Run `companion homeassistant register` first."
+            )
+        }
+        let connection = try await HomeAssistantCommands.live(device.server)
+        let json = arguments.flag("json")
+        let printed = Locked(0)
+        do {
+            try await connection.followLocalPush(
+                webhookID: registration.webhookID,
+                subscribed: { Terminal.err("Following notifications of \(address.serverKey) (local push).") },
+                present: { push in
+                    show(push, json: json)
+                    let shown = printed.withLock { shown in
+                        shown += 1
+                        return shown
+                    }
+                    return count.map { shown < $0 } ?? true
+                })
+        } catch {
+            await connection.stop()
+            throw CommandFailure("Home Assistant refused the local push channel: \(error.description)")
+        }
+        await connection.stop()
+        if let limit, printed.withLock({ $0 }) >= limit { return 0 }
+        throw CommandFailure("The live connection ended.")
+    }
+
+    static func show(_ push: LocalPush, json: Bool) {
+        var line = PushLine(kind: "unreadable", id: nil, title: nil, body: nil, command: nil, confirmRequested: false)
+        switch push.message {
+        case .show(let notification)?:
+            line = PushLine(
+                kind: "notification", id: notification.id, title: notification.title, body: notification.body,
+                command: nil, confirmRequested: push.confirmID != nil)
+        case .command(let command)?:
+            line = PushLine(
+                kind: "command", id: nil, title: nil, body: nil, command: "\(command)",
+                confirmRequested: push.confirmID != nil)
+        case nil:
+            break
+        }
+        if json, let text = try? JSONOutput.line(line) {
+            Terminal.out(text)
+        } else if let body = line.body {
+            Terminal.out((line.title.map { "\($0): " } ?? "") + body)
+        } else {
+            Terminal.out(line.command.map { "command: \($0)" } ?? "a push without a message")
+        }
     }
 }

@@ -21,13 +21,18 @@ struct HomeAssistantCLITests {
         password = try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    func run(_ arguments: [String], input: String = "", limit: Duration = .seconds(120), in folder: URL? = nil)
-        async throws -> ProgramRun.Result
-    {
-        let environment = [
+    /// The environment every run of this suite gets: the suite's own home folder.
+    func environment(in folder: URL? = nil) -> [String: String] {
+        [
             "HOME": (folder ?? home.url).path, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
             "LANG": "C.UTF-8",
         ]
+    }
+
+    func run(_ arguments: [String], input: String = "", limit: Duration = .seconds(120), in folder: URL? = nil)
+        async throws -> ProgramRun.Result
+    {
+        let environment = environment(in: folder)
         return try await ProgramRun.run(
             program, ["homeassistant"] + arguments, environment: environment, input: input,
             limit: limit)
@@ -74,7 +79,9 @@ struct HomeAssistantCLITests {
         #expect(help.status == 0 && help.output.contains("--offline"))
     }
 
-    @Test("H-CLI-4: toggle from the terminal and read the new state back; a refusal word for word; usage errors")
+    @Test(
+        "H-CLI-4 H-CLI-5 H-CLI-6: toggle from the terminal, seen by a running watch; a notification followed and confirmed; a refusal word for word; usage errors"
+    )
     func toggleSeenByWatch() async throws {
         try await login()
         let id = "input_boolean.garage_plug_2"
@@ -86,6 +93,45 @@ struct HomeAssistantCLITests {
         let after = try await run(["state", id, "--json"])
         let now = JSONValue(data: Data(after.output.utf8))?["state"]?.stringValue
         #expect(was != nil && now != nil && was != now, "\(String(describing: was)) → \(String(describing: now))")
+        // H-CLI-5: a `watch` running beside; a toggle from another terminal arrives on it as one JSON line.
+        let watch = try RunningProgram(program, ["homeassistant", "watch", id, "--json"], environment: environment())
+        defer { watch.stop() }
+        let watching = await watch.line(within: .seconds(90)) { $0.hasPrefix("Watching ") }
+        try #require(watching != nil, "the watch did not become live: \(watch.text)")
+        let again = try await run(["toggle", id, "--json"])
+        #expect(again.status == 0, "\(again.errors)")
+        let line = try #require(
+            await watch.line(within: .seconds(30)) { $0.hasPrefix("{") }, "no change on the watch: \(watch.text)")
+        expectDocumentedShape(line, "homeassistant watch")
+        let change = JSONValue(data: Data(line.utf8))
+        #expect(change?["entity_id"] == .string(id))
+        #expect(change?["from"]?.stringValue == now && change?["to"]?.stringValue == was, "\(line)")
+        watch.stop()
+        // H-MOB-16 H-MOB-17 through the terminal: this device registered, its notifications followed; one sent from
+        // another terminal arrives, is printed, then confirmed.
+        let tag = String(UInt32.random(in: 0..<UInt32.max), radix: 16)
+        let register = try await run(["register", "--server", url, "--device-name", "cli follow \(tag)", "--json"])
+        try #require(register.status == 0, "register: \(register.errors)")
+        let follow = try RunningProgram(
+            program, ["homeassistant", "notifications", "--follow", "--count", "1", "--json", "--server", url],
+            environment: environment())
+        defer { follow.stop() }
+        let following = await follow.line(within: .seconds(90)) { $0.hasPrefix("Following notifications") }
+        try #require(following != nil, "the channel was not asked for: \(follow.text)")
+        let notify = try await run([
+            "call", "notify.mobile_app_cli_follow_\(tag)", "--data",
+            #"{"message": "hello from the terminal", "title": "CI", "data": {"tag": "cli"}}"#,
+        ])
+        #expect(notify.status == 0, "\(notify.errors)")
+        let pushLine = try #require(
+            await follow.line(within: .seconds(30)) { $0.hasPrefix("{") }, "no push printed: \(follow.text)")
+        expectDocumentedShape(pushLine, "homeassistant notifications")
+        let push = JSONValue(data: Data(pushLine.utf8))
+        #expect(push?["kind"] == "notification" && push?["id"] == "cli" && push?["confirm_requested"] == true)
+        #expect(push?["body"] == "hello from the terminal" && push?["title"] == "CI")
+        #expect(await follow.exit(within: .seconds(30)) == 0, "after its one push confirmed: \(follow.text)")
+        #expect(try await run(["notifications", "--help"]).status == 0)
+        #expect(try await run(["notifications", "--server", url]).status == 2, "--follow is required")
         let refused = try await run([
             "call", "input_number.set_value", "--entity", "input_number.thermostat", "--data", #"{"value": 999}"#,
         ])
@@ -96,5 +142,90 @@ struct HomeAssistantCLITests {
         let logout = try await run(["logout"])
         #expect(logout.status == 0, "\(logout.errors)")
         #expect(try await run(["states"]).status == 1)
+    }
+}
+
+/// A program running beside the test (`companion homeassistant watch`): its standard output and error in one pipe,
+/// read line by line on a thread of its own up to a deadline (never on the shared pool, never a sleep), killed by
+/// `stop()`.
+final class RunningProgram: Sendable {
+    private let child: ChildProcess.Running
+    /// Everything read so far, and how many of its lines a `line(within:where:)` already passed.
+    private let buffer = Locked<(bytes: Data, consumed: Int, ended: Bool)>((Data(), 0, false))
+    private let stopped = Locked(false)
+
+    init(_ program: URL, _ arguments: [String], environment: [String: String]) throws {
+        child = try ChildProcess.spawn(program.path, arguments, environment: environment, errors: .output)
+    }
+
+    /// Everything printed so far.
+    var text: String { String(decoding: buffer.withLock { $0.bytes }, as: UTF8.self) }
+
+    /// The next line (after those already returned or passed) that `condition` accepts, read for at most
+    /// `limit`; `nil` when the output ended or the time passed first.
+    func line(within limit: Duration, where condition: @escaping @Sendable (String) -> Bool) async -> String? {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: self.readLine(until: ContinuousClock.now + limit, condition)) }
+                .start()
+        }
+    }
+
+    private func readLine(until deadline: ContinuousClock.Instant, _ condition: (String) -> Bool) -> String? {
+        guard let output = child.output else { return nil }
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            if let found = nextLine(condition) { return found }
+            if buffer.withLock({ $0.ended }) { return nil }
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { return nil }
+            var entry = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, Int32(min(remaining / .milliseconds(1), 60_000)) + 1)
+            if ready < 0 && errno != EINTR { return nil }
+            guard ready > 0 else { continue }
+            let count = chunk.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            buffer.withLock { state in
+                if count > 0 { state.bytes.append(contentsOf: chunk[0..<count]) } else { state.ended = true }
+            }
+        }
+    }
+
+    /// The first complete line not yet passed that `condition` accepts; the lines before it are passed.
+    private func nextLine(_ condition: (String) -> Bool) -> String? {
+        buffer.withLock { state in
+            let lines = String(decoding: state.bytes, as: UTF8.self).split(
+                separator: "\n", omittingEmptySubsequences: false
+            ).dropLast()
+            for (index, line) in lines.enumerated().dropFirst(state.consumed) {
+                state.consumed = index + 1
+                if condition(String(line)) { return String(line) }
+            }
+            return nil
+        }
+    }
+
+    /// Waits (bounded) for the program to end by itself: its exit code, or `nil` when it had not ended in time.
+    func exit(within limit: Duration) async -> Int32? {
+        _ = await line(within: limit) { _ in false }
+        guard buffer.withLock({ $0.ended }) else { return nil }
+        guard
+            stopped.withLock({ was in
+                defer { was = true }
+                return !was
+            })
+        else { return nil }
+        return child.wait().code
+    }
+
+    /// Kills the program and waits for it (once; later calls do nothing).
+    func stop() {
+        guard
+            stopped.withLock({ was in
+                defer { was = true }
+                return !was
+            })
+        else { return }
+        child.kill()
+        child.wait()
     }
 }

@@ -74,4 +74,28 @@ import Testing
         #expect(delivered.badge == 0)
         #expect(read(["title": "no message"]) == nil)
     }
+
+    @Test(
+        "H-NOT-4: a remote push with a local push's tag within 60 s is dropped, after 60 s shown; untagged: same message, title and data"
+    )
+    func remoteRepeatDropped() {
+        let at = Date(timeIntervalSince1970: 1_796_800_000)
+        var repeats = PushRepeats()
+        repeats.receivedLocally(["message": "door open", "data": ["tag": "door"]], at: at)
+        // HA's fallback after a late confirm: the same push with the push token and registration info, 12 s later.
+        let fallback: JSONValue = [
+            "message": "door open", "data": ["tag": "door"], "push_token": "t", "registration_info": ["app_id": "a"],
+        ]
+        #expect(!repeats.showsRemote(fallback, at: at.addingTimeInterval(12)))
+        #expect(
+            !repeats.showsRemote(["message": "other text", "data": ["tag": "door"]], at: at.addingTimeInterval(59)))
+        #expect(repeats.showsRemote(["message": "window", "data": ["tag": "window"]], at: at.addingTimeInterval(12)))
+        #expect(repeats.showsRemote(fallback, at: at.addingTimeInterval(61)))
+        // Without a tag: the same message, title and data are the same push; another title is another push.
+        var untagged = PushRepeats()
+        untagged.receivedLocally(["message": "hi", "title": "CI", "data": ["x": 1]], at: at)
+        #expect(!untagged.showsRemote(["message": "hi", "title": "CI", "data": ["x": 1], "push_token": "t"], at: at))
+        #expect(untagged.showsRemote(["message": "hi", "title": "Other", "data": ["x": 1]], at: at))
+        #expect(untagged.showsRemote(["message": "hi", "title": "CI", "data": ["x": 2]], at: at))
+    }
 }

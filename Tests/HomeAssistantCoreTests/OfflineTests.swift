@@ -60,4 +60,48 @@ import Testing
         #expect(
             try await otherStore.read { transaction throws(StoreError) in try EntityStore.read(transaction) } == nil)
     }
+
+    @Test(
+        "H-OFF-2 H-OFF-3: stop() is final — events buffered when it is called are never applied after it returns, so the stored age is the stop's"
+    )
+    @MainActor
+    func stopIsFinal() async throws {
+        let clock = ManualWallClock(Date(timeIntervalSince1970: 1_796_700_000))
+        let home = try await LiveHome(clock: clock)
+        try await home.startLive()
+        // The power booleans of every area's lights and switches (no other test touches them), toggled in one call
+        // from elsewhere: 140 events and those of the template lights and sensors that follow them, arriving
+        // together, far more than the connection applies before the stop.
+        let booleans = await home.connection.entities.sorted.map(\.entityID).filter {
+            $0.hasPrefix("input_boolean.") && $0.hasSuffix("_power")
+        }
+        try #require(booleans.count == 140)
+        let updates = await home.connection.updates()
+        let touched = Set(booleans)
+        let first = Task { () -> Bool in
+            for await update in updates where !update.touched.isDisjoint(with: touched) { return true }
+            return false
+        }
+        try await home.callElsewhere("input_boolean.toggle", ["entity_id": .array(booleans.map { .string($0) })])
+        #expect(try await withDeadline(.seconds(20)) { await first.value } == true, "no event of the toggle")
+        // Stopped at the first of them: whatever was buffered then is dropped.
+        await home.connection.stop()
+        let stoppedAt = clock.now()
+        let kept = await home.connection.entities
+        clock.advance(by: 750)
+        let stored = try #require(try await home.server.stored())
+        #expect(!stored.isLive)
+        #expect(stored.syncedAt == stoppedAt, "the sync mark moved after stop() returned: \(stored.syncedAt)")
+        let storedStates = Dictionary(stored.entities.map { ($0.entityID, $0.state) }, uniquingKeysWith: { $1 })
+        #expect(booleans.allSatisfy { storedStates[$0] == kept[$0]?.state }, "the store is the set at the stop")
+        #expect(await home.connection.entities == kept, "an event was applied after stop() returned")
+        let relaunched = try await HomeAssistantServer.open(home.account, environment: home.environment)
+        let launch = relaunched.entitiesByArea()
+        await launch.refresh()
+        guard case .stale(_, let age, _) = launch.state else {
+            Issue.record("not stale at launch: \(launch.state.kind)")
+            return
+        }
+        #expect(age == 750)
+    }
 }

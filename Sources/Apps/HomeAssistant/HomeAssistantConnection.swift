@@ -45,13 +45,16 @@ public actor HomeAssistantConnection {
     public private(set) var isLive = false
 
     private var expectsInitial = true
+    /// Set by `stop()` before anything else it does: an event, a state or a read's answer still queued then is
+    /// dropped, never applied (`stop()` is final).
+    private var stopped = false
     private var afterReady: Task<Void, Never>?
     /// Whether the current subscription is live: false from the moment the connection leaves ready or stops, so a
     /// store write of an event still in flight then never marks the data live again (read inside its transaction).
     private nonisolated let liveMark = Locked(false)
     private var tasks: [Task<Void, Never>] = []
     private var watchers: [UUID: AsyncStream<EntityUpdate>.Continuation] = [:]
-    private var journal: Journal { server.bundle.journal }
+    var journal: Journal { server.bundle.journal }
 
     /// How long a read waits for the connection to be ready (H-CONN-13).
     public static let readWait: Duration = .seconds(10)
@@ -84,6 +87,7 @@ public actor HomeAssistantConnection {
     /// Connects, and keeps connecting until `stop()` or a sign-out.
     public func start() async {
         guard tasks.isEmpty else { return }
+        stopped = false
         do {
             try await EntityStore.markNotLive(droppedAt: nil, in: server.bundle.store)
         } catch {
@@ -126,12 +130,20 @@ public actor HomeAssistantConnection {
         await channel.start()
     }
 
-    /// Closes the connection and stops reconnecting (H-CONN-17); the stored data stays, not live.
+    /// Closes the connection and stops reconnecting (H-CONN-17); the stored data stays, not live. Final: when it
+    /// returns, nothing more is applied or stored (an event the channel had buffered is dropped, one being stored
+    /// has been stored), so the stored mark is the stop's.
     public func stop() async {
+        stopped = true
         liveMark.withLock { $0 = false }
-        for task in tasks { task.cancel() }
+        let running = tasks
         tasks = []
+        for task in running { task.cancel() }
         await channel.stop()
+        // A cancelled loop still drains what its stream had buffered (each item dropped by `stopped`), and an item
+        // being applied when the stop came finishes: wait for both, then mark the drop.
+        for task in running { await task.value }
+        await afterReady?.value
         await leaveLive(at: server.bundle.clock.now())
         for watcher in watchers.values { watcher.finish() }
         watchers = [:]
@@ -229,6 +241,7 @@ public actor HomeAssistantConnection {
     // MARK: The connection's life
 
     private func changed(to state: ChannelState) async {
+        guard !stopped else { return }
         switch state {
         case .ready:
             readyCount += 1
@@ -259,6 +272,7 @@ public actor HomeAssistantConnection {
             return
         }
         credentials.noteRenewalAfterRefusal(renewed.credential)
+        guard !stopped else { return }
         await channel.start()
     }
 
@@ -274,6 +288,7 @@ public actor HomeAssistantConnection {
     }
 
     private func readAfterReady() async {
+        guard !stopped else { return }
         do {
             let answer = try await read(["type": "get_config"])
             config = try ServerConfig.read(answer).value
@@ -285,6 +300,7 @@ public actor HomeAssistantConnection {
     }
 
     private func read(_ list: RegistryList) async {
+        guard !stopped else { return }
         do {
             let answer = try await read(["type": .string(list.command)])
             guard case .array(let items) = answer else {
@@ -299,6 +315,7 @@ public actor HomeAssistantConnection {
     }
 
     private func receive(_ json: JSONValue) async {
+        guard !stopped else { return }
         let read: WireRead<EntitiesEvent>
         do {
             read = try EntitiesEvent.read(json)

@@ -1,4 +1,5 @@
 import CompanionCore
+import CompanionHTTP
 import Foundation
 
 /// A notification to show, read from a local-push event or the same payload from a remote push (H-NOT-1): plain
@@ -142,5 +143,113 @@ extension MobileApp {
         guard command == .requestLocationUpdate, let fix = await nextFix() else { return false }
         try await updateLocation(fix)
         return true
+    }
+}
+
+/// One push received over the local push channel (H-MOB-16).
+public struct LocalPush: Sendable, Hashable {
+    /// The event as Home Assistant sent it (`message`, `title`, `data`, `hass_confirm_id`).
+    public var payload: JSONValue
+    /// What it is; `nil` when it has no `message` string.
+    public var message: PushMessage?
+    /// `hass_confirm_id`: confirmed once the push was presented (H-MOB-17).
+    public var confirmID: String?
+}
+
+extension HomeAssistantConnection {
+    /// How soon a local push must be confirmed: after that Home Assistant drops the channel and sends the push as a
+    /// remote push instead (H-MOB-17).
+    public static let confirmWithin: Duration = .seconds(10)
+
+    /// Follows this device's local push channel on this connection (H-MOB-16, H-MOB-17) until `present` answers
+    /// `false` (that push is still confirmed) or the connection stops.
+    ///
+    /// Rules: `mobile_app/push_notification_channel` with `webhook_id` and `support_confirm: true`, made again by the
+    /// channel on every ready (one subscription: Home Assistant keeps one channel per webhook id); each push is
+    /// handed to `present`, then its `hass_confirm_id` confirmed with `mobile_app/push_notification_confirm` (a
+    /// write: sent once, only while ready); a confirm answered `not_found` (Home Assistant dropped the channel after
+    /// `confirmWithin`) subscribes again at once. `subscribed` is called each time the subscription is sent.
+    /// Throws the server's refusal of the subscription (`not_found` "Webhook ID not found", `unauthorized`).
+    public func followLocalPush(
+        webhookID: String, newID: @escaping @Sendable () -> String = { UUID().uuidString },
+        subscribed: @escaping @Sendable () -> Void = {}, present: @escaping @Sendable (LocalPush) async -> Bool
+    ) async throws(ChannelError) {
+        let body: JSONValue = [
+            "type": "mobile_app/push_notification_channel", "webhook_id": .string(webhookID), "support_confirm": true,
+        ]
+        subscribing: while true {
+            let events = await channel.subscribe(body)
+            subscribed()
+            do {
+                for try await event in events {
+                    let push = LocalPush(
+                        payload: event, message: PushMessage.read(event, newID: newID),
+                        confirmID: event["hass_confirm_id"]?.stringValue)
+                    let more = await present(push)
+                    let lost = await confirm(push, webhookID: webhookID)
+                    if !more { return }
+                    if lost { continue subscribing }
+                }
+                return
+            } catch let error as ChannelError {
+                throw error
+            } catch {
+                throw .unreadable("\(error)")
+            }
+        }
+    }
+
+    /// Confirms `push` (H-MOB-17); whether Home Assistant answered that the channel is gone (`not_found`).
+    private func confirm(_ push: LocalPush, webhookID: String) async -> Bool {
+        guard let id = push.confirmID else { return false }
+        do {
+            _ = try await channel.send(
+                [
+                    "type": "mobile_app/push_notification_confirm", "webhook_id": .string(webhookID),
+                    "confirm_id": .string(id),
+                ], readyWithin: .zero)
+            return false
+        } catch {
+            journal.record(.sync, "Home Assistant: a local push was not confirmed: \(error)")
+            if case .server(let code, _) = error, code == "not_found" { return true }
+            return false
+        }
+    }
+}
+
+/// Drops a remote push that repeats a local one (H-NOT-4): Home Assistant sends a push whose confirm came late as a
+/// remote push too.
+///
+/// Rule: a remote push with the same tag (`data.tag`) as a local push received in the last 60 s is dropped; without
+/// a tag, the same `message`, `title` and `data` count as the same push. A local push is never dropped.
+public struct PushRepeats: Sendable {
+    /// How long a local push keeps its remote repeat out.
+    public static let window: TimeInterval = 60
+
+    private enum Key: Hashable {
+        case tag(String)
+        case content(message: JSONValue?, title: JSONValue?, data: JSONValue?)
+    }
+
+    private var local: [(key: Key, at: Date)] = []
+
+    /// No push seen yet.
+    public init() {}
+
+    private static func key(_ payload: JSONValue) -> Key {
+        if case .string(let tag)? = payload["data"]?["tag"], !tag.isEmpty { return .tag(tag) }
+        return .content(message: payload["message"], title: payload["title"], data: payload["data"])
+    }
+
+    /// Notes a push received over the local channel at `date`.
+    public mutating func receivedLocally(_ payload: JSONValue, at date: Date) {
+        local.removeAll { date.timeIntervalSince($0.at) > Self.window }
+        local.append((Self.key(payload), date))
+    }
+
+    /// Whether a remote push received at `date` is shown: `false` when it repeats a local push of the last 60 s.
+    public func showsRemote(_ payload: JSONValue, at date: Date) -> Bool {
+        let key = Self.key(payload)
+        return !local.contains { $0.key == key && date.timeIntervalSince($0.at) <= Self.window }
     }
 }
