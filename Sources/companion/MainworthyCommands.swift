@@ -91,6 +91,7 @@ enum MainworthyCommands {
             options: [
                 .option("reason", "TEXT", "the reason, where the policy asks for one"),
                 .option("tracker", "TEXT", "where the defect is tracked"),
+                .flag("show-edits", "a proposal not shown yet: print every edit, then ask before answering"),
                 MainworthyRetryCommands.retryOption,
             ], positionals: 2...2, run: answer),
         command(
@@ -399,6 +400,16 @@ enum MainworthyCommands {
         }
     }
 
+    /// A proposal's edits as the text shows them: every edit the app shows, step by step (M-QUEUE-7, M-WEB-4).
+    static func editLines(_ proposal: ProposalEvidence) -> [String] {
+        var lines = ["  proposal of \(proposal.editCount) edits: \(proposal.edits.map(\.op).joined(separator: ", "))"]
+        for (index, edit) in proposal.edits.enumerated() {
+            lines.append("  edit \(index + 1) of \(proposal.editCount): \(edit.op)")
+            lines += (edit.shown?.lines ?? []).map { "    \($0)" }
+        }
+        return lines
+    }
+
     /// The question's text: its evidence, every edit of a proposal step by step, the answers, and the decision.
     static func questionLines(
         _ question: Question, availability: AnswerAvailability, decision: Decision?
@@ -408,15 +419,7 @@ enum MainworthyCommands {
             lines.append("  failed: \(failure.test): \(failure.message ?? "")")
             lines.append("  job \(failure.job ?? "?"), commit \(failure.commit ?? "?"), at \(failure.location ?? "?")")
         }
-        if let proposal = question.evidence.proposal {
-            lines.append(
-                "  proposal of \(proposal.editCount) edits: \(proposal.edits.map(\.op).joined(separator: ", "))")
-            // Every edit the app shows, step by step (M-QUEUE-7, M-WEB-4): shown here before an answer is offered.
-            for (index, edit) in proposal.edits.enumerated() {
-                lines.append("  edit \(index + 1) of \(proposal.editCount): \(edit.op)")
-                lines += (edit.shown?.lines ?? []).map { "    \($0)" }
-            }
-        }
+        if let proposal = question.evidence.proposal { lines += editLines(proposal) }
         lines += question.evidence.parts.map { "  \($0.kind): \($0.text)" }
         for answer in question.answers {
             let extra = [
@@ -462,10 +465,27 @@ enum MainworthyCommands {
         {
             page.reportLastEditShown()
         }
+        // Or shown in this command, with --show-edits: every edit, then the person confirms.
+        if let proposal = question.evidence.proposal, page.availability.blocker == .lastEditNotShown,
+            arguments.flag("show-edits")
+        {
+            for line in editLines(proposal) {
+                if arguments.flag("json") { Terminal.err(line) } else { Terminal.out(line) }
+            }
+            let confirmed = try AuthCommands.prompt("Answer \(key) now that every edit was shown? [y/N] ")
+            guard ["y", "yes"].contains(confirmed.lowercased()) else {
+                throw CommandFailure("Not answered; nothing was sent.")
+            }
+            page.reportLastEditShown()
+            try MainworthyAccountState.update(workspace.server.account) {
+                $0.shownProposals[id] = EditMark.of(proposal.edits)
+            }
+        }
         if let blocker = page.availability.blocker {
             let next =
                 blocker == .lastEditNotShown
-                ? " Read its edits with `companion mainworthy question \(id)`, then answer." : ""
+                ? " Read its edits with `companion mainworthy question \(id)`, then answer (or answer with --show-edits)."
+                : ""
             throw CommandFailure(sentence(blocker) + next + " Nothing was sent.")
         }
         await page.answer(key, reason: arguments.option("reason") ?? "", tracker: arguments.option("tracker") ?? "")

@@ -285,6 +285,18 @@ struct MainworthyCLITests {
         let answered = try await succeeds("answer", question, "adopt")
         #expect(answered.output.contains("Decision"), "\(answered.output)")
         #expect(try await posts(endingWith: "/decisions").count == 1)
+
+        // Or shown in the same command: --show-edits prints every edit and asks; no is nothing sent.
+        let other = try json(
+            try await succeeds("new", "--folder", legal, "--title", "Decline the terms", "--json"))
+        let second = try #require(other["question_id"]?.stringValue, "\(other)")
+        try await clearLog()
+        let declined = try await run(["answer", second, "adopt", "--show-edits"], input: "n\n")
+        #expect(declined.status == 1 && declined.output.contains("New case: Decline the terms"), "\(declined)")
+        #expect(try await posts(endingWith: "/decisions").isEmpty)
+        let confirmed = try await run(["answer", second, "adopt", "--show-edits"], input: "y\n")
+        #expect(confirmed.status == 0 && confirmed.output.contains("Decision"), "\(confirmed.errors)")
+        #expect(try await posts(endingWith: "/decisions").count == 1)
     }
 
     @Test(
