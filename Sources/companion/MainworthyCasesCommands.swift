@@ -30,11 +30,13 @@ enum MainworthyCasesCommands {
             "history", "every version of a case, with author, time and reason", [caseParameter], positionals: 1...1,
             run: history),
         MainworthyCommands.command(
-            "edit", "edit a case from its current version and save it", [caseParameter], options: editOptions,
-            positionals: 1...1, run: edit),
+            "edit", "edit a case from its current version and save it", [caseParameter],
+            options: editOptions + [MainworthyRetryCommands.retryOption], positionals: 1...1, run: edit),
         MainworthyCommands.command(
             "new", "write a new case (in Unsorted without --folder) and save it",
-            options: [.option("folder", "ID", "the folder it goes to")] + editOptions, run: new),
+            options: [.option("folder", "ID", "the folder it goes to")] + editOptions + [
+                MainworthyRetryCommands.retryOption
+            ], run: new),
     ]
 
     private static let caseParameter = Command.Parameter(
@@ -50,9 +52,15 @@ enum MainworthyCasesCommands {
     /// The open project's Cases tab.
     @MainActor
     static func root(_ arguments: Arguments) async throws -> CasesRootModel {
+        try await opened(arguments).root
+    }
+
+    /// The signed-in workspace and its open project's Cases tab.
+    @MainActor
+    static func opened(_ arguments: Arguments) async throws -> (workspace: MainworthyWorkspace, root: CasesRootModel) {
         let (workspace, _) = try await MainworthyCommands.workspace(arguments)
         guard let root = workspace.cases else { throw CommandFailure("No project is open.") }
-        return root
+        return (workspace, root)
     }
 
     /// The page of the case the first argument names: a number (`C-12`) is found with the case search.
@@ -68,7 +76,7 @@ enum MainworthyCasesCommands {
 
     // MARK: - reading
 
-    struct BrowseOutput: Encodable {
+    struct BrowseOutput: Encodable, Equatable {
         var revision: Int?
         var caseCount: Int?
         var folders: [FolderRef]
@@ -84,26 +92,23 @@ enum MainworthyCasesCommands {
 
     @MainActor
     static func browse(_ arguments: Arguments) async throws -> Int32 {
-        let root = try await root(arguments)
+        let (workspace, root) = try await opened(arguments)
         await root.refresh()
         await root.readAllTags()
-        guard let value = root.state.value else { throw CommandFailure(root.state.problem ?? "Nothing read.") }
-        let tags = root.allTags.value ?? value.tags
-        if arguments.flag("json") {
-            try MainworthyCommands.emit(
-                BrowseOutput(
-                    revision: value.revision, caseCount: value.caseCount, folders: value.folders,
-                    topTags: root.topTags, tags: tags))
-            return 0
+        let topTags = root.topTags
+        let state = root.state.map { value in
+            BrowseOutput(
+                revision: value.revision, caseCount: value.caseCount, folders: value.folders, topTags: topTags,
+                tags: root.allTags.value ?? value.tags)
         }
-        Terminal.out(value.caseCount.map { "All cases (\($0))" } ?? "All cases")
-        for folder in value.folders { Terminal.out("\(folder.id)  \(folder.name)/") }
-        for tag in root.topTags { Terminal.out("#\(tag.name) (\(tag.count))") }
-        Terminal.out("All tags: " + tags.map { "\($0.name) (\($0.count))" }.joined(separator: ", "))
-        return 0
+        return try MainworthyCommands.show("browse", state, workspace, arguments) { value in
+            [value.caseCount.map { "All cases (\($0))" } ?? "All cases"]
+                + value.folders.map { "\($0.id)  \($0.name)/" } + value.topTags.map { "#\($0.name) (\($0.count))" }
+                + ["All tags: " + value.tags.map { "\($0.name) (\($0.count))" }.joined(separator: ", ")]
+        }
     }
 
-    struct ListOutput: Encodable {
+    struct ListOutput: Encodable, Equatable {
         var folder: FolderPage?
         var subfolders: [FolderRef]
         var items: [Merged<CaseRow, [String: String]>]
@@ -127,9 +132,9 @@ enum MainworthyCasesCommands {
         let tag = arguments.option("tag")
         if folder != nil, tag != nil { throw UsageError("give --folder or --tag, not both") }
         let base: CaseListing = folder.map { .folder(id: $0) } ?? tag.map { .tag($0) } ?? .all
-        let root = try await root(arguments)
+        let (workspace, root) = try await opened(arguments)
         let list = await root.list(base)
-        let content: CaseListContent
+        let content: ScreenState<CaseListContent>
         if let text = arguments.option("search") {
             if folder == nil, tag == nil, let scope = arguments.option("scope"), scope != "everywhere" {
                 throw UsageError("--scope \(scope) needs --\(scope)")
@@ -143,43 +148,40 @@ enum MainworthyCasesCommands {
             search.text = text
             await search.submit()
             await search.results?.loadAll()
-            guard let hits = search.hits?.value else {
-                throw CommandFailure(search.hits?.problem ?? "The search was not sent.")
-            }
+            guard let hits = search.hits else { throw CommandFailure("The search was not sent.") }
             content = hits
         } else {
             if arguments.option("scope") != nil { throw UsageError("--scope goes with --search") }
             list.appear()
             await list.reading?.value
             await list.list.loadAll()
-            guard let value = list.state.value else {
-                throw CommandFailure(list.state.problem ?? "The list was not read.")
+            content = list.state
+        }
+        let rows = content.value?.rows ?? []
+        let state = content.map { content in
+            ListOutput(
+                folder: content.folder, subfolders: content.folder?.subfolders ?? [],
+                items: content.cases.map { Merged(base: $0, extra: ["mark": $0.mark.rawValue]) },
+                revision: content.revision)
+        }
+        return try MainworthyCommands.show("cases", state, workspace, arguments) { value in
+            var lines: [String] = []
+            if let path = value.folder?.path { lines.append(path.map(\.name).joined(separator: " › ")) }
+            for row in rows {
+                switch row {
+                case .folder(let sub): lines.append("\(sub.id)  \(sub.name)/")
+                case .caseRow(let item):
+                    lines.append("\(mark(item.mark)) \(item.number)  \(item.title)  (v\(item.version))")
+                }
             }
-            content = value
+            if value.items.isEmpty { lines.append("No cases.") }
+            return lines
         }
-        if arguments.flag("json") {
-            try MainworthyCommands.emit(
-                ListOutput(
-                    folder: content.folder, subfolders: content.folder?.subfolders ?? [],
-                    items: content.cases.map { Merged(base: $0, extra: ["mark": $0.mark.rawValue]) },
-                    revision: content.revision))
-            return 0
-        }
-        if let path = content.folder?.path { Terminal.out(path.map(\.name).joined(separator: " › ")) }
-        for row in content.rows {
-            switch row {
-            case .folder(let sub): Terminal.out("\(sub.id)  \(sub.name)/")
-            case .caseRow(let item):
-                Terminal.out("\(mark(item.mark)) \(item.number)  \(item.title)  (v\(item.version))")
-            }
-        }
-        if content.cases.isEmpty { Terminal.out("No cases.") }
-        return 0
     }
 
     /// What `case --json` adds to the page as the server sent it: the version shown, the current version, and
     /// whether the page is read-only.
-    struct PageExtras: Encodable {
+    struct PageExtras: Encodable, Equatable {
         var version: Int?
         var currentVersion: Int?
         var readOnly: Bool
@@ -193,53 +195,53 @@ enum MainworthyCasesCommands {
 
     @MainActor
     static func casePage(_ arguments: Arguments) async throws -> Int32 {
-        let root = try await root(arguments)
+        let (workspace, root) = try await opened(arguments)
         var screen = try await page(root, arguments)
         if let raw = arguments.option("version") {
             guard let version = Int(raw), version > 0 else { throw UsageError("--version is a number from 1") }
             screen = screen.version(version)
         }
         await screen.refresh()
-        guard let page = screen.state.value else {
-            throw CommandFailure(screen.state.problem ?? "The case was not read.")
+        let extras = PageExtras(
+            version: screen.shownVersion, currentVersion: screen.currentVersion, readOnly: screen.isReadOnly)
+        let caseID = screen.caseID
+        let state = screen.state.map { Merged(base: $0, extra: extras) }
+        return try MainworthyCommands.show("case", state, workspace, arguments) { merged in
+            let page = merged.base
+            let current = extras.currentVersion.map { "; current is \($0)" } ?? ""
+            let note = extras.readOnly ? "  (older version, read-only\(current))" : ""
+            var lines = [
+                "\(page.number ?? caseID)  \(page.title)",
+                "Version \(extras.version.map(String.init) ?? "?")\(note)",
+                "Folder: \(page.folder.name)   Tags: \(page.tags.joined(separator: ", "))",
+            ]
+            if let runnable = page.runnableBy { lines.append("Who may run it: \(runnable)") }
+            if !page.preconditions.isEmpty { lines.append("Preconditions: \(page.preconditions)") }
+            for (index, step) in page.steps.enumerated() {
+                lines.append("\(index + 1). \(step.action)" + (step.expected.map { " → \($0)" } ?? ""))
+            }
+            if let url = page.webURL { lines.append("In the web app: \(url.absoluteString)") }
+            return lines
         }
-        if arguments.flag("json") {
-            let extras = PageExtras(
-                version: screen.shownVersion, currentVersion: screen.currentVersion, readOnly: screen.isReadOnly)
-            try MainworthyCommands.emit(Merged(base: page, extra: extras))
-            return 0
-        }
-        let current = screen.currentVersion.map { "; current is \($0)" } ?? ""
-        let note = screen.isReadOnly ? "  (older version, read-only\(current))" : ""
-        Terminal.out("\(page.number ?? screen.caseID)  \(page.title)")
-        Terminal.out("Version \(screen.shownVersion.map(String.init) ?? "?")\(note)")
-        Terminal.out("Folder: \(page.folder.name)   Tags: \(page.tags.joined(separator: ", "))")
-        if let runnable = page.runnableBy { Terminal.out("Who may run it: \(runnable)") }
-        if !page.preconditions.isEmpty { Terminal.out("Preconditions: \(page.preconditions)") }
-        for (index, step) in page.steps.enumerated() {
-            Terminal.out("\(index + 1). \(step.action)" + (step.expected.map { " → \($0)" } ?? ""))
-        }
-        if let url = page.webURL { Terminal.out("In the web app: \(url.absoluteString)") }
-        return 0
+    }
+
+    /// What `history --json` shows: every version, newest first.
+    struct HistoryOutput: Encodable, Equatable {
+        var items: [CaseVersionEntry]
     }
 
     @MainActor
     static func history(_ arguments: Arguments) async throws -> Int32 {
-        let screen = try await page(try await root(arguments), arguments)
+        let (workspace, root) = try await opened(arguments)
+        let screen = try await page(root, arguments)
         await screen.readHistory()
         await screen.historyList.loadAll()
-        guard let entries = screen.history?.value else {
-            throw CommandFailure(screen.history?.problem ?? "The history was not read.")
+        guard let history = screen.history else { throw CommandFailure("The history was not read.") }
+        return try MainworthyCommands.show("history", history.map(HistoryOutput.init), workspace, arguments) {
+            $0.items.map { entry in
+                "v\(entry.version)  \(entry.author.name)  \((try? Timestamp.format(entry.at)) ?? "?")  \(entry.reason ?? "")"
+            }
         }
-        if arguments.flag("json") {
-            try MainworthyCommands.emit(["items": entries])
-            return 0
-        }
-        for entry in entries {
-            let at = (try? Timestamp.format(entry.at)) ?? "?"
-            Terminal.out("v\(entry.version)  \(entry.author.name)  \(at)  \(entry.reason ?? "")")
-        }
-        return 0
     }
 
     // MARK: - writing
@@ -302,6 +304,8 @@ enum MainworthyCasesCommands {
 
     @MainActor
     static func edit(_ arguments: Arguments) async throws -> Int32 {
+        if let code = try await MainworthyRetryCommands.retryIfAsked("edit", arguments) { return code }
+        try await MainworthyRetryCommands.refuseIfPending("edit", arguments)
         let page = try await page(try await root(arguments), arguments)
         await page.refresh(policy: .fresh)
         if page.state.value == nil {
@@ -310,23 +314,26 @@ enum MainworthyCasesCommands {
         guard let editor = await page.edit() else {
             throw CommandFailure("You may not edit cases in this project: it needs the produce capability.")
         }
-        return try await save(editor, arguments)
+        return try await save(editor, "edit", arguments)
     }
 
     @MainActor
     static func new(_ arguments: Arguments) async throws -> Int32 {
+        if let code = try await MainworthyRetryCommands.retryIfAsked("new", arguments) { return code }
         if arguments.option("title") == nil { throw UsageError("new needs --title") }
+        try await MainworthyRetryCommands.refuseIfPending("new", arguments)
         let root = try await root(arguments)
         let list = await root.list(arguments.option("folder").map { .folder(id: $0) } ?? .all)
         guard let editor = await list.newCase() else {
             throw CommandFailure("You may not write cases in this project: it needs the produce capability.")
         }
-        return try await save(editor, arguments)
+        return try await save(editor, "new", arguments)
     }
 
-    /// Types what the options give into `editor`, then saves: a warning sends nothing.
+    /// Types what the options give into `editor`, then saves (as the command `name`): a warning sends nothing; a
+    /// lost reply is kept for `retry`.
     @MainActor
-    static func save(_ editor: CaseEditorModel, _ arguments: Arguments) async throws -> Int32 {
+    static func save(_ editor: CaseEditorModel, _ name: String, _ arguments: Arguments) async throws -> Int32 {
         let json = arguments.flag("json")
         if let title = arguments.option("title") { editor.setTitle(title) }
         if let preconditions = arguments.option("preconditions") { editor.setPreconditions(preconditions) }
@@ -348,10 +355,15 @@ enum MainworthyCasesCommands {
         }
         await editor.save()
         guard let outcome = editor.outcome else { throw CommandFailure("Nothing was sent.") }
+        var out = output(outcome)
+        if let pending = editor.pendingSave {
+            out.sentence = try MainworthyRetryCommands.keep(
+                pending, as: name, arguments, server: try await MainworthyCommands.signedIn(arguments))
+        }
         if json {
-            try MainworthyCommands.emit(output(outcome))
+            try MainworthyCommands.emit(out)
         } else {
-            Terminal.out(outcome.sentence)
+            Terminal.out(out.sentence)
         }
         switch outcome {
         case .adopted, .waiting: return 0

@@ -41,7 +41,7 @@ enum MainworthyChangesCommands {
 
     // MARK: - changes and a change
 
-    struct ListOutput: Encodable {
+    struct ListOutput: Encodable, Equatable {
         var project: String
         var revision: Int?
         var items: [ChangeSummary]
@@ -58,17 +58,14 @@ enum MainworthyChangesCommands {
         let (workspace, project) = try await MainworthyCommands.workspace(arguments)
         let screen = ChangesModel(workspace: workspace, project: project.key)
         await screen.refresh()
-        guard let list = screen.state.value else { throw CommandFailure(screen.state.problem ?? "No changes.") }
-        if arguments.flag("json") {
-            try MainworthyCommands.emit(ListOutput(project: project.key, revision: screen.revision, items: list))
-        } else {
-            if list.isEmpty { Terminal.out("No changes.") }
-            for change in list { Terminal.out(line(change)) }
+        let revision = screen.revision
+        let state = screen.state.map { ListOutput(project: project.key, revision: revision, items: $0) }
+        return try MainworthyCommands.show("changes", state, workspace, arguments) { list in
+            list.items.isEmpty ? ["No changes."] : list.items.map(line)
         }
-        return 0
     }
 
-    struct PageOutput: Encodable {
+    struct PageOutput: Encodable, Equatable {
         var change: ChangeSummary
         var gate: Gate
         var failingTests: [FailingTest]
@@ -88,33 +85,34 @@ enum MainworthyChangesCommands {
         let (workspace, project) = try await MainworthyCommands.workspace(arguments)
         let screen = ChangeModel(workspace: workspace, project: project.key, id: id)
         await screen.refresh()
-        guard let page = screen.state.value else {
-            throw CommandFailure(screen.moved ?? screen.state.problem ?? "The change could not be read.")
+        let attempts = screen.lastReadAttempts
+        let state = screen.state.map { page in
+            PageOutput(
+                change: page.change, gate: page.gate, failingTests: page.failingTests, cases: page.cases,
+                ended: page.change.isEnded, attempts: attempts)
         }
-        if arguments.flag("json") {
-            try MainworthyCommands.emit(
-                PageOutput(
-                    change: page.change, gate: page.gate, failingTests: page.failingTests, cases: page.cases,
-                    ended: page.change.isEnded, attempts: screen.lastReadAttempts))
-            return 0
+        let openQuestions = screen.state.value?.openQuestions ?? []
+        return try MainworthyCommands.show("change", state, workspace, arguments) { page in
+            let change = page.change
+            var lines = [
+                "\(change.id)  \(change.label)  \(change.title ?? "")\(change.isEnded ? "  (ended: \(change.state))" : "")",
+                "  head \(change.head)  base \(change.base ?? "?")",
+                "  gate: \(page.gate.verdict.rawValue): \(page.gate.reason)",
+            ]
+            for test in page.failingTests {
+                let cases = test.cases.map(\.number).joined(separator: ", ")
+                let question = test.question.map { "  question \($0.id) (\($0.answer ?? $0.state ?? "open"))" } ?? ""
+                lines.append(
+                    "  failing: \(test.test): \(test.message ?? "")  cases: \(cases.isEmpty ? "none" : cases)\(question)"
+                )
+            }
+            if !page.cases.isEmpty {
+                lines.append(
+                    "  touches: \(page.cases.map { "\($0.number) \($0.title ?? "")" }.joined(separator: "; "))")
+            }
+            lines += openQuestions.map { "  open question: \($0.id)  \($0.title)" }
+            return lines
         }
-        let change = page.change
-        Terminal.out(
-            "\(change.id)  \(change.label)  \(change.title ?? "")\(change.isEnded ? "  (ended: \(change.state))" : "")"
-        )
-        Terminal.out("  head \(change.head)  base \(change.base ?? "?")")
-        Terminal.out("  gate: \(page.gate.verdict.rawValue): \(page.gate.reason)")
-        for test in page.failingTests {
-            let cases = test.cases.map(\.number).joined(separator: ", ")
-            let question = test.question.map { "  question \($0.id) (\($0.answer ?? $0.state ?? "open"))" } ?? ""
-            Terminal.out(
-                "  failing: \(test.test): \(test.message ?? "")  cases: \(cases.isEmpty ? "none" : cases)\(question)")
-        }
-        if !page.cases.isEmpty {
-            Terminal.out("  touches: \(page.cases.map { "\($0.number) \($0.title ?? "")" }.joined(separator: "; "))")
-        }
-        for question in page.openQuestions { Terminal.out("  open question: \(question.id)  \(question.title)") }
-        return 0
     }
 
     // MARK: - the live stream

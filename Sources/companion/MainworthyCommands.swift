@@ -26,7 +26,8 @@ enum MainworthyCommands {
                     a loopback address (never with --https-only). The session cookie goes to the secret store in
                     $COMPANION_HOME/secrets, where every later command finds it; the password is never stored.
                     """,
-                commands + MainworthyChangesCommands.commands + MainworthyCasesCommands.commands)
+                commands + MainworthyChangesCommands.commands + MainworthyCasesCommands.commands
+                    + MainworthyRetryCommands.commands)
         ])
 
     /// The options every `mainworthy` command takes.
@@ -47,7 +48,8 @@ enum MainworthyCommands {
             name: name, summary: summary, parameters: parameters, options: options + common,
             run: { arguments in
                 try arguments.expectAtMost(positionals.upperBound)
-                if arguments.positionals.count < positionals.lowerBound {
+                // `--retry` sends the kept command again: it needs none of the command's arguments.
+                if arguments.positionals.count < positionals.lowerBound, !arguments.flag("retry") {
                     let count = positionals.lowerBound
                     throw UsageError(
                         "\(name) needs \(count) argument\(count == 1 ? "" : "s"); run `companion mainworthy \(name) --help`"
@@ -83,17 +85,22 @@ enum MainworthyCommands {
             "question", "a question's evidence, answers (greyed where the app cannot answer) and ledger",
             [questionParameter], positionals: 1...1, run: question),
         command(
-            "answer", "answer a question (resent by itself if the reply is lost)",
+            "answer",
+            "answer a question (resent by itself if the reply is lost); a proposal only once `question` showed its edits",
             [questionParameter, .init(syntax: "<answer>", help: "the answer's key")],
             options: [
                 .option("reason", "TEXT", "the reason, where the policy asks for one"),
                 .option("tracker", "TEXT", "where the defect is tracked"),
+                .flag("show-edits", "a proposal not shown yet: print every edit, then ask before answering"),
+                MainworthyRetryCommands.retryOption,
             ], positionals: 2...2, run: answer),
         command(
             "undo", "withdraw a decision (resent by itself if the reply is lost)",
             [.init(syntax: "<decision>", help: "the decision's id")],
-            options: [.option("reason", "TEXT", "the reason, where the policy asks for one")], positionals: 1...1,
-            run: undo),
+            options: [
+                .option("reason", "TEXT", "the reason, where the policy asks for one"),
+                MainworthyRetryCommands.retryOption,
+            ], positionals: 1...1, run: undo),
         command("decided", "the decisions standing, and by whom", run: decided),
         command("runs", "the project's runs", run: runs),
         command("run", "a run's verdict, slots and what Start opens", [runParameter], positionals: 1...1, run: run),
@@ -109,6 +116,7 @@ enum MainworthyCommands {
             options: [
                 .option("note", "TEXT", "a note"),
                 .option("step", "K", "the failed step (with fail)"),
+                MainworthyRetryCommands.retryOption,
             ], positionals: 3...3, run: result),
         command(
             "plan", "plan a run", [.init(syntax: "<name>", help: "the run's name")],
@@ -118,6 +126,7 @@ enum MainworthyCommands {
                 .option("tag", "TAG", "the cases with a tag"),
                 .option("search", "TEXT", "the cases matching a search"),
                 .option("commit", "SHA", "also accept pipeline results for this commit"),
+                MainworthyRetryCommands.retryOption,
             ], positionals: 1...1, run: plan),
     ]
 
@@ -169,6 +178,18 @@ enum MainworthyCommands {
     static func fail(_ error: MainworthyError) -> CommandFailure { CommandFailure(error.description) }
 
     static func emit(_ value: some Encodable) throws { Terminal.out(try JSONOutput.document(value)) }
+
+    /// Prints `state` of `screen` through the terminal's one screen printer (`--json`: its `ScreenReport`) and
+    /// returns the exit code: 0 when something is shown (an empty answer included), 1 when the screen failed.
+    @MainActor
+    static func show<Value: Encodable & Sendable & Equatable>(
+        _ screen: String, _ state: ScreenState<Value>, _ workspace: MainworthyWorkspace, _ arguments: Arguments,
+        emptyLines: [String] = [], lines: (Value) -> [String]
+    ) throws -> Int32 {
+        try ScreenOutput.show(
+            screen: screen, state, now: workspace.server.bundle.clock.now(), json: arguments.flag("json"),
+            signIn: "companion mainworthy login", emptyLines: emptyLines, lines: lines)
+    }
 
     // MARK: - sign-in and sessions
 
@@ -227,11 +248,14 @@ enum MainworthyCommands {
 
     @MainActor
     static func sessions(_ arguments: Arguments) async throws -> Int32 {
-        let screen = SessionsModel(workspace: MainworthyWorkspace(server: try await signedIn(arguments)))
+        let workspace = MainworthyWorkspace(server: try await signedIn(arguments))
+        let screen = SessionsModel(workspace: workspace)
         await screen.refresh()
-        guard let list = screen.state.value else { throw CommandFailure(screen.state.problem ?? "No sessions.") }
         let json = arguments.flag("json")
         if let id = arguments.option("end") {
+            guard let list = screen.state.value else {
+                throw CommandFailure(screen.state.problem ?? "The sessions could not be read.")
+            }
             guard let session = list.first(where: { $0.id == id }) else {
                 throw CommandFailure("You have no session \(id).")
             }
@@ -245,42 +269,33 @@ enum MainworthyCommands {
             }
             return 0
         }
-        if json {
-            try emit(list.map(SessionRecord.init))
-            return 0
+        return try show("sessions", screen.state.map { $0.map(SessionRecord.init) }, workspace, arguments) { list in
+            list.map { record in
+                let session = record.info
+                let mark = session.isCurrent ? "*" : " "
+                let opened = session.openedAt.flatMap { try? Timestamp.format($0) } ?? "?"
+                let used = session.lastUsedAt.flatMap { try? Timestamp.format($0) } ?? "?"
+                return
+                    "\(mark) \(session.id)  \(session.client ?? "?")  by \(session.openedBy ?? "?")  opened \(opened) from \(session.openedFrom ?? "?")  last used \(used) from \(session.lastUsedFrom ?? "?")"
+            }
         }
-        for session in list {
-            let mark = session.isCurrent ? "*" : " "
-            let opened = session.openedAt.flatMap { try? Timestamp.format($0) } ?? "?"
-            let used = session.lastUsedAt.flatMap { try? Timestamp.format($0) } ?? "?"
-            Terminal.out(
-                "\(mark) \(session.id)  \(session.client ?? "?")  by \(session.openedBy ?? "?")  opened \(opened) from \(session.openedFrom ?? "?")  last used \(used) from \(session.lastUsedFrom ?? "?")"
-            )
-        }
-        return 0
     }
 
     @MainActor
     static func projects(_ arguments: Arguments) async throws -> Int32 {
         let workspace = MainworthyWorkspace(server: try await signedIn(arguments))
         await workspace.load()
-        guard let list = workspace.projects.value else {
-            throw CommandFailure(workspace.projects.problem ?? "The projects could not be read.")
+        return try show("projects", workspace.projects, workspace, arguments) { list in
+            list.map { project in
+                let capabilities = Capability.allCases.filter(project.allows).map(\.rawValue).joined(separator: ", ")
+                return "\(project.key)  \(project.name)  (\(capabilities))"
+            }
         }
-        if arguments.flag("json") {
-            try emit(list)
-            return 0
-        }
-        for project in list {
-            let capabilities = Capability.allCases.filter(project.allows).map(\.rawValue).joined(separator: ", ")
-            Terminal.out("\(project.key)  \(project.name)  (\(capabilities))")
-        }
-        return 0
     }
 
     // MARK: - the queue
 
-    struct QueueOutput: Encodable {
+    struct QueueOutput: Encodable, Equatable {
         var project: String
         var summaryLine: String
         var summary: QueueSummary
@@ -304,22 +319,20 @@ enum MainworthyCommands {
         guard let screen = workspace.queue else { throw CommandFailure("No project is open.") }
         await screen.choose(kind)
         await screen.list.loadAll()
-        guard let page = screen.state.value else { throw CommandFailure(screen.state.problem ?? "No queue.") }
-        if arguments.flag("json") {
-            try emit(
-                QueueOutput(
-                    project: project.key, summaryLine: page.summaryLine, summary: page.summary, items: page.items,
-                    nextCursor: page.nextCursor))
-        } else {
-            Terminal.out("\(project.name): \(page.summaryLine)")
-            for item in page.items { Terminal.out("  \(item.id)  \(item.kind.rawValue)  \(item.title)") }
+        let state = screen.state.map { page in
+            QueueOutput(
+                project: project.key, summaryLine: page.summaryLine, summary: page.summary, items: page.items,
+                nextCursor: page.nextCursor)
         }
-        return 0
+        return try show("queue", state, workspace, arguments) { page in
+            ["\(project.name): \(page.summaryLine)"]
+                + page.items.map { "  \($0.id)  \($0.kind.rawValue)  \($0.title)" }
+        }
     }
 
     /// What `question --json` adds to the question as the server sent it: what the text shows beside it.
-    struct QuestionExtras: Encodable {
-        struct Link: Encodable {
+    struct QuestionExtras: Encodable, Equatable {
+        struct Link: Encodable, Equatable {
             var url: URL
             var sentence: String
         }
@@ -345,7 +358,7 @@ enum MainworthyCommands {
         case .web(let handoff): return handoff.sentence
         case .missingCapability: return "You may not answer in this project (it needs the decide capability)."
         case .editsLoading(let loaded, let total): return "\(loaded) of \(total) edits are loaded."
-        case .lastEditNotShown: return "The last edit has not been shown yet."
+        case .lastEditNotShown: return "The edits of this proposal have not been shown yet."
         }
     }
 
@@ -355,52 +368,72 @@ enum MainworthyCommands {
         let (workspace, project) = try await workspace(arguments)
         let page = QuestionModel(workspace: workspace, project: project.key, id: id)
         await page.refresh()
-        guard let question = page.state.value else {
-            throw CommandFailure(page.state.problem ?? "The question could not be read.")
+        // Every edit is printed (text) or carried (--json) below: once the proposal's edits have all loaded and it
+        // is answered here, that it was shown is kept for `answer` (M-QUEUE-7, M-WEB-4).
+        if let question = page.state.value, let proposal = question.evidence.proposal,
+            proposal.edits.count == proposal.editCount, AnswerAvailability.handoff(for: question) == nil
+        {
+            page.reportLastEditShown()
+            try MainworthyAccountState.update(workspace.server.account) {
+                $0.shownProposals[id] = EditMark.of(proposal.edits)
+            }
         }
-        page.reportLastEditShown()  // the terminal prints every edit before an answer can be given
         let availability = page.availability
         let decision: Decision? = {
             if case .standing(let decision) = page.decisionStatus { return decision }
             return nil
         }()
-        if arguments.flag("json") {
-            let extras = QuestionExtras(
-                answersEnabled: availability.isEnabled, greyedBecause: availability.blocker.map(sentence),
-                webLink: availability.webLink.map { QuestionExtras.Link(url: $0.url, sentence: $0.reason.sentence) },
-                evidenceText: Dictionary(uniqueKeysWithValues: question.evidence.parts.map { ($0.kind, $0.text) }),
-                decisionSummary: decision?.summary)
-            try emit(Merged(base: question, extra: extras))
-            return 0
+        let state = page.state.map { question in
+            Merged(
+                base: question,
+                extra: QuestionExtras(
+                    answersEnabled: availability.isEnabled, greyedBecause: availability.blocker.map(sentence),
+                    webLink: availability.webLink.map {
+                        QuestionExtras.Link(url: $0.url, sentence: $0.reason.sentence)
+                    },
+                    evidenceText: Dictionary(
+                        question.evidence.parts.map { ($0.kind, $0.text) }, uniquingKeysWith: { first, _ in first }),
+                    decisionSummary: decision?.summary))
         }
-        Terminal.out("\(question.id)  \(question.kind.rawValue)  \(question.state)  \(question.title)")
+        return try show("question", state, workspace, arguments) { merged in
+            questionLines(merged.base, availability: availability, decision: decision)
+        }
+    }
+
+    /// A proposal's edits as the text shows them: every edit the app shows, step by step (M-QUEUE-7, M-WEB-4).
+    static func editLines(_ proposal: ProposalEvidence) -> [String] {
+        var lines = ["  proposal of \(proposal.editCount) edits: \(proposal.edits.map(\.op).joined(separator: ", "))"]
+        for (index, edit) in proposal.edits.enumerated() {
+            lines.append("  edit \(index + 1) of \(proposal.editCount): \(edit.op)")
+            lines += (edit.shown?.lines ?? []).map { "    \($0)" }
+        }
+        return lines
+    }
+
+    /// The question's text: its evidence, every edit of a proposal step by step, the answers, and the decision.
+    static func questionLines(
+        _ question: Question, availability: AnswerAvailability, decision: Decision?
+    ) -> [String] {
+        var lines = ["\(question.id)  \(question.kind.rawValue)  \(question.state)  \(question.title)"]
         if let failure = question.evidence.failure {
-            Terminal.out("  failed: \(failure.test): \(failure.message ?? "")")
-            Terminal.out("  job \(failure.job ?? "?"), commit \(failure.commit ?? "?"), at \(failure.location ?? "?")")
+            lines.append("  failed: \(failure.test): \(failure.message ?? "")")
+            lines.append("  job \(failure.job ?? "?"), commit \(failure.commit ?? "?"), at \(failure.location ?? "?")")
         }
-        if let proposal = question.evidence.proposal {
-            Terminal.out(
-                "  proposal of \(proposal.editCount) edits: \(proposal.edits.map(\.op).joined(separator: ", "))")
-            // Every edit the app shows, step by step (M-QUEUE-7, M-WEB-4): shown here before an answer is offered.
-            for (index, edit) in proposal.edits.enumerated() {
-                Terminal.out("  edit \(index + 1) of \(proposal.editCount): \(edit.op)")
-                for line in edit.shown?.lines ?? [] { Terminal.out("    \(line)") }
-            }
-        }
-        for part in question.evidence.parts { Terminal.out("  \(part.kind): \(part.text)") }
+        if let proposal = question.evidence.proposal { lines += editLines(proposal) }
+        lines += question.evidence.parts.map { "  \($0.kind): \($0.text)" }
         for answer in question.answers {
             let extra = [
                 answer.reasonRequired ? "needs a reason" : nil, answer.asksTracker ? "asks for a tracker" : nil,
             ]
             .compactMap { $0 }.joined(separator: ", ")
-            Terminal.out(
+            lines.append(
                 "  [\(availability.isEnabled ? answer.key : "greyed: " + answer.key)] \(answer.label): \(answer.sentence)\(extra.isEmpty ? "" : " (\(extra))")"
             )
         }
-        if let blocker = availability.blocker, availability.webLink == nil { Terminal.out("  \(sentence(blocker))") }
-        if let link = availability.webLink { Terminal.out("  \(link.reason.sentence) \(link.url.absoluteString)") }
-        if let decision { Terminal.out("  decided: \(decision.summary) (\(decision.id))") }
-        return 0
+        if let blocker = availability.blocker, availability.webLink == nil { lines.append("  \(sentence(blocker))") }
+        if let link = availability.webLink { lines.append("  \(link.reason.sentence) \(link.url.absoluteString)") }
+        if let decision { lines.append("  decided: \(decision.summary) (\(decision.id))") }
+        return lines
     }
 
     struct AnswerOutput: Encodable {
@@ -410,8 +443,10 @@ enum MainworthyCommands {
 
     @MainActor
     static func answer(_ arguments: Arguments) async throws -> Int32 {
+        if let code = try await MainworthyRetryCommands.retryIfAsked("answer", arguments) { return code }
         let id = try arguments.positional(0, "the question's id")
         let key = try arguments.positional(1, "the answer")
+        try await MainworthyRetryCommands.refuseIfPending("answer", arguments)
         let (workspace, project) = try await workspace(arguments)
         let page = QuestionModel(workspace: workspace, project: project.key, id: id)
         await page.refresh()
@@ -422,8 +457,42 @@ enum MainworthyCommands {
             throw UsageError(
                 "\(key) is not an answer of \(id); its answers: \(question.answers.map(\.key).joined(separator: ", "))")
         }
-        page.reportLastEditShown()  // the terminal prints every edit before an answer can be given
+        // A proposal is answered only once every edit was shown: by an earlier `question` of the same proposal,
+        // remembered in the account's state with a mark of its edits (M-QUEUE-7, M-WEB-4).
+        if let proposal = question.evidence.proposal,
+            try MainworthyAccountState.load(workspace.server.account).shownProposals[id]
+                == EditMark.of(proposal.edits)
+        {
+            page.reportLastEditShown()
+        }
+        // Or shown in this command, with --show-edits: every edit, then the person confirms.
+        if let proposal = question.evidence.proposal, page.availability.blocker == .lastEditNotShown,
+            arguments.flag("show-edits")
+        {
+            for line in editLines(proposal) {
+                if arguments.flag("json") { Terminal.err(line) } else { Terminal.out(line) }
+            }
+            let confirmed = try AuthCommands.prompt("Answer \(key) now that every edit was shown? [y/N] ")
+            guard ["y", "yes"].contains(confirmed.lowercased()) else {
+                throw CommandFailure("Not answered; nothing was sent.")
+            }
+            page.reportLastEditShown()
+            try MainworthyAccountState.update(workspace.server.account) {
+                $0.shownProposals[id] = EditMark.of(proposal.edits)
+            }
+        }
+        if let blocker = page.availability.blocker {
+            let next =
+                blocker == .lastEditNotShown
+                ? " Read its edits with `companion mainworthy question \(id)`, then answer (or answer with --show-edits)."
+                : ""
+            throw CommandFailure(sentence(blocker) + next + " Nothing was sent.")
+        }
         await page.answer(key, reason: arguments.option("reason") ?? "", tracker: arguments.option("tracker") ?? "")
+        if let pending = page.pendingAnswer {
+            throw CommandFailure(
+                try MainworthyRetryCommands.keep(pending, as: "answer", arguments, server: workspace.server))
+        }
         guard let recorded = page.recorded else {
             throw CommandFailure(page.problem ?? "The answer was not recorded.")
         }
@@ -439,7 +508,9 @@ enum MainworthyCommands {
 
     @MainActor
     static func undo(_ arguments: Arguments) async throws -> Int32 {
+        if let code = try await MainworthyRetryCommands.retryIfAsked("undo", arguments) { return code }
         let decision = try arguments.positional(0, "the decision's id")
+        try await MainworthyRetryCommands.refuseIfPending("undo", arguments)
         let (workspace, project) = try await workspace(arguments)
         guard workspace.capabilities.contains(.decide) else {
             throw CommandFailure("You may not withdraw decisions in this project (it needs the decide capability).")
@@ -455,6 +526,10 @@ enum MainworthyCommands {
                 let labelled = await labelled(
                     current, withdrawing: decision, workspace: workspace, project: project.key)
                 throw CommandFailure("\(refusal.message) Now: \(labelled.summary) (\(labelled.id)).")
+            }
+            if error.isUnconfirmed {
+                throw CommandFailure(
+                    try MainworthyRetryCommands.keep(command, as: "undo", arguments, server: workspace.server))
             }
             throw fail(error)
         }
@@ -530,16 +605,9 @@ enum MainworthyCommands {
         guard let screen = workspace.decided else { throw CommandFailure("No project is open.") }
         await screen.refresh()
         await screen.list.loadAll()  // every page, to the end
-        guard let items = screen.state.value else { throw CommandFailure(screen.state.problem ?? "No list.") }
-        if arguments.flag("json") {
-            try emit(items)
-            return 0
+        return try show("decided", screen.state, workspace, arguments) { items in
+            items.map { "\($0.id)  \($0.answer.label) by \($0.by.name)  on \($0.question.id) \($0.question.title)" }
         }
-        for item in items {
-            Terminal.out(
-                "\(item.id)  \(item.answer.label) by \(item.by.name)  on \(item.question.id) \(item.question.title)")
-        }
-        return 0
     }
 
     // MARK: - runs
@@ -550,22 +618,18 @@ enum MainworthyCommands {
         guard let screen = workspace.runs else { throw CommandFailure("No project is open.") }
         await screen.refresh()
         await screen.list.loadAll()  // every page, to the end
-        guard let runs = screen.state.value else { throw CommandFailure(screen.state.problem ?? "No runs.") }
-        if arguments.flag("json") {
-            try emit(runs)
-            return 0
+        return try show("runs", screen.state, workspace, arguments) { runs in
+            runs.map { run in
+                let slots = run.slotCount.map { "  \($0) slots" } ?? ""
+                let verdict = run.verdict.map { "  \($0.sentence)" } ?? ""
+                return "\(run.id)  \(run.state ?? "?")  \(run.name ?? run.id)\(slots)\(verdict)"
+            }
         }
-        for run in runs {
-            let slots = run.slotCount.map { "  \($0) slots" } ?? ""
-            let verdict = run.verdict.map { "  \($0.sentence)" } ?? ""
-            Terminal.out("\(run.id)  \(run.state ?? "?")  \(run.name ?? run.id)\(slots)\(verdict)")
-        }
-        return 0
     }
 
     /// What `run --json` adds to the run as the server sent it: the accepted results as a sentence and the slot
     /// Start opens (absent when every slot has a result).
-    struct RunExtras: Encodable {
+    struct RunExtras: Encodable, Equatable {
         var acceptsSentence: String
         var start: Slot?
 
@@ -582,22 +646,27 @@ enum MainworthyCommands {
         guard let runs = workspace.runs else { throw CommandFailure("No project is open.") }
         let screen = runs.run(id)
         await screen.refresh()
-        guard let run = screen.state.value else { throw CommandFailure(screen.state.problem ?? "No run.") }
-        let start = RunNavigation.start(run.slots)
-        if arguments.flag("json") {
-            try emit(Merged(base: run, extra: RunExtras(acceptsSentence: run.accepts.sentence, start: start)))
-            return 0
+        let state = screen.state.map { run in
+            Merged(
+                base: run,
+                extra: RunExtras(acceptsSentence: run.accepts.sentence, start: RunNavigation.start(run.slots)))
         }
-        Terminal.out("\(run.id)  \(run.name)  \(run.state)  \(run.verdict.value): \(run.verdict.sentence)")
-        Terminal.out("  accepts: \(run.accepts.sentence)")
-        for slot in run.slots {
-            let result = slot.result.map { "\($0.outcome.rawValue)\($0.by.map { " by \($0.name)" } ?? "")" } ?? "-"
-            Terminal.out(
-                "  \(slot.position). \(slot.id)  \(slot.case.number) v\(slot.case.version)  \(slot.case.title)  \(result)"
-            )
+        return try show("run", state, workspace, arguments) { merged in
+            let run = merged.base
+            var lines = [
+                "\(run.id)  \(run.name)  \(run.state)  \(run.verdict.value): \(run.verdict.sentence)",
+                "  accepts: \(run.accepts.sentence)",
+            ]
+            for slot in run.slots {
+                let result =
+                    slot.result.map { "\($0.outcome.rawValue)\($0.by.map { " by \($0.name)" } ?? "")" } ?? "-"
+                lines.append(
+                    "  \(slot.position). \(slot.id)  \(slot.case.number) v\(slot.case.version)  \(slot.case.title)  \(result)"
+                )
+            }
+            if let start = merged.extra.start { lines.append("  Start opens \(start.id) (\(start.case.number)).") }
+            return lines
         }
-        if let start { Terminal.out("  Start opens \(start.id) (\(start.case.number)).") }
-        return 0
     }
 
     struct ResultOutput: Encodable {
@@ -613,6 +682,7 @@ enum MainworthyCommands {
 
     @MainActor
     static func result(_ arguments: Arguments) async throws -> Int32 {
+        if let code = try await MainworthyRetryCommands.retryIfAsked("result", arguments) { return code }
         let runID = try arguments.positional(0, "the run's id")
         let slotID = try arguments.positional(1, "the slot's id")
         let word = try arguments.positional(2, "the outcome (pass, fail, blocked, skip or undo)")
@@ -627,6 +697,7 @@ enum MainworthyCommands {
             step = number
         }
         if word == "undo", arguments.option("note") != nil { throw UsageError("--note does not go with undo") }
+        try await MainworthyRetryCommands.refuseIfPending("result", arguments)
         let (workspace, project) = try await workspace(arguments)
         guard let runs = workspace.runs else { throw CommandFailure("No project is open.") }
         let screen = runs.run(runID)
@@ -653,6 +724,10 @@ enum MainworthyCommands {
             guard await screen.undoLatest(slotID, by: me.user) else {
                 throw CommandFailure("You have no result in \(slotID) to undo.")
             }
+        }
+        if let pending = screen.pendingResult {
+            throw CommandFailure(
+                try MainworthyRetryCommands.keep(pending.command, as: "result", arguments, server: workspace.server))
         }
         if let problem = screen.problem { throw CommandFailure(problem) }
         let recorded = screen.state.value?.slots.first { $0.id == slotID }
@@ -691,6 +766,7 @@ enum MainworthyCommands {
 
     @MainActor
     static func plan(_ arguments: Arguments) async throws -> Int32 {
+        if let code = try await MainworthyRetryCommands.retryIfAsked("plan", arguments) { return code }
         let name = try arguments.positional(0, "the run's name")
         var selections: [PlanSelection] = []
         if arguments.flag("all") { selections.append(.all) }
@@ -700,10 +776,15 @@ enum MainworthyCommands {
         guard selections.count == 1, let selection = selections.first else {
             throw UsageError("give exactly one of --all, --folder, --tag or --search")
         }
+        try await MainworthyRetryCommands.refuseIfPending("plan", arguments)
         let (workspace, _) = try await workspace(arguments)
         guard let runs = workspace.runs else { throw CommandFailure("No project is open.") }
         guard runs.canPlan else { throw CommandFailure("You may not plan runs in this project.") }
         await runs.plan(name: name, selection: selection, commit: arguments.option("commit") ?? "")
+        if let pending = runs.pendingPlan {
+            throw CommandFailure(
+                try MainworthyRetryCommands.keep(pending, as: "plan", arguments, server: workspace.server))
+        }
         switch runs.planOutcome {
         case .planned(let runID, let count):
             let sentence = runs.planOutcome?.sentence ?? ""
@@ -727,7 +808,9 @@ enum MainworthyCommands {
 
 /// One JSON object of `base`'s members and `extra`'s beside them: a value as the server sent it, with what the
 /// terminal's text shows about it.
-struct Merged<Base: Encodable, Extra: Encodable>: Encodable {
+struct Merged<Base: Encodable & Sendable & Equatable, Extra: Encodable & Sendable & Equatable>: Encodable, Sendable,
+    Equatable
+{
     /// The value as it came.
     var base: Base
     /// The members added.

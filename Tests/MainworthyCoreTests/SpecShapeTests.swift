@@ -72,6 +72,8 @@ import Testing
               "at":"2026-11-28T09:00:00Z","reason":"Runner timeout","tracker":null},
              "recorded":"Flaky test recorded for checkout › pays with card."}
             """#)
+        // The decision names its question (mutation survivor m-b826bfe9e8): a 409 on Undo finds the labels by it.
+        #expect(answered.decision.questionID == "q_41" && answered.decision.reason == "Runner timeout")
         // §2's decision names the answer's key, not its label: the page's answers name it.
         #expect(answered.decision.labelled(from: question.answers).summary == "Flaky test by ada")
         let current = try Self.decode(

@@ -129,6 +129,15 @@ import Testing
         #expect(seen.isEnabled)
     }
 
+    // Mutation survivor m-dc6af97eac: a proposal whose evidence is not a proposal's (a server that sent another
+    // shape) cannot be shown edit by edit, so it is answered in the web app, never answered blind.
+    @Test func aProposalWithoutItsEditsGoesToTheWebApp() {  // M-WEB-2, M-WEB-4
+        let question = Question(id: "q_3", kind: .proposal, title: "p", webURL: Self.url)
+        let availability = AnswerAvailability.evaluate(question, capabilities: Self.all, lastEditShown: true)
+        #expect(availability.blocker == .web(.kind(.proposal)))
+        #expect(availability.webLink?.url == Self.url)
+    }
+
     @Test func withoutDecideTheAnswersAreOff() {  // M-CAP-4
         let question = Question(id: "q_2", kind: .failure, title: "t")
         let availability = AnswerAvailability.evaluate(question, capabilities: [.read], lastEditShown: true)

@@ -37,7 +37,7 @@ echo; echo "\$ companion mainworthy login --user ada --password-stdin"
 printf '%s\n' "$password" | "$COMPANION" mainworthy login --user ada --password-stdin --server "$url"
 mw queue
 failure=$("$COMPANION" mainworthy queue --kind failure --json --server "$url" \
-    | python3 -c 'import json,sys; print(json.load(sys.stdin)["items"][0]["id"])')
+    | python3 -c 'import json,sys; print(json.load(sys.stdin)["value"]["items"][0]["id"])')
 mw question "$failure"
 decision=$("$COMPANION" mainworthy answer "$failure" flaky --reason "Runner timeout" --json --server "$url" \
     | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["recorded"], file=sys.stderr); print(d["decision"]["id"])')
@@ -57,7 +57,7 @@ mw change ch_1
 json_field() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 token=$(curl -sf "$url/_control/fixture" | json_field 'd["pipeline_token"]')
 watch_out=$(mktemp)
-revision=$("$COMPANION" mainworthy changes --json --server "$url" | json_field 'd["revision"]')
+revision=$("$COMPANION" mainworthy changes --json --server "$url" | json_field 'd["value"]["revision"]')
 echo; echo "\$ companion mainworthy watch --until change   (in the background, from revision $revision)"
 "$COMPANION" mainworthy watch --after "$revision" --until change --timeout 30 --server "$url" >"$watch_out" &
 watcher=$!
@@ -68,8 +68,8 @@ printf '%s\n' "$token" | "$COMPANION" mainworthy report --project shop --commit 
 wait "$watcher"
 echo "(watch saw:)"; cat "$watch_out"
 mw change ch_1
-question=$("$COMPANION" mainworthy change ch_1 --json --server "$url" | json_field 'd["gate"]["questions"][0]["id"]')
-revision=$("$COMPANION" mainworthy changes --json --server "$url" | json_field 'd["revision"]')
+question=$("$COMPANION" mainworthy change ch_1 --json --server "$url" | json_field 'd["value"]["gate"]["questions"][0]["id"]')
+revision=$("$COMPANION" mainworthy changes --json --server "$url" | json_field 'd["value"]["revision"]')
 "$COMPANION" mainworthy watch --after "$revision" --until change --timeout 30 --server "$url" >"$watch_out" &
 watcher=$!
 mw answer "$question" flaky --reason "Runner timeout on the new head"
