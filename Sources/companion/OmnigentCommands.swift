@@ -277,11 +277,15 @@ enum OmnigentCommands {
         await model.send()
         if let problem = model.sendProblem { throw CommandFailure(problem) }
         guard let message = model.sent.last else { throw CommandFailure("The message was not sent.") }
-        if case .pending = message.status {
-            Terminal.out("Queued behind the running turn.")
-        } else {
-            Terminal.out("Sent.")
+        // 0.19.1 answers `queued: true` for every message it hands to a runner: only a `pending_id` says the
+        // message waits (the core's rule, `WatchSentMessage(ack:)`).
+        var output: [String: JSONValue] = ["state": "sent"]
+        var line = "Sent."
+        if case .pending(let pendingID) = message.status {
+            output = ["state": "pending", "pending_id": .string(pendingID)]
+            line = "Queued behind the running turn."
         }
+        Terminal.out(arguments.flag("json") ? JSONValue.object(output).outputLine : line)
         return 0
     }
 

@@ -191,33 +191,39 @@ enum PrompTugalCommands {
         await model.load(offline: arguments.flag("offline"))
         await store.saved()
         if let problem = store.saveProblem { throw CommandFailure(problem) }
-        if arguments.flag("json") {
-            let picks: [JSONValue] = model.rows.map { row in
-                var object: [String: JSONValue] = ["id": .string(row.id), "at": time(ScheduleTime.kept(row.pick.at))]
-                if let start = row.start {
-                    object["start"] = time(start)
-                    object["lisbon"] = .string(LisbonTime.wallTime(start) + " " + LisbonTime.offset(at: start))
-                }
-                if let title = row.event?.title { object["title"] = .string(title) }
-                return .object(object)
+        let picks: [JSONValue] = model.rows.map { row in
+            var object: [String: JSONValue] = ["id": .string(row.id), "at": time(ScheduleTime.kept(row.pick.at))]
+            if let start = row.start {
+                object["start"] = time(start)
+                object["lisbon"] = .string(LisbonTime.wallTime(start) + " " + LisbonTime.offset(at: start))
             }
-            var output: [String: JSONValue] = [
-                "picks": .array(picks), "document": store.document.json,
-                "agenda": .string(TeamData.summary(model.agenda)),
-            ]
-            if let note = model.agenda.problem { output["agendaNote"] = .string(note) }
-            if mirror != .null { output["mirror"] = mirror }
-            Terminal.out(JSONValue.object(output).outputDocument)
-            return 0
+            if let title = row.event?.title { object["title"] = .string(title) }
+            return .object(object)
         }
-        for note in notes { Terminal.out(note) }
-        if let note = model.agenda.problem { Terminal.out("agenda: \(TeamData.summary(model.agenda)) (\(note))") }
-        if store.picks.isEmpty { Terminal.out("No picks yet: companion promptugal schedule --add EVENT-URL") }
-        for row in model.rows {
-            let when = row.lisbonTime.map { $0 + " Lisbon" } ?? "(not in the agenda)"
-            Terminal.out("\(when)  \(row.id)\(row.event?.title.map { "  " + $0 } ?? "")")
+        var value: [String: JSONValue] = ["picks": .array(picks), "document": store.document.json]
+        if mirror != .null { value["mirror"] = mirror }
+        if !arguments.flag("json") { notes.forEach(Terminal.out) }
+        let lines =
+            (store.picks.isEmpty ? ["No picks yet: companion promptugal schedule --add EVENT-URL"] : [])
+            + model.rows.map { row in
+                let when = row.lisbonTime.map { $0 + " Lisbon" } ?? "(not in the agenda)"
+                return "\(when)  \(row.id)\(row.event?.title.map { "  " + $0 } ?? "")"
+            }
+        return try ScreenOutput.show(
+            screen: "schedule", scheduleState(model.agenda, value: .object(value)), now: app.server.clock.now(),
+            json: arguments.flag("json"), signIn: "", lines: { _ in lines })
+    }
+
+    /// The schedule screen's state: the picks are the device's own and always shown; the agenda that gives them
+    /// their start times and order decides the rest. A live agenda is `content`; a saved copy keeps its `stale` or
+    /// `offline` state with its age and reason; an agenda that could not be read at all leaves the picks shown
+    /// `stale` without start times, 0 s old, its sentence as the reason.
+    static func scheduleState(_ agenda: ScreenState<TeamAgenda>, value: JSONValue) -> ScreenState<JSONValue> {
+        switch agenda {
+        case .loading: return .stale(value, age: 0, problem: "The agenda was not read.")
+        case .failed(let reason, _): return .stale(value, age: 0, problem: reason)
+        default: return agenda.map { _ in value }
         }
-        return 0
     }
 
     static func vaultServer(_ arguments: Arguments) throws -> URL {
@@ -237,36 +243,26 @@ enum PrompTugalCommands {
         case commandCentre = "command-centre"
     }
 
-    /// One file's row of `team`.
+    /// One file's row of `team`: its screen (named by the file's endpoint), with the file's path beside the report
+    /// in the JSON, and its line of text.
     struct TeamRow {
-        let name: String
-        let path: String?
-        let state: String
-        let summary: String
-        let note: String?
-        let json: [String: JSONValue]
-        let failed: Bool
+        let listed: ScreenOutput.Listed<JSONValue>
 
         init<Value>(
-            name: String, path: String?, state: ScreenState<Value>, summary: String, value: JSONValue?,
+            name: String, path: String?, state: ScreenState<Value>, summary: String, value: (Value) -> JSONValue,
             note: String? = nil
         ) {
-            self.name = name
-            self.path = path
-            self.state = TeamData.summary(state)
-            self.summary = summary
-            self.note = note ?? state.problem
-            self.failed = state.kind == .failed
-            var row: [String: JSONValue] = ["endpoint": .string(name), "state": .string(self.state)]
-            if let path { row["path"] = .string(path) }
-            if let fetchedAt = state.fetchedAt { row["fetchedAt"] = time(fetchedAt) }
-            if state.kind == .stale || state.kind == .offline, let age = state.age {
-                row["ageSeconds"] = .integer(Int64(age.rounded()))
-            }
-            if let note = self.note { row["note"] = .string(note) }
-            if let value { row["value"] = value }
-            json = row
+            let shown = state.map(value)
+            let note = note ?? state.problem
+            listed = ScreenOutput.Listed(
+                screen: name, state: shown, extra: path.map(FilePath.init),
+                line: "\(name): \(TeamData.summary(state)), \(summary)" + (note.map { " (\($0))" } ?? ""))
         }
+    }
+
+    /// The member a team file's report carries beside its own: the file's path on its site.
+    struct FilePath: Encodable, Sendable {
+        let path: String
     }
 
     static func team(_ arguments: Arguments) async throws -> Int32 {
@@ -276,14 +272,7 @@ enum PrompTugalCommands {
         let offline = arguments.flag("offline")
         var rows: [TeamRow] = []
         for part in parts { rows += await read(part, app: app, offline: offline) }
-        if arguments.flag("json") {
-            Terminal.out(JSONValue.array(rows.map { .object($0.json) }).outputDocument)
-        } else {
-            for row in rows {
-                Terminal.out("\(row.name): \(row.state), \(row.summary)" + (row.note.map { " (\($0))" } ?? ""))
-            }
-        }
-        return rows.allSatisfy(\.failed) ? 1 : 0
+        return try ScreenOutput.showEach(rows.map(\.listed), now: app.server.clock.now(), json: arguments.flag("json"))
     }
 
     /// The rows of one part.
@@ -306,7 +295,7 @@ enum PrompTugalCommands {
             return [
                 TeamRow(
                     name: "me", path: TeamEndpoint.me.path, state: state, summary: summary ?? "nothing to show",
-                    value: state.value.map(json))
+                    value: json)
             ]
         case .places:
             let state = await team.places(offline: offline)
@@ -317,7 +306,7 @@ enum PrompTugalCommands {
             return [
                 TeamRow(
                     name: "places", path: TeamEndpoint.places.path, state: state,
-                    summary: summary ?? "nothing to show", value: state.value.map(json))
+                    summary: summary ?? "nothing to show", value: json)
             ]
         case .agenda:
             let state = await team.agenda(offline: offline)
@@ -328,7 +317,7 @@ enum PrompTugalCommands {
             return [
                 TeamRow(
                     name: "agenda", path: TeamEndpoint.agenda.path, state: state,
-                    summary: summary ?? "nothing to show", value: state.value.map(json))
+                    summary: summary ?? "nothing to show", value: json)
             ]
         case .newsroom:
             var rows: [TeamRow] = []
@@ -344,7 +333,7 @@ enum PrompTugalCommands {
                 TeamRow(
                     name: "feed", path: TeamEndpoint.feed.path, state: feed,
                     summary: feed.value.map { "\($0.format.rawValue), \($0.items.count) items" } ?? "nothing to show",
-                    value: feed.value.map(json)))
+                    value: json))
             return rows
         case .meetings, .agents:
             let discovery = await team.discovery(offline: offline)
@@ -353,7 +342,7 @@ enum PrompTugalCommands {
                 return [
                     TeamRow(
                         name: part.rawValue, path: TeamEndpoint.llmsTxt.path, state: discovery,
-                        summary: "nothing to show", value: nil)
+                        summary: "nothing to show", value: { _ in .null })
                 ]
             }
             var rows: [TeamRow] = []
@@ -361,7 +350,7 @@ enum PrompTugalCommands {
                 if let note = found.note(for: kind) {
                     let missing: ScreenState<JSONValue> = .failed(reason: note, signInRequired: false)
                     rows.append(
-                        TeamRow(name: kind.endpointName, path: nil, state: missing, summary: "missing", value: nil))
+                        TeamRow(name: kind.endpointName, path: nil, state: missing, summary: "missing", value: { $0 }))
                 }
                 for endpoint in found.endpoints(of: [kind]) {
                     rows.append(await jsonRow(endpoint, team: team, offline: offline))
@@ -382,7 +371,7 @@ enum PrompTugalCommands {
             return [
                 TeamRow(
                     name: "command-centre", path: endpoint?.path, state: state, summary: summary ?? "nothing to show",
-                    value: state.value.map(json))
+                    value: json)
             ]
         }
     }
@@ -392,7 +381,7 @@ enum PrompTugalCommands {
         let state = await team.json(endpoint, offline: offline)
         return TeamRow(
             name: endpoint.name, path: endpoint.path, state: state,
-            summary: state.value.map(describe) ?? "nothing to show", value: state.value)
+            summary: state.value.map(describe) ?? "nothing to show", value: { $0 })
     }
 
     /// `180 stories`: the first list in a file, else how many fields it has.

@@ -66,6 +66,35 @@ enum ScreenOutput {
         return 0
     }
 
+    /// One of the screens a command prints together (`promptugal team`: one per file read).
+    struct Listed<Value: Encodable & Sendable & Equatable> {
+        /// The screen's name in the JSON (`me`, `newsroom/desks`, …).
+        let screen: String
+        /// What the screen shows.
+        let state: ScreenState<Value>
+        /// Members printed beside the report's in the JSON; `nil` for none.
+        let extra: (any Encodable & Sendable)?
+        /// The screen's line of text.
+        let line: String
+    }
+
+    /// Prints several screens at once and returns the exit code: `--json` prints one array of their reports (each
+    /// with its own members beside), in order; the text prints each screen's line. The exit code is 1 only when
+    /// every screen failed (a failed screen among shown ones is a line, not the command's failure).
+    static func showEach<Value: Encodable & Sendable & Equatable>(
+        _ screens: [Listed<Value>], now: Date, json: Bool
+    ) throws -> Int32 {
+        if json {
+            let reports = screens.map { listed in
+                Document(report: ScreenReport(screen: listed.screen, listed.state, now: now), extra: listed.extra)
+            }
+            Terminal.out(try JSONOutput.document(reports))
+        } else {
+            for screen in screens { Terminal.out(screen.line) }
+        }
+        return !screens.isEmpty && screens.allSatisfy { $0.state.kind == .failed } ? 1 : 0
+    }
+
     /// "As of 2026-11-30 15:39 UTC (8 s)": when the shown copy was fetched, and how old it is.
     static func asOf<Value>(_ report: ScreenReport<Value>, _ words: ScreenWords) -> String {
         let stamp =

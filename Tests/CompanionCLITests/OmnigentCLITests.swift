@@ -177,4 +177,38 @@ struct OmnigentCLITests {
         #expect(signIn.status == 1)
         expectDocumentedShape(signIn.output, "omnigent watch-client sign-in")
     }
+
+    @Test("O-WATCH-4: `omnigent send` with a runner bound: queued: true is sent, a pending_id is queued (text, JSON)")
+    func sendWithARunnerBound() async throws {
+        let url = try TestServers.omnigent()
+        let server = url.absoluteString
+        let client = TestClients.loopback(url)
+        let idle = try await createSession(client, title: "runner bound")
+        // 0.19.1 reads this label as a session on Claude Code's native terminal: it holds a message sent there as
+        // a pending input until the terminal's transcript takes it, and answers its pending_id.
+        let agents = try await client.send(Request<JSONValue>.get("/v1/agents"))
+        let agent = try #require(agents["data"]?[0]?["id"]?.stringValue)
+        let created = try await client.send(
+            Request<JSONValue>.post(
+                "/v1/sessions",
+                body: JSONValue.object([
+                    "agent_id": .string(agent), "title": "native runner",
+                    "labels": ["omnigent.wrapper": "claude-code-native-ui"],
+                ])))
+        let native = try #require(created["id"]?.stringValue)
+        let runner = try await OmnigentStubRunner.bind(url, sessions: [idle, native])
+        defer { runner.stop() }
+        let sent = try await succeeds("omnigent", "send", idle, "Handed over", "--server", server)
+        #expect(sent.output == "Sent.\n", "\(sent.output)")
+        let sentJSON = try await succeeds("omnigent", "send", idle, "Again", "--server", server, "--json")
+        expectDocumentedShape(sentJSON.output, "omnigent send")
+        #expect(JSONValue(data: Data(sentJSON.output.utf8)) == ["state": "sent"], "\(sentJSON.output)")
+        let queued = try await succeeds("omnigent", "send", native, "Waits", "--server", server)
+        #expect(queued.output == "Queued behind the running turn.\n", "\(queued.output)")
+        let pending = try await succeeds("omnigent", "send", native, "Waits too", "--server", server, "--json")
+        let pendingOutput = pending.output
+        expectDocumentedShape(pendingOutput, "omnigent send")
+        let ack = try #require(JSONValue(data: Data(pendingOutput.utf8)))
+        #expect(ack["state"] == "pending" && ack["pending_id"]?.stringValue?.hasPrefix("pending_") == true, "\(ack)")
+    }
 }

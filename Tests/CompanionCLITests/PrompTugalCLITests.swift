@@ -42,22 +42,34 @@ struct PrompTugalCLITests {
         return JSONValue(data: data)?["items"]?.arrayValue ?? []
     }
 
-    /// `companion promptugal <arguments> --team <site> --news <site> --json`, which must exit 0; its JSON.
-    func json(_ arguments: String...) async throws -> JSONValue {
-        let result = try await run(["promptugal"] + arguments + ["--team", site, "--news", site, "--json"])
+    /// The value of `companion promptugal schedule <arguments> --team <site> --news <site> --json`, which must
+    /// exit 0 and print the documented screen report.
+    func schedule(_ arguments: String...) async throws -> JSONValue {
+        let words = ["promptugal", "schedule"] + arguments + ["--team", site, "--news", site, "--json"]
+        let result = try await run(words)
         #expect(result.status == 0, "\(arguments) exited \(result.status): \(result.errors)")
-        return try #require(JSONValue(data: Data(result.output.utf8)), "\(result.output)")
+        let output = result.output
+        expectDocumentedShape(output, "promptugal schedule")
+        return try #require(JSONValue(data: Data(output.utf8)), "\(output)")
     }
 
-    /// The rows of `team <part>` by endpoint name.
-    func rows(_ part: String? = nil, offline: Bool = false) async throws -> [String: JSONValue] {
+    /// The output of `team <part> --json`, which must exit 0 and have the documented shape of every team report.
+    func teamOutput(_ part: String? = nil, offline: Bool = false) async throws -> String {
         var words = ["team"] + (part.map { [$0] } ?? [])
         if offline { words.append("--offline") }
         let result = try await run(["promptugal"] + words + ["--team", site, "--news", site, "--json"])
         #expect(result.status == 0, "\(words) exited \(result.status): \(result.errors)")
-        let value = try #require(JSONValue(data: Data(result.output.utf8)), "\(result.output)")
+        let output = result.output
+        expectDocumentedShape(output, "promptugal team")
+        return output
+    }
+
+    /// The reports of `team <part>` by screen name.
+    func rows(_ part: String? = nil, offline: Bool = false) async throws -> [String: JSONValue] {
+        let output = try await teamOutput(part, offline: offline)
+        let value = try #require(JSONValue(data: Data(output.utf8)), "\(output)")
         var rows: [String: JSONValue] = [:]
-        for row in value.arrayValue ?? [] { rows[row["endpoint"]?.stringValue ?? ""] = row }
+        for row in value.arrayValue ?? [] { rows[row["screen"]?.stringValue ?? ""] = row }
         return rows
     }
 
@@ -74,7 +86,7 @@ struct PrompTugalCLITests {
     func teamFindsMeetingsAndAgents() async throws {
         let all = try await rows()
         for name in ["meetings", "agents/wakes", "agents/reports", "agents/pulse", "agents/log"] {
-            #expect(all[name]?["state"] == "fresh", "\(name): \(all[name] ?? .null)")
+            #expect(all[name]?["state"] == "content", "\(name): \(all[name] ?? .null)")
         }
         #expect(all["meetings"]?["path"] == "/data/team/briefings.json")
         #expect(all["agents/log"]?["path"] == "/data/agents/everything.json")
@@ -85,7 +97,7 @@ struct PrompTugalCLITests {
 
     @Test("Issue 34: a pick's `at` in schedule --json is the same instant as the same pick in its document")
     func pickTimeAgreesWithTheDocument() async throws {
-        let schedule = try await json("schedule", "--add", "utc-z-middle")
+        let schedule = try #require(try await self.schedule("--add", "utc-z-middle")["value"])
         let pick = try #require(schedule["picks"]?.arrayValue?.first { $0["id"] == "utc-z-middle" })
         let stored = try #require(schedule["document"]?["picks"]?.arrayValue?.first { $0["id"] == "utc-z-middle" })
         let shown = try Timestamp.parse(try #require(pick["at"]?.stringValue))
@@ -100,6 +112,8 @@ struct PrompTugalCLITests {
         let set = try await ProgramRun.run(
             program, ["promptugal", "key", "set", "openrouter", "--json"], environment: environment, input: key + "\n")
         #expect(set.status == 0, "\(set.errors)")
+        let stored = set.output
+        expectDocumentedShape(stored, "promptugal key")
         #expect(
             JSONValue(data: Data(set.output.utf8)) == [
                 "key": "openrouter", "stored": true, "boundTo": "https://openrouter.ai",
@@ -114,7 +128,7 @@ struct PrompTugalCLITests {
         // The terminal's next reads carry it nowhere but OpenRouter: the team site never sees it.
         let before = try await requests().count
         let me = try await rows("me")
-        #expect(me["me"]?["state"] == "fresh")
+        #expect(me["me"]?["state"] == "content")
         let seen = try await requests().dropFirst(before)
         #expect(!seen.isEmpty && !seen.contains { $0.jsonString().contains(key) })
         let journal = try String(
@@ -131,9 +145,14 @@ struct PrompTugalCLITests {
 
     @Test("Issue 38 item 9: the Build panel shows this build's version and the commit of its checkout")
     func buildPanel() async throws {
-        #expect(try await run(["promptugal", "debug", "--on"]).status == 0)
+        let on = try await run(["promptugal", "debug", "--on", "--json"])
+        #expect(on.status == 0 && JSONValue(data: Data(on.output.utf8)) == ["debug": true], "\(on.output)")
+        let switched = on.output
+        expectDocumentedShape(switched, "promptugal debug switch")
         let result = try await run(["promptugal", "debug", "build", "--json"])
         #expect(result.status == 0, "\(result.errors)")
+        let panels = result.output
+        expectDocumentedShape(panels, "promptugal debug")
         let rows = try #require(JSONValue(data: Data(result.output.utf8))?["panels"]?["build"]?.arrayValue)
         var shown: [String: String] = [:]
         for row in rows { shown[row["title"]?.stringValue ?? ""] = row["detail"]?.stringValue }
@@ -169,22 +188,25 @@ struct PrompTugalCLITests {
         for event in [
             "https://promptugal.news/events/ai-doom-or-boom/index.html", "utc-z-middle", "lisbon-offset-early",
         ] {
-            #expect(try await json("schedule", "--add", event)["picks"]?.arrayValue?.isEmpty == false)
+            #expect(try await schedule("--add", event)["value"]?["picks"]?.arrayValue?.isEmpty == false)
         }
-        let schedule = try await json("schedule")
-        let picks = schedule["picks"]?.arrayValue ?? []
+        let schedule = try await schedule()
+        let picks = schedule["value"]?["picks"]?.arrayValue ?? []
         #expect(picks.map { $0["id"]?.stringValue } == ["lisbon-offset-early", "utc-z-middle", "ai-doom-or-boom"])
         #expect(
             picks.map { $0["lisbon"]?.stringValue } == [
                 "2026-11-10 09:30 +00:00", "2026-11-10 09:45 +00:00", "2026-11-10 10:00 +00:00",
             ])
-        #expect(picks.first?["start"] == "2026-11-10T09:30:00.000000Z" && schedule["agenda"] == "fresh")
+        #expect(picks.first?["start"] == "2026-11-10T09:30:00.000000Z" && schedule["state"] == "content")
+        #expect(schedule["screen"] == "schedule" && schedule["reason"] == .null && schedule["age_seconds"] == 0)
     }
 
     @Test("P-TEAM-7: a garbage feed.xml keeps the last good feed, online and offline")
     func garbageFeedKeepsTheLastGood() async throws {
         let good = try #require(try await rows("news")["feed"])
-        #expect(good["state"] == "fresh" && good["value"]?["format"] == "atom")
+        #expect(good["state"] == "content" && good["value"]?["format"] == "atom")
+        let goodFeed = good.jsonString()
+        expectDocumentedShape(goodFeed, "promptugal team feed")
         let items = try #require(good["value"]?["items"]?.arrayValue)
         #expect(items.count == 20)
         try await fail([
@@ -195,20 +217,76 @@ struct PrompTugalCLITests {
         let kept = try await rows("news")
         try await fail(["path": "/feed.xml", "times": 0])
         let feed = try #require(kept["feed"])
-        #expect(feed["state"]?.stringValue?.hasPrefix("stale") == true && feed["value"]?["items"]?.arrayValue == items)
-        #expect(feed["note"]?.stringValue?.contains("could not read the news feed") == true)
-        #expect(kept["newsletter"]?["state"] == "fresh")
+        #expect(feed["state"] == "stale" && feed["value"]?["items"]?.arrayValue == items)
+        #expect(feed["reason"]?.stringValue?.contains("could not read the news feed") == true)
+        #expect(feed["age_seconds"]?.doubleValue.map { $0 >= 0 } == true && feed["fetched_at"] != .null)
+        #expect(kept["newsletter"]?["state"] == "content")
         let offline = try #require(try await rows("news", offline: true)["feed"])
-        #expect(offline["state"]?.stringValue?.hasPrefix("offline") == true)
+        #expect(offline["state"] == "offline")
         #expect(offline["value"]?["items"]?.arrayValue == items)
     }
 
     @Test("The command centre reads, then works offline from the saved copies")
     func commandCentreOnlineAndOffline() async throws {
         let online = try #require(try await rows("command-centre")["command-centre"])
-        #expect(online["state"] == "fresh" && online["path"] == "/people/p-0042/app/data.json")
+        #expect(online["state"] == "content" && online["path"] == "/people/p-0042/app/data.json")
         #expect(online["value"]?["tasks"]?.arrayValue?.count == 25 && online["value"]?["today"]?.arrayValue?.count == 8)
         let offline = try #require(try await rows("command-centre", offline: true)["command-centre"])
-        #expect(offline["state"]?.stringValue?.hasPrefix("offline") == true && offline["value"] == online["value"])
+        #expect(offline["state"] == "offline" && offline["value"] == online["value"])
+    }
+
+    @Test("Issue 34: destinations --json prints the documented shape for both widths")
+    func destinationsShape() async throws {
+        for width in ["--regular", "--compact"] {
+            let result = try await run(["promptugal", "destinations", width, "--json"])
+            #expect(result.status == 0, "\(result.errors)")
+            let layout = result.output
+            expectDocumentedShape(layout, "promptugal destinations")
+            let value = JSONValue(data: Data(layout.utf8))
+            #expect(value?["width"]?.stringValue == String(width.dropFirst(2)), "\(layout)")
+        }
+    }
+
+    @Test("Issue 34: an agenda that cannot be read leaves the picks shown, stale, with the agenda's sentence")
+    func scheduleWithoutAnAgenda() async throws {
+        // The news site refuses connections (nothing listens on port 1) and nothing is saved: the agenda failed.
+        let refused = "http://127.0.0.1:1"
+        let result = try await run(
+            ["promptugal", "schedule", "--add", "utc-z-middle", "--team", site, "--news", refused, "--json"])
+        let text = try await run(["promptugal", "schedule", "--team", site, "--news", refused])
+        #expect(result.status == 0, "\(result.errors)")
+        let output = result.output
+        expectDocumentedShape(output, "promptugal schedule")
+        let report = try #require(JSONValue(data: Data(output.utf8)))
+        #expect(report["state"] == "stale" && report["age_seconds"] == 0, "\(report)")
+        #expect(report["reason"]?.stringValue?.isEmpty == false)
+        #expect(report["value"]?["picks"]?.arrayValue?.map { $0["id"] } == ["utc-z-middle"])
+        #expect(report["value"]?["picks"]?.arrayValue?.first?["start"] == nil)
+        #expect(text.status == 0 && text.output.contains("(not in the agenda)  utc-z-middle"), "\(text.output)")
+        #expect(text.errors.hasPrefix("Not up to date"), "\(text.errors)")
+    }
+
+    @Test("Issue 34: team me, places, agenda and command-centre print their documented values in the screen report")
+    func teamPartsHaveTheirShapes() async throws {
+        let me = try await teamOutput("me")
+        expectDocumentedShape(me, "promptugal team me")
+        let places = try await teamOutput("places")
+        expectDocumentedShape(places, "promptugal team places")
+        let agenda = try await teamOutput("agenda")
+        expectDocumentedShape(agenda, "promptugal team agenda")
+        let centre = try await teamOutput("command-centre")
+        expectDocumentedShape(centre, "promptugal team command-centre")
+        let report = try #require(JSONValue(data: Data(me.utf8))?.arrayValue?.first)
+        #expect(report["screen"] == "me" && report["state"] == "content" && report["path"] == "/me.json", "\(report)")
+        #expect(report["reason"] == .null && report["sign_in_required"] == false && report["age_seconds"] == 0)
+        // A part that failed is a report too: `failed`, no value, the reason; the command fails only when all did.
+        let refused = "http://127.0.0.1:1"
+        let failed = try await run(["promptugal", "team", "me", "--team", refused, "--news", refused, "--json"])
+        #expect(failed.status == 1, "\(failed.errors)")
+        let failedOutput = failed.output
+        expectDocumentedShape(failedOutput, "promptugal team")
+        let failure = try #require(JSONValue(data: Data(failedOutput.utf8))?.arrayValue?.first)
+        #expect(failure["state"] == "failed" && failure["value"] == .null && failure["fetched_at"] == .null)
+        #expect(failure["reason"]?.stringValue?.isEmpty == false, "\(failure)")
     }
 }
