@@ -143,7 +143,7 @@ let package = Package(
             name: "Benchmarks",
             dependencies: [
                 "CompanionApp", "CompanionAuth", "CompanionCore", "CompanionHTTP", "CompanionStore", "CompanionVault",
-                "MainworthyCore", "OmnigentCore",
+                "HomeAssistantCore", "MainworthyCore", "OmnigentCore",
             ],
             // Peers: the Python and C programs the benchmarks run beside the kit (scripts/bench builds the C one).
             path: "Benchmarks", exclude: ["ColdStartReader", "FirstScreen", "Peers"], swiftSettings: strict),

@@ -3,9 +3,9 @@ import Foundation
 
 /// P11, P12 and P13: the live connection, measured against its peers (`Benchmarks/Peers`, run as processes).
 ///
-/// P11's kit rows come from the WebSocket channel (`ChannelContender`); P12's and P13's are printed as pending until
-/// the Home Assistant core exists. Each plugs in by setting its contender below: the harness, the peers, the server
-/// and the rows stay as they are.
+/// P11's kit rows come from the WebSocket channel (`ChannelContender`); P12's and P13's from the Home Assistant core
+/// in a process of its own (`HomeAssistantScreens`). Each plugs in by setting its contender below: the harness, the
+/// peers, the server and the rows stay as they are; a contender set to `nil` prints its rows as pending.
 enum LiveBenchmarks {
     /// The Python interpreter of the bench venv (`BENCH_PYTHON`, made by `scripts/bench`).
     static func python() throws -> String {
@@ -151,14 +151,13 @@ enum LiveBenchmarks {
 
     /// The kit's first screen of Home Assistant: from a new process (the seconds from its spawn to the screen
     /// complete) and on an open environment (the median seconds of `repeat` more screens, and the server's own
-    /// reply time of each measured on the same connection: last request sent to last message received). `nil`
-    /// until the Home Assistant core is on main.
+    /// reply time of each measured on the same connection: last request sent to last message received).
     static let coreFirstScreen:
         (
             @Sendable (_ url: URL, _ tokenFile: String, _ repeat: Int) async throws -> (
                 cold: Double, open: Double, reply: Double
             )
-        )? = nil
+        )? = HomeAssistantScreens.firstScreen
 
     /// `Benchmarks p12 <home-assistant-url> <token-file>`: the Python peers (`hass-client`, and the same messages
     /// by hand over websockets) from process start and on an open connection; medians of `rounds` processes.
@@ -231,8 +230,9 @@ enum LiveBenchmarks {
 
     /// The command of a process that follows the Home Assistant core's feed for `seconds`, with the same contract
     /// as `ha_follower.py`: one line once it follows, and at its end one JSON line whose `entities` is its store's
-    /// count of entities. Its RSS is sampled beside the Python follower's. `nil` until the core is on main.
-    static let coreFollower: (@Sendable (_ url: URL, _ tokenFile: String, _ seconds: Int) -> [String])? = nil
+    /// count of entities. Its RSS is sampled beside the Python follower's.
+    static let coreFollower: (@Sendable (_ url: URL, _ tokenFile: String, _ seconds: Int) -> [String])? =
+        HomeAssistantScreens.follower
 
     /// A follower process and its RSS samples (seconds since the churn began, KiB).
     final class Follower {

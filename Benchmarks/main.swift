@@ -113,6 +113,10 @@ do {
             exit(2)
         }
         try await AutobahnSection9.run(base: url, index: arguments[2])
+    case "p12-child":
+        try await HomeAssistantScreens.firstScreenChild(Array(arguments.dropFirst()))
+    case "p13-child":
+        try await HomeAssistantScreens.followerChild(Array(arguments.dropFirst()))
     case "p12", "p13":
         guard arguments.count >= 3, let url = URL(string: arguments[1]) else {
             print(usage)

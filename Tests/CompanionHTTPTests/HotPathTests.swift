@@ -42,6 +42,39 @@ struct HotPathTests {
         #expect(HTTPResponse(status: 200, headers: ["Content-Type": value]).mediaType == expected)
     }
 
+    @Test("a response's media type and length are read once and follow its headers when they change")
+    func responseHeadReadOnce() {
+        var response = HTTPResponse(
+            status: 200, headers: ["Content-Type": "Text/HTML; charset=utf-8", "Content-Length": "12"])
+        #expect(response.mediaType == "text/html")
+        #expect(response.contentLength == 12)
+        response.headers["content-type"] = "application/json"
+        response.headers["Content-Length"] = "x"
+        #expect(response.mediaType == "application/json")
+        #expect(response.contentLength == nil)
+        response.headers = ["Content-Length": "7"]
+        #expect(response.mediaType == nil)
+        #expect(response.contentLength == 7)
+        // Equality and hashing follow the status, the headers and the URL, as before.
+        let same = HTTPResponse(status: 200, headers: ["content-length": "7"])
+        #expect(response == same)
+        #expect(Set([response, same]).count == 1)
+    }
+
+    @Test("a route asked for again gets the same URL; another path or query gets its own")
+    func repeatedRoutes() throws {
+        let client = Client(baseURL: try #require(URL(string: "https://api.example.com/mount")))
+        let asked: [(String, Query)] = [
+            ("/a", Query()), ("/a", Query()), ("/b", Query()), ("/a", ["n": "1"]), ("/a", ["n": "1"]),
+            ("/a", ["n": "2"]), ("/a?n=2", Query()), ("/a", Query()),
+        ]
+        for (path, query) in asked {
+            let url = try client.url(for: path, query: query)
+            let text = query.isEmpty ? path : path + "?" + query.map { "\($0.name)=\($0.value ?? "")" }.joined()
+            #expect(url.absoluteString == "https://api.example.com/mount" + text)
+        }
+    }
+
     @Test("a body held in memory is collected without a stream: same bytes, same limit, one report to its observer")
     func bufferedBodyCollects() async throws {
         let reports = Reports()

@@ -25,6 +25,31 @@ import Testing
             #expect(response.headers["Content-Type"] == "application/json")
         }
 
+        @Test(
+            "request header lines go out as written: `name: value`, an empty value empty, UTF-8 as such; the user's language unless the request names one; no Expect line without a body"
+        )
+        func requestHeaderLines() async throws {
+            let url = try #require(URL(string: "echo-headers", relativeTo: try TestServers.fault()))
+            let headers: HTTPHeaders = [
+                "User-Agent": "CompanionKit/0.1", "Accept": "application/json", "X-Empty": "", "X-Word": "café",
+            ]
+            let (_, body) = try await CurlTransport().send(HTTPRequest(url: url, headers: headers))
+            let echoed = try JSONDecoder().decode(JSONValue.self, from: try await body.collect(upTo: 1 << 16))
+            let sent = try #require(echoed["headers"])
+            #expect(sent["user-agent"] == "CompanionKit/0.1")
+            #expect(sent["accept"] == "application/json")
+            #expect(sent["x-empty"] == "")
+            // Python's http.server reads header bytes as Latin-1: the two UTF-8 bytes of é arrive as two characters.
+            #expect(sent["x-word"]?.stringValue == "caf\u{C3}\u{A9}")
+            #expect(sent["accept-language"] != nil)
+            #expect(sent["expect"] == nil)
+            var named = headers
+            named["Accept-Language"] = "de"
+            let (_, again) = try await CurlTransport().send(HTTPRequest(url: url, headers: named))
+            let echoedAgain = try JSONDecoder().decode(JSONValue.self, from: try await again.collect(upTo: 1 << 16))
+            #expect(echoedAgain["headers"]?["accept-language"] == "de")
+        }
+
         @Test("the status comes from the status line's second word")
         func statusFromTheStatusLine() async throws {
             let (response, _) = try await CurlTransport().send(

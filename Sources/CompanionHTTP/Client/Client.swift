@@ -90,6 +90,10 @@ public actor Client {
     private nonisolated let prefixPermitted: Bool
     /// The one JSON decoder of this client: its dates follow `configuration.dateDecoding`.
     nonisolated let decoder: JSONDecoder
+    /// The last request URL made, with the text it was parsed from: a client asks for the same route again and
+    /// again (a poll, a list's pages, a feed's refresh), and parsing the text into a `URL` was most of building a
+    /// request. The same text always parses to the same URL, so handing back the kept one changes nothing else.
+    private nonisolated let lastURL = Locked<(text: String, url: URL)?>(nil)
 
     /// Creates a client for the server at `baseURL`.
     public init(
@@ -143,7 +147,9 @@ public actor Client {
             }
         }
         if !queryText.isEmpty { text += "?" + queryText }
+        if let kept = lastURL.withLock({ last in last?.text == text ? last?.url : nil }) { return kept }
         guard let url = URL(string: text) else { throw .invalidRequest("\(path) is not a valid path") }
+        lastURL.withLock { $0 = (text, url) }
         return url
     }
 

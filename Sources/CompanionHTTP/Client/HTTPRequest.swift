@@ -55,32 +55,66 @@ public struct HTTPRequest: Sendable, Hashable {
 }
 
 /// The status line and headers of a response; the body travels separately as an `HTTPBody`.
+///
+/// Its media type and declared length are read from the headers once, when the value is made and whenever its
+/// headers change, and kept: a reply is asked for them several times on its way up (the proxy gate, the journal,
+/// the size check, the decoding), each time a case-insensitive walk of the fields before.
 public struct HTTPResponse: Sendable, Hashable {
     /// The status code.
     public var status: Int
     /// The header fields.
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaders {
+        didSet { read = Read(headers) }
+    }
     /// The URL that answered, after any redirects.
     public var url: URL?
+    /// `mediaType` and `contentLength`, as read from `headers`.
+    private var read: Read
 
     /// Creates a response head.
     public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), url: URL? = nil) {
         self.status = status
         self.headers = headers
         self.url = url
+        self.read = Read(headers)
+    }
+
+    /// Equal when the status, the headers and the URL are (what is read from the headers follows them).
+    public static func == (lhs: HTTPResponse, rhs: HTTPResponse) -> Bool {
+        lhs.status == rhs.status && lhs.headers == rhs.headers && lhs.url == rhs.url
+    }
+
+    /// Hashes the status, the headers and the URL.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(status)
+        hasher.combine(headers)
+        hasher.combine(url)
     }
 
     /// Whether the status is 2xx.
     public var isSuccess: Bool { (200..<300).contains(status) }
 
     /// The declared body length, if the server sent a valid `Content-Length`.
-    public var contentLength: Int? { headers["Content-Length"].flatMap { Int($0) } }
+    public var contentLength: Int? { read.contentLength }
 
     /// The media type of `Content-Type`, lowercased and without parameters (`application/json`).
-    public var mediaType: String? {
-        guard let value = headers["Content-Type"] else { return nil }
-        // By bytes: every decoded reply asks, and Foundation's trimming is slow on Linux. A value that is already a
-        // bare lowercase type (`application/json`), the usual case, is returned as it is.
+    public var mediaType: String? { read.mediaType }
+
+    /// What is read from a response's headers once.
+    private struct Read: Sendable {
+        var mediaType: String?
+        var contentLength: Int?
+
+        init(_ headers: HTTPHeaders) {
+            mediaType = headers["Content-Type"].flatMap(HTTPResponse.mediaType(of:))
+            contentLength = headers["Content-Length"].flatMap { Int($0) }
+        }
+    }
+
+    /// The media type of a `Content-Type` value: lowercased, without parameters or the spaces around it.
+    static func mediaType(of value: String) -> String? {
+        // By bytes: Foundation's trimming is slow on Linux. A value that is already a bare lowercase type
+        // (`application/json`), the usual case, is returned as it is.
         let bytes = value.utf8
         let end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
         guard end != bytes.startIndex else {

@@ -363,18 +363,52 @@
                 }
             }
 
-            // "Expect:" turns off libcurl's 100-continue round trip for larger bodies. Like URLSession,
-            // ask for the user's language unless the request names one (servers localise their errors).
-            var list: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Expect:")
+            // "Expect:" turns off libcurl's 100-continue round trip for larger bodies (a request without a body has
+            // none to turn off). Like URLSession, ask for the user's language unless the request names one (servers
+            // localise their errors).
+            var list: UnsafeMutablePointer<curl_slist>? =
+                request.body == nil ? nil : curl_slist_append(nil, "Expect:")
             if request.headers["Accept-Language"] == nil {
-                list = curl_slist_append(list, "Accept-Language: " + CurlTransfer.acceptLanguage)
+                list = CurlTransfer.acceptLanguageLine.withUnsafeBufferPointer {
+                    curl_slist_append(list, $0.baseAddress)
+                }
             }
             for (name, value) in request.headers {
-                let line = value.isEmpty ? "\(name);" : "\(name): \(value)"
-                list = curl_slist_append(list, line)
+                list = Self.append(list, name: name, value: value)
             }
             _ = ck_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, list)
             return list
+        }
+
+        /// `Accept-Language: <the user's language>`, NUL-terminated, made once.
+        static let acceptLanguageLine = Array("Accept-Language: \(acceptLanguage)".utf8CString)
+
+        /// Appends the header line `name: value` (`name;` for an empty value, which libcurl sends as an empty field)
+        /// to `list`, written byte by byte into one buffer: no interpolated `String` per line.
+        static func append(_ list: UnsafeMutablePointer<curl_slist>?, name: String, value: String)
+            -> UnsafeMutablePointer<curl_slist>?
+        {
+            var name = name
+            var value = value
+            return name.withUTF8 { name in
+                value.withUTF8 { value in
+                    let length = name.count + (value.isEmpty ? 1 : 2 + value.count)
+                    return withUnsafeTemporaryAllocation(of: CChar.self, capacity: length + 1) { line in
+                        let bytes = UnsafeMutableRawBufferPointer(line)
+                        bytes.copyMemory(from: UnsafeRawBufferPointer(name))
+                        if value.isEmpty {
+                            bytes[name.count] = UInt8(ascii: ";")
+                        } else {
+                            bytes[name.count] = UInt8(ascii: ":")
+                            bytes[name.count + 1] = UInt8(ascii: " ")
+                            UnsafeMutableRawBufferPointer(rebasing: bytes[(name.count + 2)...])
+                                .copyMemory(from: UnsafeRawBufferPointer(value))
+                        }
+                        bytes[length] = 0
+                        return curl_slist_append(list, line.baseAddress)
+                    }
+                }
+            }
         }
 
         /// One header line as libcurl hands it over, CRLF included. Parsed on its bytes: the status line's code, or
