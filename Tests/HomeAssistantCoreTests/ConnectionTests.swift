@@ -49,7 +49,11 @@ import Testing
         // After ready: get_config and the three registries, stored for the screens.
         let feed = await home.server.entitiesByArea()
         await feed.refresh()
-        let grouped = await waitUntilObserved(upTo: .seconds(20)) { feed.value?.count == 11 }
+        // The groups come with the entity registry; their titles with the area registry, read beside it (a group is
+        // titled by its area id until then): wait for both.
+        let grouped = await waitUntilObserved(upTo: .seconds(20)) {
+            feed.value?.count == 11 && feed.value?.first?.title == "Attic"
+        }
         let groups = await feed.value ?? []
         #expect(grouped, "10 areas and Unassigned: \(groups.map(\.title))")
         #expect(groups.first?.title == "Attic" && groups.last?.title == "Unassigned")
