@@ -95,3 +95,85 @@ import Testing
         await home.connection.stop()
     }
 }
+
+/// Holds the first `POST /auth/token` (a refresh) until `release()`: a token source that stalls.
+final class StalledRefresh: Middleware {
+    private let gate = Locked<(held: Bool, waiting: CheckedContinuation<Void, Never>?, released: Bool)>(
+        (false, nil, false))
+
+    func intercept(_ request: HTTPRequest, next: HTTPNext) async throws(HTTPError) -> (HTTPResponse, HTTPBody) {
+        let hold = gate.withLock { state in
+            guard request.url.path == "/auth/token", !state.held else { return false }
+            state.held = true
+            return true
+        }
+        if hold {
+            await withCheckedContinuation { continuation in
+                let go = gate.withLock { state in
+                    if state.released { return true }
+                    state.waiting = continuation
+                    return false
+                }
+                if go { continuation.resume() }
+            }
+        }
+        return try await next(request)
+    }
+
+    /// Lets the held refresh go on.
+    func release() {
+        gate.withLock { state in
+            state.released = true
+            return state.waiting.take()
+        }?.resume()
+    }
+}
+
+/// The auth phase's bound and the close of a stop (H-CONN-4, H-CONN-17).
+@Suite struct ConnectionBoundsTests {
+    @Test(
+        "H-CONN-4 H-CONN-17: a token source stalled past the auth bound → the attempt closed and retried, then ready; stop() closes with 1001 and never reconnects"
+    )
+    func stalledAuthRetriedAndStopGoesAway() async throws {
+        #expect(HomeAssistantConnection.authWait == .seconds(10))
+        let clock = ManualWallClock(Date())
+        let environment = TestEnvironments.loopback(clock: clock)
+        let fixture = try HomeAssistantFixture()
+        let signIn = try environment.homeAssistantSignIn(try fixture.address(environment), recorder: RequestRecorder())
+        #expect(try await signIn.signIn(username: fixture.user, password: fixture.password) == .authenticated)
+        let stored = try await signIn.issueCredential()
+        try environment.secrets.save(stored)
+        // The access token expired: the auth phase waits for a refresh, which stalls.
+        clock.advance(by: 1800)
+        let stall = StalledRefresh()
+        let server = try await HomeAssistantServer.open(stored.account, environment: environment, middlewares: [stall])
+        // The bound is the policy's: 10 s unless a policy names one; 1 s here.
+        #expect(server.connection().channel.policy.signInTimeout == .seconds(10))
+        let connection = server.connection(policy: ReconnectPolicy(signInTimeout: .seconds(1)))
+        let states = await connection.states()
+        let seen = Locked<[ChannelState]>([])
+        await connection.start()
+        let timedOut = try await withDeadline(.seconds(30)) { () async -> Bool? in
+            for await state in states {
+                seen.withLock { $0.append(state) }
+                if case .disconnected(.waitingToReconnect(let error?, _, _)) = state,
+                    error.description.contains("sign-in did not end")
+                {
+                    return true
+                }
+            }
+            return false
+        }
+        #expect(timedOut == true, "no retry after the stalled auth: \(seen.withLock { $0 })")
+        stall.release()
+        let live = try await withDeadline(.seconds(60)) { await connection.waitUntilLive() }
+        let afterRelease = await connection.channel.state
+        #expect(live == true, "not live after the refresh went on: \(afterRelease)")
+        // A stop is this side going away: 1001, and the channel stays stopped.
+        await connection.stop()
+        let closes = environment.journal.newestFirst().filter { $0.message == "channel closed" }
+        #expect(closes.map { $0.fields["code"] } == ["1001"])
+        #expect(await connection.channel.state == .disconnected(.stopped))
+        #expect(await connection.readyCount == 1)
+    }
+}

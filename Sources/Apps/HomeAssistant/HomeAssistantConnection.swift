@@ -10,7 +10,8 @@ import Foundation
 /// for the screens' feeds, the registries, `get_config`, service calls and templates.
 ///
 /// Rules:
-/// - **Auth** (H-CONN-4, H-CONN-5): `auth_required`, `auth` with the session's usable token, `auth_ok`; then
+/// - **Auth** (H-CONN-4, H-CONN-5): `auth_required`, `auth` with the session's usable token, `auth_ok` within
+///   `authWait` of the upgrade (else the attempt failed: closed and retried); then
 ///   `supported_features` with `coalesce_messages` first (H-CONN-7). `auth_invalid` leaves the channel
 ///   `rejected` (no timer): one refresh and one connect follow; a token fresh from that refresh refused again,
 ///   a refused refresh or a long-lived token signs out (H-TOK-5, H-TOK-6, H-TOK-10); a session that signs out
@@ -59,8 +60,15 @@ public actor HomeAssistantConnection {
     /// How long a read waits for the connection to be ready (H-CONN-13).
     public static let readWait: Duration = .seconds(10)
 
-    /// A connection for `server` (not started), with `policy`'s retry delays and ping.
+    /// How long the auth phase may take after the upgrade before the attempt counts as a temporary failure
+    /// (H-CONN-4): the socket is closed and the retry follows; Home Assistant itself closes after 10 s without `auth`.
+    public static let authWait: Duration = .seconds(10)
+
+    /// A connection for `server` (not started), with `policy`'s retry delays and ping, and its sign-in bound
+    /// (`authWait` when the policy names none).
     public init(server: HomeAssistantServer, policy: ReconnectPolicy = ReconnectPolicy()) {
+        var policy = policy
+        if policy.signInTimeout == nil { policy.signInTimeout = Self.authWait }
         self.server = server
         let credentials = ChannelCredentials(session: server.bundle.session)
         self.credentials = credentials
