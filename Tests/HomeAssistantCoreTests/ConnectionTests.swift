@@ -11,7 +11,7 @@ import Testing
 /// ids, the entities, registries and config after ready, the probe's version (H-CONN, H-ENT-12, H-ADDR-4).
 @Suite struct ConnectionTests {
     @Test(
-        "H-CONN-1 H-CONN-4 H-CONN-6 H-CONN-7 H-ENT-1 H-ENT-12: auth, supported_features first, ids from 1, 1,011 entities, registries and config after ready"
+        "H-CONN-1 H-CONN-4 H-CONN-6 H-CONN-7 H-CONN-14 H-ENT-1 H-ENT-12: auth, supported_features first, ids from 1, 1,011 entities, registries and config after ready"
     )
     func connectsAndReads() async throws {
         let home = try await LiveHome()
@@ -45,7 +45,11 @@ import Testing
         #expect(ids == Array(1...Int64(ids.count)), "ids from 1, one more each: \(ids)")
         #expect(sent.contains { $0["type"] == "subscribe_entities" && $0["entity_ids"] == nil })
         let subscribed = Set(sent.filter { $0["type"] == "subscribe_events" }.compactMap { $0["event_type"] })
-        #expect(subscribed == ["area_registry_updated", "device_registry_updated", "entity_registry_updated"])
+        #expect(
+            subscribed == [
+                "area_registry_updated", "device_registry_updated", "entity_registry_updated", "component_loaded",
+                "core_config_updated",
+            ])
         // After ready: get_config and the three registries, stored for the screens.
         let feed = await home.server.entitiesByArea()
         await feed.refresh()
@@ -129,7 +133,7 @@ final class StalledRefresh: Middleware {
     }
 }
 
-/// The auth phase's bound and the close of a stop (H-CONN-4, H-CONN-17).
+/// The auth phase's bound, the close of a stop and subscriptions refused at their start (H-CONN-4, H-CONN-17, H-CONN-14).
 @Suite struct ConnectionBoundsTests {
     @Test(
         "H-CONN-4 H-CONN-17: a token source stalled past the auth bound → the attempt closed and retried, then ready; stop() closes with 1001 and never reconnects"
@@ -175,5 +179,45 @@ final class StalledRefresh: Middleware {
         #expect(closes.map { $0.fields["code"] } == ["1001"])
         #expect(await connection.channel.state == .disconnected(.stopped))
         #expect(await connection.readyCount == 1)
+    }
+
+    @Test(
+        "H-CONN-14: a subscription refused at its start is sent again after core_config_updated (component_loaded alike)"
+    )
+    func refusedSubscriptionSentAgain() async throws {
+        #expect(HomeAssistantConnection.resubscribeDelay == .seconds(5))
+        let fixture = try HomeAssistantFixture()
+        let environment = TestEnvironments.loopback()
+        let signIn = try environment.homeAssistantSignIn(try fixture.address(environment), recorder: RequestRecorder())
+        #expect(try await signIn.signIn(username: fixture.user, password: fixture.password) == .authenticated)
+        let stored = try await signIn.issueCredential()
+        try environment.secrets.save(stored)
+        let server = try await HomeAssistantServer.open(stored.account, environment: environment)
+        #expect(server.connection().resubscribeAfter == .seconds(5))
+        // No wait here (the same code): sent again as soon as the event arrived.
+        let connection = server.connection(resubscribeAfter: .zero)
+        await connection.start()
+        #expect(try await withDeadline(.seconds(60)) { await connection.waitUntilLive() } == true)
+        let sent = { () -> [JSONValue] in
+            environment.journal.newestFirst().reversed().compactMap { event -> JSONValue? in
+                guard event.message == "channel send subscribe_trigger", let body = event.fields["body"] else {
+                    return nil
+                }
+                return JSONValue(data: Data(body.utf8))
+            }
+        }
+        // A trigger Home Assistant refuses (invalid_format): the stream stays, waiting for a retry.
+        let trigger: JSONValue = ["type": "subscribe_trigger", "trigger": ["platform": "no_such_platform"]]
+        let events = await connection.subscribe(trigger)
+        let reader = Task { for await _ in events {} }
+        defer { reader.cancel() }
+        for _ in 0..<20 where sent().isEmpty { _ = try await connection.read(["type": "ping"]) }
+        #expect(sent().count == 1)
+        // The core's configuration updated (to the value it has) → core_config_updated → sent again. Each ping is a
+        // round trip that lets the event and the retry through (at most 50, no sleep).
+        _ = try await connection.read(["type": "config/core/update", "elevation": 0])
+        for _ in 0..<50 where sent().count < 2 { _ = try await connection.read(["type": "ping"]) }
+        #expect(sent().count == 2, "not sent again after core_config_updated")
+        await connection.stop()
     }
 }
