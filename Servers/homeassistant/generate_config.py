@@ -20,7 +20,8 @@ Every area holds the same 100 entities that need no hardware, so N areas (1 to 1
 | input_button | 2 | doorbells |
 
 Besides, in no area, the catalog's four examples (specs/homeassistant.md §2.1): `input_boolean.porch_light`,
-`input_number.thermostat` (10 to 30, step 0.5, initial 20), `sensor.thermostat_doubled` and `binary_sensor.porch_lit`.
+`input_number.thermostat` (10 to 30, step 0.5, initial 20), `sensor.thermostat_doubled` and `binary_sensor.porch_lit`;
+on the plain instance also `script.slow`, which runs for 3 s (a call that takes a while).
 
 Every generated entity has a unique id (an input helper's YAML key, a template's `unique_id`), so it is in the entity
 registry and can be given its area there: the layout file (`layout.json`: `{"areas": [...], "entities":
@@ -222,6 +223,9 @@ def configuration(port: int, areas: int, tls: tuple[str, str, str] | None) -> tu
             sections.setdefault(domain, []).extend(entities)
         layout["entities"].update(dict.fromkeys(ids, area))
     config["template"] = [{domain: entities} for domain, entities in sections.items()]
+    if not tls:
+        # A call that takes a while (H-ACT-6): calling a script directly waits until it has run.
+        config["script"] = {"slow": {"alias": "Slow", "sequence": [{"delay": {"seconds": 3}}]}}
     return config, layout
 
 

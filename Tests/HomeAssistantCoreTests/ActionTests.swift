@@ -118,6 +118,38 @@ import Testing
     }
 
     @Test(
+        "H-ACT-5 H-ACT-6: a success with no event drops the optimistic state after the hold; a slow call is still running, then done, never failed"
+    )
+    @MainActor
+    func optimisticHoldAndSlowCalls() async throws {
+        #expect(EntityActions.optimisticHold == .seconds(5) && EntityActions.slowCallAfter == .seconds(10))
+        let home = try await LiveHome()
+        try await home.startLive()
+        // Shorter times than the rules' (the same code): 1 s of hold, "still running" after 1 s.
+        let actions = await EntityActions.watching(home.connection, hold: .seconds(1), slowAfter: .seconds(1))
+        // set_value to the value it has: Home Assistant answers success and sends no event for it.
+        let id = "input_number.hallway_setpoint_1"
+        let setpoint = try #require(await home.connection.entities[id])
+        let value = try #require(Double(setpoint.state))
+        let same = actions.perform(
+            ServiceCall(domain: "input_number", service: "set_value", entityIDs: [id], data: ["value": .number(value)]),
+            on: setpoint)
+        #expect(actions.optimistic[id] == "\(value)")
+        #expect(await same.value.isDone)
+        #expect(actions.optimistic[id] != nil, "dropped at the success already")
+        #expect(await waitUntilObserved(upTo: .seconds(20)) { actions.optimistic[id] == nil }, "kept with no event")
+        // script.slow runs 3 s: still running after 1 s, then done; no client timeout made it a failure.
+        let script = try #require(await home.connection.entities["script.slow"])
+        let slow = actions.perform(ServiceCall(domain: "script", service: "slow"), on: script)
+        #expect(await waitUntilObserved(upTo: .seconds(20)) { actions.stillRunning.contains("script.slow") })
+        #expect(actions.outcomes["script.slow"] == nil)
+        #expect(await slow.value.isDone)
+        #expect(!actions.stillRunning.contains("script.slow"))
+        actions.stop()
+        await home.connection.stop()
+    }
+
+    @Test(
         "H-ACT-11 H-CONN-15: render_template's result keeps its JSON type; a bad template is template_error; unsubscribe"
     )
     func templates() async throws {

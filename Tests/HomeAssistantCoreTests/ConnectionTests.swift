@@ -11,7 +11,7 @@ import Testing
 /// ids, the entities, registries and config after ready, the probe's version (H-CONN, H-ENT-12, H-ADDR-4).
 @Suite struct ConnectionTests {
     @Test(
-        "H-CONN-1 H-CONN-4 H-CONN-6 H-CONN-7 H-ENT-1 H-ENT-12: auth, supported_features first, ids from 1, 1,011 entities, registries and config after ready"
+        "H-CONN-1 H-CONN-4 H-CONN-6 H-CONN-7 H-CONN-14 H-ENT-1 H-ENT-12: auth, supported_features first, ids from 1, 1,011 entities, registries and config after ready"
     )
     func connectsAndReads() async throws {
         let home = try await LiveHome()
@@ -45,7 +45,11 @@ import Testing
         #expect(ids == Array(1...Int64(ids.count)), "ids from 1, one more each: \(ids)")
         #expect(sent.contains { $0["type"] == "subscribe_entities" && $0["entity_ids"] == nil })
         let subscribed = Set(sent.filter { $0["type"] == "subscribe_events" }.compactMap { $0["event_type"] })
-        #expect(subscribed == ["area_registry_updated", "device_registry_updated", "entity_registry_updated"])
+        #expect(
+            subscribed == [
+                "area_registry_updated", "device_registry_updated", "entity_registry_updated", "component_loaded",
+                "core_config_updated",
+            ])
         // After ready: get_config and the three registries, stored for the screens.
         let feed = await home.server.entitiesByArea()
         await feed.refresh()
@@ -97,5 +101,127 @@ import Testing
         try await rename("Garden")
         #expect(await waitUntilObserved(upTo: .seconds(20)) { feed.value?.first?.title == "Garden" })
         await home.connection.stop()
+    }
+}
+
+/// Holds the first `POST /auth/token` (a refresh) until `release()`: a token source that stalls.
+final class StalledRefresh: Middleware {
+    private let gate = Locked<(held: Bool, waiting: CheckedContinuation<Void, Never>?, released: Bool)>(
+        (false, nil, false))
+
+    func intercept(_ request: HTTPRequest, next: HTTPNext) async throws(HTTPError) -> (HTTPResponse, HTTPBody) {
+        let hold = gate.withLock { state in
+            guard request.url.path == "/auth/token", !state.held else { return false }
+            state.held = true
+            return true
+        }
+        if hold {
+            await withCheckedContinuation { continuation in
+                let go = gate.withLock { state in
+                    if state.released { return true }
+                    state.waiting = continuation
+                    return false
+                }
+                if go { continuation.resume() }
+            }
+        }
+        return try await next(request)
+    }
+
+    /// Lets the held refresh go on.
+    func release() {
+        gate.withLock { state in
+            state.released = true
+            return state.waiting.take()
+        }?.resume()
+    }
+}
+
+/// The auth phase's bound, the close of a stop and subscriptions refused at their start (H-CONN-4, H-CONN-17, H-CONN-14).
+@Suite struct ConnectionBoundsTests {
+    @Test(
+        "H-CONN-4 H-CONN-17: a token source stalled past the auth bound → the attempt closed and retried, then ready; stop() closes with 1001 and never reconnects"
+    )
+    func stalledAuthRetriedAndStopGoesAway() async throws {
+        #expect(HomeAssistantConnection.authWait == .seconds(10))
+        let clock = ManualWallClock(Date())
+        let environment = TestEnvironments.loopback(clock: clock)
+        let fixture = try HomeAssistantFixture()
+        let signIn = try environment.homeAssistantSignIn(try fixture.address(environment), recorder: RequestRecorder())
+        #expect(try await signIn.signIn(username: fixture.user, password: fixture.password) == .authenticated)
+        let stored = try await signIn.issueCredential()
+        try environment.secrets.save(stored)
+        // The access token expired: the auth phase waits for a refresh, which stalls.
+        clock.advance(by: 1800)
+        let stall = StalledRefresh()
+        let server = try await HomeAssistantServer.open(stored.account, environment: environment, middlewares: [stall])
+        // The bound is the policy's: 10 s unless a policy names one; 1 s here.
+        #expect(server.connection().channel.policy.signInTimeout == .seconds(10))
+        let connection = server.connection(policy: ReconnectPolicy(signInTimeout: .seconds(1)))
+        let states = await connection.states()
+        let seen = Locked<[ChannelState]>([])
+        await connection.start()
+        let timedOut = try await withDeadline(.seconds(30)) { () async -> Bool? in
+            for await state in states {
+                seen.withLock { $0.append(state) }
+                if case .disconnected(.waitingToReconnect(let error?, _, _)) = state,
+                    error.description.contains("sign-in did not end")
+                {
+                    return true
+                }
+            }
+            return false
+        }
+        #expect(timedOut == true, "no retry after the stalled auth: \(seen.withLock { $0 })")
+        stall.release()
+        let live = try await withDeadline(.seconds(60)) { await connection.waitUntilLive() }
+        let afterRelease = await connection.channel.state
+        #expect(live == true, "not live after the refresh went on: \(afterRelease)")
+        // A stop is this side going away: 1001, and the channel stays stopped.
+        await connection.stop()
+        let closes = environment.journal.newestFirst().filter { $0.message == "channel closed" }
+        #expect(closes.map { $0.fields["code"] } == ["1001"])
+        #expect(await connection.channel.state == .disconnected(.stopped))
+        #expect(await connection.readyCount == 1)
+    }
+
+    @Test(
+        "H-CONN-14: a subscription refused at its start is sent again after core_config_updated (component_loaded alike)"
+    )
+    func refusedSubscriptionSentAgain() async throws {
+        #expect(HomeAssistantConnection.resubscribeDelay == .seconds(5))
+        let fixture = try HomeAssistantFixture()
+        let environment = TestEnvironments.loopback()
+        let signIn = try environment.homeAssistantSignIn(try fixture.address(environment), recorder: RequestRecorder())
+        #expect(try await signIn.signIn(username: fixture.user, password: fixture.password) == .authenticated)
+        let stored = try await signIn.issueCredential()
+        try environment.secrets.save(stored)
+        let server = try await HomeAssistantServer.open(stored.account, environment: environment)
+        #expect(server.connection().resubscribeAfter == .seconds(5))
+        // No wait here (the same code): sent again as soon as the event arrived.
+        let connection = server.connection(resubscribeAfter: .zero)
+        await connection.start()
+        #expect(try await withDeadline(.seconds(60)) { await connection.waitUntilLive() } == true)
+        let sent = { () -> [JSONValue] in
+            environment.journal.newestFirst().reversed().compactMap { event -> JSONValue? in
+                guard event.message == "channel send subscribe_trigger", let body = event.fields["body"] else {
+                    return nil
+                }
+                return JSONValue(data: Data(body.utf8))
+            }
+        }
+        // A trigger Home Assistant refuses (invalid_format): the stream stays, waiting for a retry.
+        let trigger: JSONValue = ["type": "subscribe_trigger", "trigger": ["platform": "no_such_platform"]]
+        let events = await connection.subscribe(trigger)
+        let reader = Task { for await _ in events {} }
+        defer { reader.cancel() }
+        for _ in 0..<20 where sent().isEmpty { _ = try await connection.read(["type": "ping"]) }
+        #expect(sent().count == 1)
+        // The core's configuration updated (to the value it has) → core_config_updated → sent again. Each ping is a
+        // round trip that lets the event and the retry through (at most 50, no sleep).
+        _ = try await connection.read(["type": "config/core/update", "elevation": 0])
+        for _ in 0..<50 where sent().count < 2 { _ = try await connection.read(["type": "ping"]) }
+        #expect(sent().count == 2, "not sent again after core_config_updated")
+        await connection.stop()
     }
 }

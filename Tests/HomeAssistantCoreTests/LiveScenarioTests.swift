@@ -63,7 +63,8 @@ import Testing
         let entitySubscriptions = sent.filter { $0["type"] == "subscribe_entities" }.compactMap { $0["id"]?.intValue }
         #expect(entitySubscriptions.count == 2 && entitySubscriptions[1] > entitySubscriptions[0])
         #expect(sent.filter { $0["type"] == "supported_features" }.count == 2)
-        #expect(sent.filter { $0["type"] == "subscribe_events" }.count == 6)
+        #expect(
+            sent.filter { $0["type"] == "subscribe_events" }.count == 10, "the registries' three and H-CONN-14's two")
         #expect(!sent.contains { $0["type"] == "unsubscribe_events" })
         #expect(!sent.contains { $0["type"] == "call_service" })
         #expect(

@@ -10,7 +10,8 @@ import Foundation
 /// for the screens' feeds, the registries, `get_config`, service calls and templates.
 ///
 /// Rules:
-/// - **Auth** (H-CONN-4, H-CONN-5): `auth_required`, `auth` with the session's usable token, `auth_ok`; then
+/// - **Auth** (H-CONN-4, H-CONN-5): `auth_required`, `auth` with the session's usable token, `auth_ok` within
+///   `authWait` of the upgrade (else the attempt failed: closed and retried); then
 ///   `supported_features` with `coalesce_messages` first (H-CONN-7). `auth_invalid` leaves the channel
 ///   `rejected` (no timer): one refresh and one connect follow; a token fresh from that refresh refused again,
 ///   a refused refresh or a long-lived token signs out (H-TOK-5, H-TOK-6, H-TOK-10); a session that signs out
@@ -19,7 +20,10 @@ import Foundation
 ///   (H-CONN-8); ping every 60 s (H-CONN-9); HAKit's retry delays (H-CONN-10); subscriptions made again with new
 ///   ids on every ready (H-CONN-11); a request sent and unanswered at a drop fails at once and is not resent
 ///   (H-CONN-12); a read waits up to 10 s for ready, a write not at all (H-CONN-13); unsubscribe with
-///   `unsubscribe_events` (H-CONN-15); the reader never waits for the store (H-CONN-16).
+///   `unsubscribe_events` (H-CONN-15); the reader never waits for the store (H-CONN-16). `component_loaded` and
+///   `core_config_updated` are subscribed, and a `subscribe(_:)` or local push channel refused at its start is sent
+///   again 5 s after either (H-CONN-14); the core's own subscriptions are `websocket_api`'s commands, loaded before
+///   any sign-in is answered.
 /// - **Entities** (H-ENT-1..8): one `subscribe_entities` without `entity_ids`; the first event after every ready
 ///   replaces the set; each event is applied to the in-memory set and written to the store in one transaction
 ///   with the sync mark, which every feed observes.
@@ -59,8 +63,27 @@ public actor HomeAssistantConnection {
     /// How long a read waits for the connection to be ready (H-CONN-13).
     public static let readWait: Duration = .seconds(10)
 
-    /// A connection for `server` (not started), with `policy`'s retry delays and ping.
-    public init(server: HomeAssistantServer, policy: ReconnectPolicy = ReconnectPolicy()) {
+    /// How long after `component_loaded` or `core_config_updated` a subscription whose start Home Assistant refused
+    /// is sent again (H-CONN-14).
+    public static let resubscribeDelay: Duration = .seconds(5)
+    /// This connection's wait before subscriptions refused at their start are sent again.
+    public nonisolated let resubscribeAfter: Duration
+    /// The subscriptions refused at their start, waiting for the next retry (H-CONN-14).
+    private var refused: [CheckedContinuation<Bool, Never>] = []
+
+    /// How long the auth phase may take after the upgrade before the attempt counts as a temporary failure
+    /// (H-CONN-4): the socket is closed and the retry follows; Home Assistant itself closes after 10 s without `auth`.
+    public static let authWait: Duration = .seconds(10)
+
+    /// A connection for `server` (not started), with `policy`'s retry delays and ping, its sign-in bound
+    /// (`authWait` when the policy names none) and the wait before refused subscriptions are sent again.
+    public init(
+        server: HomeAssistantServer, policy: ReconnectPolicy = ReconnectPolicy(),
+        resubscribeAfter: Duration = resubscribeDelay
+    ) {
+        self.resubscribeAfter = resubscribeAfter
+        var policy = policy
+        if policy.signInTimeout == nil { policy.signInTimeout = Self.authWait }
         self.server = server
         let credentials = ChannelCredentials(session: server.bundle.session)
         self.credentials = credentials
@@ -115,6 +138,19 @@ public actor HomeAssistantConnection {
                     }
                 })
         }
+        // H-CONN-14: a component loaded or the core's configuration changed: subscriptions refused at their start
+        // (a command of a component still loading) are sent again `resubscribeAfter` later.
+        for event in ["component_loaded", "core_config_updated"] {
+            let changes = await channel.subscribe(["type": "subscribe_events", "event_type": .string(event)])
+            tasks.append(
+                Task { [weak self] in
+                    do {
+                        for try await _ in changes { await self?.scheduleResubscribe() }
+                    } catch {
+                        await self?.note("the \(event) subscription ended: \(error)")
+                    }
+                })
+        }
         if let session = server.bundle.session {
             let statuses = await session.statusUpdates()
             tasks.append(
@@ -147,6 +183,52 @@ public actor HomeAssistantConnection {
         await leaveLive(at: server.bundle.clock.now())
         for watcher in watchers.values { watcher.finish() }
         watchers = [:]
+        resubscribe(false)
+    }
+
+    /// Subscribes with `body` and yields its events until `stop()` or until the caller stops iterating; the channel
+    /// makes it again on every ready (H-CONN-11). When Home Assistant refuses its start, it is sent again
+    /// `resubscribeAfter` after the next `component_loaded` or `core_config_updated` (H-CONN-14).
+    public func subscribe(_ body: JSONValue) -> AsyncStream<JSONValue> {
+        let (stream, continuation) = AsyncStream<JSONValue>.makeStream()
+        let task = Task { [weak self] in
+            while let connection = self, !Task.isCancelled {
+                let events = await connection.channel.subscribe(body)
+                do {
+                    for try await event in events { continuation.yield(event) }
+                    break
+                } catch {
+                    guard await connection.waitToResubscribe(after: error) else { break }
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    /// Waits for the next retry of subscriptions refused at their start; `false` when the connection stopped.
+    func waitToResubscribe(after error: any Error) async -> Bool {
+        guard !stopped else { return false }
+        note(
+            "a subscription was refused at its start (\(error)): sent again after the next component_loaded or core_config_updated"
+        )
+        return await withCheckedContinuation { refused.append($0) }
+    }
+
+    private func scheduleResubscribe() {
+        let sleeper = server.bundle.environment.sleeper
+        let delay = resubscribeAfter
+        Task { [weak self] in
+            guard (try? await sleeper.sleep(for: delay)) != nil else { return }
+            await self?.resubscribe(true)
+        }
+    }
+
+    private func resubscribe(_ again: Bool) {
+        let waiting = refused
+        refused = []
+        for continuation in waiting { continuation.resume(returning: again && !stopped) }
     }
 
     /// Waits until the entities are live (the first event of the subscription applied); `false` when the
@@ -343,7 +425,7 @@ public actor HomeAssistantConnection {
         for watcher in watchers.values { watcher.yield(update) }
     }
 
-    private func note(_ sentence: String) {
+    func note(_ sentence: String) {
         journal.record(.sync, "Home Assistant: \(sentence)")
     }
 

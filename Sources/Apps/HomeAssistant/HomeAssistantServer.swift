@@ -63,9 +63,13 @@ public struct HomeAssistantServer: Sendable {
 
     // MARK: Live
 
-    /// The live connection to this account (not started: `start()` it), with `policy`'s retry delays and ping.
-    public func connection(policy: ReconnectPolicy = ReconnectPolicy()) -> HomeAssistantConnection {
-        HomeAssistantConnection(server: self, policy: policy)
+    /// The live connection to this account (not started: `start()` it), with `policy`'s retry delays and ping, and
+    /// the wait before subscriptions refused at their start are sent again (H-CONN-14).
+    public func connection(
+        policy: ReconnectPolicy = ReconnectPolicy(),
+        resubscribeAfter: Duration = HomeAssistantConnection.resubscribeDelay
+    ) -> HomeAssistantConnection {
+        HomeAssistantConnection(server: self, policy: policy, resubscribeAfter: resubscribeAfter)
     }
 
     /// The entities grouped by area (H-ENT-14), live while the connection is, else stale with their age

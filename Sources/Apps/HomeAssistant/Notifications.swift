@@ -192,6 +192,12 @@ extension HomeAssistantConnection {
                 }
                 return
             } catch let error as ChannelError {
+                // A channel refused while mobile_app is still loading: again after it loaded (H-CONN-14).
+                if case .server(let code, _) = error, code == "unknown_command",
+                    await waitToResubscribe(after: error)
+                {
+                    continue subscribing
+                }
                 throw error
             } catch {
                 throw .unreadable("\(error)")

@@ -18,7 +18,8 @@ import Foundation
 ///   on the injected sleeper and random source) and connects again, signs in again and subscribes again. A refused
 ///   credential stops it (`disconnected(.rejected)`), with no retry.
 /// - **Dead peers.** A ready connection pings every `pingInterval`; no pong within `pingTimeout` closes it and
-///   counts as a drop (`noPong`).
+///   counts as a drop (`noPong`). With a `signInTimeout`, a sign-in not ended by then is a failed attempt, retried.
+/// - **Stop.** `stop()` closes with 1001 (going away) and journals the code; nothing reconnects after it.
 /// - **Journal.** Connects, drops and every message sent are journaled; a message's body is redacted the way HTTP
 ///   bodies are (secret-named members masked, registered secrets scrubbed), so a token sent inside a message never
 ///   reaches the journal. Messages received are journaled by type and size only.
@@ -29,7 +30,8 @@ public actor ChannelConnection {
     private let endpoint: Endpoint
     private let transport: any ChannelTransport
     private let dialect: any ChannelDialect
-    private let policy: ReconnectPolicy
+    /// When it retries, how it pings, and how long a sign-in may take.
+    public nonisolated let policy: ReconnectPolicy
     private let sleeper: any Sleeper
     private let random: any RandomSource
     private let journal: Journal
@@ -109,7 +111,8 @@ public actor ChannelConnection {
         runner = Task { await self.run(generation) }
     }
 
-    /// Closes the connection and stops reconnecting; pending requests fail, subscriptions end.
+    /// Closes the connection with 1001 (going away: this side is leaving, it is no failure) and stops reconnecting;
+    /// pending requests fail, subscriptions end.
     public func stop() async {
         runner?.cancel()
         runner = nil
@@ -122,7 +125,10 @@ public actor ChannelConnection {
         subscriptions = [:]
         subscriptionIDs = [:]
         set(.disconnected(.stopped))
-        await open?.close(.normal, reason: "")
+        guard let open else { return }
+        let code = WebSocketCloseCode.goingAway
+        journal.record(.sync, "channel closed", fields: ["code": "\(code.rawValue)"])
+        await open.close(code, reason: "")
     }
 
     /// Sends a request and returns its result (the server's error is thrown as `.server`). Made while the
@@ -240,9 +246,10 @@ public actor ChannelConnection {
         self.socket = socket
         let reader = MessageReader(socket: socket)
         set(.authenticating)
-        do {
-            try await dialect.authenticate(over: AuthLink(reader: reader, socket: socket, journal: journal))
-        } catch {
+        if let error = await Self.signIn(
+            dialect, over: AuthLink(reader: reader, socket: socket, journal: journal), within: policy.signInTimeout,
+            sleeper: sleeper)
+        {
             self.socket = nil
             await socket.close(.normal, reason: "")
             return error
@@ -288,6 +295,49 @@ public actor ChannelConnection {
         journal.record(.error, "channel dropped", fields: ["error": failure.description])
         failPending(.notConnected("the connection dropped before the reply (\(failure.description))"))
         return failure
+    }
+
+    /// The dialect's sign-in; with a `limit`, one not ended by then is cancelled and left behind (a stalled token
+    /// source never holds the channel) and counts as a failed attempt, retried.
+    private static func signIn(
+        _ dialect: any ChannelDialect, over link: AuthLink, within limit: Duration?, sleeper: any Sleeper
+    ) async -> ChannelError? {
+        guard let limit else {
+            do {
+                try await dialect.authenticate(over: link)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let waiting = Locked<CheckedContinuation<ChannelError?, Never>?>(nil)
+        let finish: @Sendable (ChannelError?) -> Void = { outcome in
+            waiting.withLock { $0.take() }?.resume(returning: outcome)
+        }
+        let signIn = Locked<Task<Void, Never>?>(nil)
+        return await withCheckedContinuation { (continuation: CheckedContinuation<ChannelError?, Never>) in
+            waiting.withLock { $0 = continuation }
+            let timer = Task {
+                do {
+                    try await sleeper.sleep(for: limit)
+                } catch {
+                    return
+                }
+                signIn.withLock { $0 }?.cancel()
+                finish(ChannelError.notConnected("the sign-in did not end within \(limit.seconds) s"))
+            }
+            signIn.withLock {
+                $0 = Task {
+                    do throws(ChannelError) {
+                        try await dialect.authenticate(over: link)
+                        finish(nil)
+                    } catch {
+                        finish(error)
+                    }
+                    timer.cancel()
+                }
+            }
+        }
     }
 
     private func pingLoop(_ socket: any ChannelSocket) async {

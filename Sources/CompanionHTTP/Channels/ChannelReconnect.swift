@@ -66,17 +66,22 @@ public struct ReconnectPolicy: Sendable, Hashable {
     public var pingInterval: Duration
     /// How long a ping may wait for its pong.
     public var pingTimeout: Duration
+    /// How long the sign-in on a new connection may take before the attempt counts as failed (closed, retried);
+    /// `nil`: as long as the dialect takes.
+    public var signInTimeout: Duration?
 
     /// Creates a policy; the defaults are HAKit's.
     public init(
         delays: [Duration] = [.zero, .seconds(5), .seconds(10), .seconds(10)], thereafter: Duration = .seconds(15),
-        jitter: Double = 0.2, pingInterval: Duration = .seconds(60), pingTimeout: Duration = .seconds(30)
+        jitter: Double = 0.2, pingInterval: Duration = .seconds(60), pingTimeout: Duration = .seconds(30),
+        signInTimeout: Duration? = nil
     ) {
         self.delays = delays
         self.thereafter = thereafter
         self.jitter = max(0, jitter)
         self.pingInterval = pingInterval
         self.pingTimeout = pingTimeout
+        self.signInTimeout = signInTimeout
     }
 
     /// The delay before retry number `attempt` (1 for the first), stretched by `random`'s jitter.
