@@ -41,6 +41,19 @@ extension AgainstReferenceServer {
             #expect(cards.rows.first == .folder(FolderRef(id: "f_6", name: "Visa")) && cards.numbers == ["C-15"])
         }
 
+        // M-CASE-2 (mutation survivor m-88ed962de0): a folder whose own page cannot be read shows that failure,
+        // never its cases without the folder's subfolders and path.
+        @MainActor @Test func aFolderWhosePageCannotBeReadShowsTheFailureNotHalfAList() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let root = try await server.cases("ada")
+            try await server.fail("/api/projects/shop/folders/f_3", status: 404)
+            let payments = await root.list(.folder(id: "f_3"))
+            await payments.appearAndRead()
+            #expect(payments.state.kind == .failed, "\(payments.state)")
+            #expect(payments.rows.isEmpty)
+        }
+
         // M-CASE-3
         @MainActor @Test func theEndOfAListReadsTheNextPageByCursorWithNoIdTwice() async throws {
             let server = try ReferenceServer()
