@@ -199,6 +199,12 @@ extension AgainstReferenceServer {
             #expect(try await root.caseID(for: id) == id)
             #expect(try await root.caseID(for: "C-1x") == "C-1x")
             #expect(try await server.log().isEmpty)
+            // A one-digit number is a number too (mutation survivor m-0e6e098c97): looked up, never taken as the id.
+            let first = try await root.caseID(for: "C-1")
+            #expect(try await server.log().count == 1)
+            let page = root.casePage(first)
+            await page.refresh()
+            #expect(page.state.value?.number == "C-1")
             await #expect(
                 throws: MainworthyError.refused(
                     ServerRefusal(status: 404, code: "not_found", message: "There is no case C-999 in this project."))
