@@ -104,6 +104,24 @@ extension AgainstReferenceServer {
             #expect(moved, "the row read again with a later report moved to the top")
         }
 
+        @MainActor @Test(.timeLimit(.minutes(1))) func aStreamTheServerRefusesEndsAsFailed() async throws {
+            // M-CHG-4 (mutation survivor m-7736834c0d): a stream the server refuses ends as failed, saying why,
+            // never left as running.
+            let server = try ReferenceServer()
+            try await server.reset()
+            let workspace = try await server.workspace("ada")
+            try await server.fail("/api/projects/shop/events", status: 403, times: 5)
+            let events = ProjectEvents(workspace: workspace, project: "shop")
+            events.start(after: 0)
+            #expect(events.status == .running)
+            let failed = await waitUntilObserved(upTo: .seconds(20)) {
+                if case .failed = events.status { return true }
+                return false
+            }
+            #expect(failed, "\(events.status)")
+            events.stop()
+        }
+
         @MainActor @Test(.timeLimit(.minutes(1))) func theLiveListStaysAt500() async throws {
             // M-CHG-2, M-CHG-4: a 501st branch arriving by the stream trims the oldest.
             let server = try ReferenceServer()
