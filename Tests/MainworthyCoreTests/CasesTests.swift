@@ -41,6 +41,19 @@ extension AgainstReferenceServer {
             #expect(cards.rows.first == .folder(FolderRef(id: "f_6", name: "Visa")) && cards.numbers == ["C-15"])
         }
 
+        // M-CASE-2 (mutation survivor m-88ed962de0): a folder whose own page cannot be read shows that failure,
+        // never its cases without the folder's subfolders and path.
+        @MainActor @Test func aFolderWhosePageCannotBeReadShowsTheFailureNotHalfAList() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let root = try await server.cases("ada")
+            try await server.fail("/api/projects/shop/folders/f_3", status: 404)
+            let payments = await root.list(.folder(id: "f_3"))
+            await payments.appearAndRead()
+            #expect(payments.state.kind == .failed, "\(payments.state)")
+            #expect(payments.rows.isEmpty)
+        }
+
         // M-CASE-3
         @MainActor @Test func theEndOfAListReadsTheNextPageByCursorWithNoIdTwice() async throws {
             let server = try ReferenceServer()
@@ -186,6 +199,12 @@ extension AgainstReferenceServer {
             #expect(try await root.caseID(for: id) == id)
             #expect(try await root.caseID(for: "C-1x") == "C-1x")
             #expect(try await server.log().isEmpty)
+            // A one-digit number is a number too (mutation survivor m-0e6e098c97): looked up, never taken as the id.
+            let first = try await root.caseID(for: "C-1")
+            #expect(try await server.log().count == 1)
+            let page = root.casePage(first)
+            await page.refresh()
+            #expect(page.state.value?.number == "C-1")
             await #expect(
                 throws: MainworthyError.refused(
                     ServerRefusal(status: 404, code: "not_found", message: "There is no case C-999 in this project."))

@@ -313,6 +313,25 @@ extension AgainstReferenceServer {
             #expect(paths[answered...].contains("/api/projects/shop/changes/ch_1/gate"))
         }
 
+        // M-CHG-6, M-CHG-10 (mutation survivors m-305303be06, m-b27f20953c): an event that gives the open change a
+        // new head reads the page again; a page with nothing read yet is not ended.
+        @MainActor @Test func anEventWithANewHeadReadsThePageAgain() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let page = try await Self.page(server, "ch_1")
+            #expect(!page.isEnded)
+            await page.refresh()
+            let shown = try #require(page.state.value)
+            #expect(page.reads == 1 && !page.isEnded)
+            let verdict = JSONValue.object(["verdict": .string(shown.gate.verdict.rawValue)])
+            page.follow(
+                ProjectEvent(
+                    kind: "change", revision: 1_000,
+                    data: ["id": "ch_1", "state": "open", "head": "0000000", "gate": verdict]))
+            let readAgain = await waitUntilObserved(upTo: .seconds(10)) { page.reads == 2 }
+            #expect(readAgain)
+        }
+
         @MainActor @Test func aMergedOrClosedChangeIsEndedWithItsLastVerdictAndNoActionEndsOrReruns() async throws {
             // M-CHG-10
             let server = try ReferenceServer()

@@ -118,6 +118,25 @@ extension AgainstReferenceServer {
             #expect(page.state.value?.preconditions == "A filled cart.")
         }
 
+        // M-EDIT-2 (mutation survivors m-395ff15c3c, m-a277ee519a): a step moves to any position up to the last,
+        // never past it.
+        @MainActor @Test func aStepMovesUpToTheLastPositionAndNeverPastIt() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let root = try await server.cases("ada")
+            let editor = try #require(await root.newCase())
+            editor.addStep(action: "Only")
+            editor.moveStep(from: 0, to: 1)
+            #expect(editor.document.steps.map(\.action) == ["Only"])
+            editor.addStep(action: "Two")
+            editor.addStep(action: "Three")
+            editor.moveStep(from: 0, to: 2)
+            #expect(editor.document.steps.map(\.action) == ["Two", "Three", "Only"])
+            editor.moveStep(from: 0, to: 3)
+            #expect(editor.document.steps.map(\.action) == ["Two", "Three", "Only"])
+            editor.discard()
+        }
+
         // M-EDIT-3: exactly 300 UTF-16 units with emoji and combining marks; 301 refused by both.
         @MainActor @Test func aTitleOf300UnitsSavesAnd301IsRefusedByBothSides() async throws {
             let server = try ReferenceServer()

@@ -58,6 +58,70 @@ extension AgainstReferenceServer {
             #expect(rows.first?.updatedAt != nil && list.rowReads >= 1 && list.listReads == 1)
         }
 
+        @MainActor @Test(.timeLimit(.minutes(1))) func anEventWithoutItsReportTimeReadsTheRowWhichStaysInPlace()
+            async throws
+        {
+            // M-CHG-4 (mutation survivors m-856e68eaf1, m-7ffa03901c): an event without its report's time has its
+            // row read again by id; a row whose report time did not change stays where it is.
+            let server = try ReferenceServer()
+            try await server.reset()
+            let workspace = try await server.workspace("ada")
+            let list = ChangesModel(workspace: workspace, project: "shop")
+            await list.refresh()
+            let rows = try #require(list.state.value)
+            try #require(rows.count >= 2)
+            let second = rows[1]
+            list.follow(
+                ProjectEvent(
+                    kind: "change", revision: 1_000,
+                    data: [
+                        "id": .string(second.id), "state": .string(second.state), "head": .string(second.head),
+                        "title": "Not read yet",
+                    ]))
+            let read = await waitUntilObserved(upTo: .seconds(20)) {
+                list.rowReads == 1 && list.state.value?.first { $0.id == second.id }?.title == second.title
+            }
+            #expect(read, "the row was read again by id")
+            #expect(list.state.value?.map(\.id) == rows.map(\.id))
+        }
+
+        @MainActor @Test(.timeLimit(.minutes(1))) func aRowReadAgainWithALaterReportMovesToTheTop() async throws {
+            // M-CHG-1, M-CHG-4 (mutation survivor m-5368d0975c): the second row, read again by id after an event
+            // without its report's time, shows a later report than the top row's: it moves to the top.
+            let server = try ReferenceServer()
+            try await server.reset()
+            let list = ChangesModel(workspace: try await server.workspace("ada"), project: "shop")
+            await list.refresh()
+            let rows = try #require(list.state.value)
+            try #require(rows.count >= 2 && rows[1].state == "open")
+            let second = rows[1]
+            _ = try await server.report(PipelineReport(commit: "7e7e7e7", branch: try #require(second.ref?.branch)))
+            list.follow(
+                ProjectEvent(
+                    kind: "change", revision: 1_000,
+                    data: ["id": .string(second.id), "state": .string(second.state), "head": .string(second.head)]))
+            let moved = await waitUntilObserved(upTo: .seconds(20)) { list.state.value?.first?.id == second.id }
+            #expect(moved, "the row read again with a later report moved to the top")
+        }
+
+        @MainActor @Test(.timeLimit(.minutes(1))) func aStreamTheServerRefusesEndsAsFailed() async throws {
+            // M-CHG-4 (mutation survivor m-7736834c0d): a stream the server refuses ends as failed, saying why,
+            // never left as running.
+            let server = try ReferenceServer()
+            try await server.reset()
+            let workspace = try await server.workspace("ada")
+            try await server.fail("/api/projects/shop/events", status: 403, times: 5)
+            let events = ProjectEvents(workspace: workspace, project: "shop")
+            events.start(after: 0)
+            #expect(events.status == .running)
+            let failed = await waitUntilObserved(upTo: .seconds(20)) {
+                if case .failed = events.status { return true }
+                return false
+            }
+            #expect(failed, "\(events.status)")
+            events.stop()
+        }
+
         @MainActor @Test(.timeLimit(.minutes(1))) func theLiveListStaysAt500() async throws {
             // M-CHG-2, M-CHG-4: a 501st branch arriving by the stream trims the oldest.
             let server = try ReferenceServer()

@@ -19,4 +19,16 @@ import Testing
             ])
         #expect(part.text == "blocking: yes; cases: 3; confirmed: no; owner: Ada; suggested case: C-12")
     }
+
+    // Mutation survivor m-44f328082d: a member that is an object without a name reads as its own fields, each
+    // labelled with the member's label before its own; an empty one adds nothing.
+    @Test func anObjectWithoutANameReadsAsItsFieldsUnderItsLabel() {  // O-22
+        let part = EvidencePart(
+            kind: "review",
+            value: ["finding": ["step": 3, "missing_part": "expected result"], "empty": .object([:])])
+        #expect(
+            part.fields == [
+                .init(label: "finding missing part", text: "expected result"), .init(label: "finding step", text: "3"),
+            ])
+    }
 }

@@ -34,6 +34,22 @@ extension AgainstReferenceServer {
             #expect(page.history?.value?.first?.reason == "Clearer title")
         }
 
+        // M-NET-3, M-DRAFT-5 (mutation survivor m-c0c40c2ca1): Save pressed again while a save is under way sends
+        // nothing more; the server holds one proposal.
+        @MainActor @Test func saveWhileASaveIsUnderWaySendsNothingMore() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let root = try await server.cases("ada")
+            let editor = try await editor(root, "C-30")
+            editor.setTitle("Checkout scenario 30, once")
+            try await server.clearLog()
+            async let first: Void = editor.save()
+            async let second: Void = editor.save()
+            _ = await (first, second)
+            #expect(try await server.log().posts(endingWith: "/proposals").count == 1)
+            #expect(editor.outcome == .adopted(caseID: try await server.caseID("C-30"), version: 2))
+        }
+
         // M-SAVE-2, O-17
         @MainActor @Test func aWaitingProposalSaysItWaitsInTheQueueAndDiscardsTheDraft() async throws {
             let server = try ReferenceServer()

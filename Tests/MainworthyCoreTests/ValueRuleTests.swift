@@ -97,6 +97,10 @@ import Testing
             #expect(availability.blocker == .web(.kind(kind)))
             #expect(try #require(availability.webLink).url == Self.url)
         }
+        // The sentence beside the button says why (mutation survivor m-03c695bebe).
+        #expect(WebHandoff.kind(.link).sentence == "Linking a test to a case is done in the web app.")
+        #expect(WebHandoff.kind(.overlap).sentence == "Resolving overlapping edits is done in the web app.")
+        #expect(WebHandoff.kind(.signOff).sentence == "This question is answered in the web app.")
     }
 
     @Test func aProposalWithAnEditOtherThanCreateOrEditGoesToTheWebApp() {  // M-WEB-2
