@@ -43,10 +43,10 @@ enum HomeAssistantScreens {
             replies.append(screen.reply)
             for (name, seconds) in screen.arrivals { arrivals[name, default: []].append(seconds) }
         }
-        let parts = arrivals.keys.sorted().map { #""\#($0)_s": \#(median(arrivals[$0] ?? []))"# }
-        LongSession.say(
-            #"{"open_s": \#(median(opens)), "reply_s": \#(median(replies)), "repeat": \#(repeats), "#
-                + parts.joined(separator: ", ") + "}")
+        let parts =
+            [#""open_s": \#(median(opens))"#, #""reply_s": \#(median(replies))"#, #""repeat": \#(repeats)"#]
+            + arrivals.keys.sorted().map { #""\#($0)_s": \#(median(arrivals[$0] ?? []))"# }
+        LongSession.say("{" + parts.joined(separator: ", ") + "}")
         await connection.stop()
     }
 
