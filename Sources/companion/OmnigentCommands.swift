@@ -30,10 +30,10 @@ enum OmnigentCommands {
                             .option("limit", "N", "N sessions a page (1-1000, default 20)"),
                             .flag("all", "read every page, to the end of the list"),
                         ],
-                        run: { try await sessions(try await server($0), $0) }),
+                        exitCodes: screenCodes, run: { try await sessions(try await server($0), $0) }),
                     Command(
                         name: "show", summary: "a session and its last 8 messages", parameters: [id],
-                        options: common, run: { try await show(try await server($0), $0) }),
+                        options: common, exitCodes: screenCodes, run: { try await show(try await server($0), $0) }),
                     Command(
                         name: "watch", summary: "live messages (SSE) until Ctrl-C, N events or the server's [DONE]",
                         parameters: [id],
@@ -72,10 +72,10 @@ enum OmnigentCommands {
         [
             Command(
                 name: "sessions", summary: "the list, grouped as on the watch", options: watchOptions,
-                run: { try await watchSessions($0) }),
+                exitCodes: screenCodes, run: { try await watchSessions($0) }),
             Command(
                 name: "show", summary: "a session and its last 8 messages", parameters: [id], options: watchOptions,
-                run: { try await watchShow($0) }),
+                exitCodes: screenCodes, run: { try await watchShow($0) }),
             Command(
                 name: "send", summary: "send a message (shows it as pending when queued)",
                 parameters: [id, .init(syntax: "<text>", help: "the message")], options: watchOptions,
@@ -96,6 +96,11 @@ enum OmnigentCommands {
             .flag("cookie-stdin", "read the synced Cookie header from standard input"),
             .option("host-id", "ID", "the slice key (sent only on a Databricks API base, /api/2.0/omnigent)"),
         ]
+
+    /// The exit codes of a screen (the terminal's one screen printer).
+    private static let screenCodes =
+        "Exit codes: 0 shown (live, empty, or a stored copy with its age), 1 failed or not signed in (with --json"
+        + " the failed report is still printed), 2 usage error."
 
     private static let id = Command.Parameter(syntax: "<id>", help: "the session id")
     private static let common: [Command.Option] = [
