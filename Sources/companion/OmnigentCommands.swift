@@ -2,6 +2,7 @@ import CompanionApp
 import CompanionAuth
 import CompanionCore
 import CompanionHTTP
+import CompanionScreen
 import CompanionStore
 import Foundation
 import OmnigentCore
@@ -29,10 +30,10 @@ enum OmnigentCommands {
                             .option("limit", "N", "N sessions a page (1-1000, default 20)"),
                             .flag("all", "read every page, to the end of the list"),
                         ],
-                        run: { try await sessions(try await server($0), $0) }),
+                        exitCodes: screenCodes, run: { try await sessions(try await server($0), $0) }),
                     Command(
                         name: "show", summary: "a session and its last 8 messages", parameters: [id],
-                        options: common, run: { try await show(try await server($0), $0) }),
+                        options: common, exitCodes: screenCodes, run: { try await show(try await server($0), $0) }),
                     Command(
                         name: "watch", summary: "live messages (SSE) until Ctrl-C, N events or the server's [DONE]",
                         parameters: [id],
@@ -71,10 +72,10 @@ enum OmnigentCommands {
         [
             Command(
                 name: "sessions", summary: "the list, grouped as on the watch", options: watchOptions,
-                run: { try await watchSessions($0) }),
+                exitCodes: screenCodes, run: { try await watchSessions($0) }),
             Command(
                 name: "show", summary: "a session and its last 8 messages", parameters: [id], options: watchOptions,
-                run: { try await watchShow($0) }),
+                exitCodes: screenCodes, run: { try await watchShow($0) }),
             Command(
                 name: "send", summary: "send a message (shows it as pending when queued)",
                 parameters: [id, .init(syntax: "<text>", help: "the message")], options: watchOptions,
@@ -95,6 +96,11 @@ enum OmnigentCommands {
             .flag("cookie-stdin", "read the synced Cookie header from standard input"),
             .option("host-id", "ID", "the slice key (sent only on a Databricks API base, /api/2.0/omnigent)"),
         ]
+
+    /// The exit codes of a screen (the terminal's one screen printer).
+    private static let screenCodes =
+        "Exit codes: 0 shown (live, empty, or a stored copy with its age), 1 failed or not signed in (with --json"
+        + " the failed report is still printed), 2 usage error."
 
     private static let id = Command.Parameter(syntax: "<id>", help: "the session id")
     private static let common: [Command.Option] = [
@@ -164,68 +170,62 @@ enum OmnigentCommands {
         model.showArchived = arguments.flag("archived")
         await model.refresh()
         if arguments.flag("all") { await model.list.loadAll() }
-        guard let page = model.state.value else {
-            throw CommandFailure(model.state.problem ?? "The sessions were not read.")
-        }
-        if let problem = model.state.problem { throw CommandFailure(problem) }
-        if arguments.flag("json") {
-            Terminal.out(try encode(page.sessions))
-            return 0
-        }
-        if page.sessions.isEmpty {
-            Terminal.out("No sessions.")
-            return 0
-        }
+        let page = model.state.value
+        let state = model.state.map { SessionsValue(sessions: $0.sessions, hasMore: $0.hasMore) }
+        return try ScreenOutput.show(
+            screen: "sessions", state, now: server.bundle.clock.now(), json: arguments.flag("json"),
+            signIn: signIn(server), lines: { _ in page.map(sessionLines) ?? [] })
+    }
+
+    /// The list's lines: each group's title, then its sessions.
+    private static func sessionLines(_ page: SessionsPage) -> [String] {
+        if page.sessions.isEmpty { return ["No sessions."] }
+        var lines: [String] = []
         for group in page.groups {
-            Terminal.out("\(group.title)")
+            lines.append(group.title)
             for session in group.sessions {
                 let badge = session.needsAttention ? " [\(session.pendingElicitationsCount) waiting]" : ""
                 let archived = session.archived ? " (archived)" : ""
-                Terminal.out(
+                lines.append(
                     "  \(session.id)  \(session.status.padding(toLength: 9, withPad: " ", startingAt: 0)) \(session.displayTitle)\(badge)\(archived)"
                 )
             }
         }
-        if page.hasMore { Terminal.out("… more sessions: use --all, --limit or --search") }
-        return 0
+        if page.hasMore { lines.append("… more sessions: use --all, --limit or --search") }
+        return lines
     }
 
-    /// The detail of session `id`, read; fails with the screen's sentence when nothing could be shown.
-    @MainActor
-    private static func detail(_ server: OmnigentServer, _ id: String) async throws -> SessionDetailModel {
-        let model = SessionDetailModel(server: server, sessionID: id)
-        await model.refresh()
-        guard model.state.value != nil, model.state.problem == nil else {
-            throw CommandFailure(model.state.problem ?? "The session \(id) was not read.")
-        }
-        return model
+    /// The command that signs in to `server` again.
+    private static func signIn(_ server: OmnigentServer) -> String {
+        "companion login \(server.connection.address)"
     }
 
     @MainActor
     private static func show(_ server: OmnigentServer, _ arguments: Arguments) async throws -> Int32 {
         try arguments.expectAtMost(1)
         let id = try arguments.positional(0, "the session id")
-        let model = try await detail(server, id)
-        guard let shown = model.state.value else { throw CommandFailure("The session \(id) was not read.") }
+        let model = SessionDetailModel(server: server, sessionID: id)
+        await model.refresh()
+        let state = model.state.map { SessionValue(session: $0.session, messages: $0.messages) }
+        return try ScreenOutput.show(
+            screen: "session", state, now: server.bundle.clock.now(), json: arguments.flag("json"),
+            signIn: signIn(server), lines: showLines)
+    }
+
+    /// A session's lines: title, status and agent, what waits, then the messages.
+    private static func showLines(_ shown: SessionValue) -> [String] {
         let session = shown.session
-        let messages = shown.messages
-        if arguments.flag("json") {
-            Terminal.out(try encode(ShowOutput(session: session, messages: messages)))
-            return 0
-        }
-        Terminal.out("\(session.displayTitle)  [\(session.status)]  \(session.agentName ?? "")")
-        if let error = session.lastTaskError { Terminal.out("last error: \(error.summary)") }
+        var lines = ["\(session.displayTitle)  [\(session.status)]  \(session.agentName ?? "")"]
+        if let error = session.lastTaskError { lines.append("last error: \(error.summary)") }
         for input in session.pendingInputs ?? [] where !input.text.isEmpty {
-            Terminal.out("pending: \(input.text)")
+            lines.append("pending: \(input.text)")
         }
         for elicitation in session.pendingElicitations ?? [] {
-            Terminal.out("waiting for approval: \(elicitation.message ?? elicitation.id)")
+            lines.append("waiting for approval: \(elicitation.message ?? elicitation.id)")
         }
-        for message in messages {
-            Terminal.out("\(message.role ?? "?"): \(message.text)")
-        }
-        if messages.isEmpty { Terminal.out("(no messages yet)") }
-        return 0
+        lines += shown.messages.map { "\($0.role ?? "?"): \($0.text)" }
+        if shown.messages.isEmpty { lines.append("(no messages yet)") }
+        return lines
     }
 
     private static func watch(_ server: OmnigentServer, _ arguments: Arguments) async throws -> Int32 {
@@ -318,7 +318,9 @@ enum OmnigentCommands {
 
     /// The watch's model for the server, with the cookie the phone would sync.
     @MainActor
-    private static func watchModel(_ arguments: Arguments) async throws -> WatchClient {
+    private static func watchModel(
+        _ arguments: Arguments, environment: AppEnvironment? = nil
+    ) async throws -> WatchClient {
         let address = try serverAddress(arguments)
         let keeper = WatchCookieKeeper()
         if arguments.flag("cookie-stdin") {
@@ -340,7 +342,7 @@ enum OmnigentCommands {
         }
         return WatchClient(
             apiBase: address.url, cookies: keeper, hostID: arguments.option("host-id"),
-            environment: try environment(arguments))
+            environment: try environment ?? Self.environment(arguments))
     }
 
     /// Exits 1 with the sign-in sentence when the watch is in that state.
@@ -356,62 +358,68 @@ enum OmnigentCommands {
         throw CommandFailure(WatchScreen.signInSentence)
     }
 
+    /// What the watch shows, as a screen's state: its sessions (`empty` when there are none), or the sign-in
+    /// sentence with `sign_in_required` (O-WATCH-9), or the failure's sentence.
+    @MainActor
+    static func watchState<Value: Sendable & Equatable>(
+        _ watch: WatchClient, now: Date, shown: Value?, isEmpty: Bool = false
+    ) -> ScreenState<Value> {
+        switch watch.screen {
+        case .signInOnPhone: return .failed(reason: WatchScreen.signInSentence, signInRequired: true)
+        case .problem(let sentence) where shown == nil: return .failed(reason: sentence, signInRequired: false)
+        default: break
+        }
+        if let problem = watch.actionProblem, shown == nil { return .failed(reason: problem, signInRequired: false) }
+        guard let shown else { return .loading }
+        return isEmpty ? .empty(shown, fetchedAt: now) : .content(shown, fetchedAt: now)
+    }
+
     @MainActor
     private static func watchSessions(_ arguments: Arguments) async throws -> Int32 {
         try arguments.expectAtMost(0)
-        let watch = try await watchModel(arguments)
+        let environment = try environment(arguments)
+        let watch = try await watchModel(arguments, environment: environment)
         await watch.refresh()
-        try requireSignedIn(watch, arguments)
-        guard case .sessions(let groups) = watch.screen else {
-            if case .problem(let sentence) = watch.screen { throw CommandFailure(sentence) }
-            throw CommandFailure("The watch shows no sessions (\(watch.screen)).")
-        }
-        if arguments.flag("json") {
-            let output: [JSONValue] = groups.map { group in
-                .object([
-                    "title": .string(group.title),
-                    "sessions": .array(
-                        group.sessions.map { session in
-                            .object([
-                                "id": .string(session.id), "title": .string(session.displayTitle),
-                                "status": .string(session.status),
-                                "pending_approvals": .integer(Int64(session.pendingElicitationsCount)),
-                            ])
-                        }),
-                ])
-            }
-            Terminal.out(JSONValue.object(["state": "sessions", "groups": .array(output)]).outputLine)
-            return 0
-        }
-        if groups.isEmpty { Terminal.out("No sessions.") }
-        for group in groups {
-            Terminal.out(group.title)
-            for session in group.sessions { Terminal.out("  \(session.id)  \(session.displayTitle)") }
-        }
-        return 0
+        var groups: [SessionGroup]?
+        if case .sessions(let shown) = watch.screen { groups = shown }
+        let now = environment.clock.now()
+        let state = watchState(
+            watch, now: now, shown: groups.map { WatchSessionsValue(groups: $0.map(WatchGroupValue.init)) },
+            isEmpty: groups?.isEmpty ?? false)
+        return try ScreenOutput.show(
+            screen: "watch/sessions", state, now: now, json: arguments.flag("json"), signIn: nil,
+            lines: { _ in
+                guard let groups, !groups.isEmpty else { return ["No sessions."] }
+                return groups.flatMap { group in
+                    [group.title] + group.sessions.map { "  \($0.id)  \($0.displayTitle)" }
+                }
+            })
     }
 
     @MainActor
     private static func watchShow(_ arguments: Arguments) async throws -> Int32 {
         try arguments.expectAtMost(1)
         let id = try arguments.positional(0, "the session id")
-        let watch = try await watchModel(arguments)
+        let environment = try environment(arguments)
+        let watch = try await watchModel(arguments, environment: environment)
         await watch.open(id)
-        try requireSignedIn(watch, arguments)
-        if let problem = watch.actionProblem { throw CommandFailure(problem) }
-        guard let detail = watch.detail else { throw CommandFailure("The session \(id) did not open.") }
-        if arguments.flag("json") {
-            Terminal.out(
-                try encode(WatchShowOutput(state: "session", session: detail.session, messages: detail.messages)))
-            return 0
-        }
-        Terminal.out("\(detail.session.displayTitle)  [\(detail.session.status)]")
-        if let failure = detail.failure { Terminal.out("failed: \(failure.summary)") }
-        for input in detail.pendingInputs where !input.text.isEmpty { Terminal.out("pending: \(input.text)") }
-        for approval in detail.approvals { Terminal.out("approve? \(approval.message ?? approval.id)") }
-        for message in detail.messages { Terminal.out("\(message.role ?? "?"): \(message.text)") }
-        if detail.messages.isEmpty { Terminal.out("(no messages yet)") }
-        return 0
+        let detail = watch.detail
+        let now = environment.clock.now()
+        var state = watchState(
+            watch, now: now, shown: detail.map { SessionValue(session: $0.session, messages: $0.messages) })
+        if case .loading = state { state = .failed(reason: "The session \(id) did not open.", signInRequired: false) }
+        return try ScreenOutput.show(
+            screen: "watch/session", state, now: now, json: arguments.flag("json"), signIn: nil,
+            lines: { _ in
+                guard let detail else { return [] }
+                var lines = ["\(detail.session.displayTitle)  [\(detail.session.status)]"]
+                if let failure = detail.failure { lines.append("failed: \(failure.summary)") }
+                for input in detail.pendingInputs where !input.text.isEmpty { lines.append("pending: \(input.text)") }
+                for approval in detail.approvals { lines.append("approve? \(approval.message ?? approval.id)") }
+                lines += detail.messages.map { "\($0.role ?? "?"): \($0.text)" }
+                if detail.messages.isEmpty { lines.append("(no messages yet)") }
+                return lines
+            })
     }
 
     @MainActor
@@ -482,16 +490,53 @@ enum OmnigentCommands {
         return 0
     }
 
-    private struct WatchShowOutput: Encodable {
-        var state: String
+    /// `sessions --json`'s value: the sessions read (every page with `--all`), newest change first, and whether
+    /// more follow.
+    struct SessionsValue: Encodable, Sendable, Equatable {
+        var sessions: [Session]
+        var hasMore: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case sessions
+            case hasMore = "has_more"
+        }
+    }
+
+    /// `show --json`'s and `watch-client show --json`'s value: the session and its last messages, oldest first.
+    struct SessionValue: Encodable, Sendable, Equatable {
         var session: Session
         var messages: [SessionItem]
     }
 
-    private struct ShowOutput: Encodable {
-        var session: Session
-        var messages: [SessionItem]
+    /// `watch-client sessions --json`'s value: the watch's groups, in its order.
+    struct WatchSessionsValue: Encodable, Sendable, Equatable {
+        var groups: [WatchGroupValue]
     }
 
-    private static func encode(_ value: some Encodable) throws -> String { try JSONOutput.line(value) }
+    /// One of the watch's groups: its title and its sessions as the watch lists them.
+    struct WatchGroupValue: Encodable, Sendable, Equatable {
+        var title: String
+        var sessions: [Row]
+
+        init(_ group: SessionGroup) {
+            title = group.title
+            sessions = group.sessions.map {
+                Row(id: $0.id, title: $0.displayTitle, status: $0.status, pendingApprovals: $0.pendingElicitationsCount)
+            }
+        }
+
+        /// A session on the watch's list.
+        struct Row: Encodable, Sendable, Equatable {
+            var id: String
+            var title: String
+            var status: String
+            var pendingApprovals: Int
+
+            enum CodingKeys: String, CodingKey {
+                case id, title, status
+                case pendingApprovals = "pending_approvals"
+            }
+        }
+    }
+
 }

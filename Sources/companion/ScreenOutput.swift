@@ -38,13 +38,14 @@ enum ScreenOutput {
     ///   - now: The time ages are measured at (the core's clock).
     ///   - json: Whether `--json` was given.
     ///   - words: The words around the value.
-    ///   - signIn: The command that signs in again (`companion certain login <address>`).
+    ///   - signIn: The command that signs in again (`companion certain login <address>`); `nil` when the failure's
+    ///     own sentence says how (the watch's "Reopen Omnigent on your iPhone and sign in.").
     ///   - extra: Members printed beside the report's in the JSON (a month's `prev` and `next`); `nil` for none.
     ///   - emptyLines: What the text prints for an empty answer (before the value's own lines).
     ///   - lines: The value's lines of text.
     static func show<Value: Encodable & Sendable & Equatable>(
         screen: String, _ state: ScreenState<Value>, now: Date, json: Bool, words: ScreenWords = ScreenWords(),
-        signIn: String, extra: (any Encodable & Sendable)? = nil, emptyLines: [String] = [],
+        signIn: String?, extra: (any Encodable & Sendable)? = nil, emptyLines: [String] = [],
         lines: (Value) -> [String]
     ) throws -> Int32 {
         let report = ScreenReport(screen: screen, state, now: now)
@@ -60,7 +61,8 @@ enum ScreenOutput {
         case .offline: Terminal.err("\(words.offline) — \(asOf(report, words)): \(report.reason ?? "")")
         case .failed:
             let reason = report.reason ?? words.failed
-            throw CommandFailure(report.signInRequired ? "\(reason) \(words.signIn): `\(signIn)`." : reason)
+            guard report.signInRequired, let signIn else { throw CommandFailure(reason) }
+            throw CommandFailure("\(reason) \(words.signIn): `\(signIn)`.")
         }
         if let value = report.value { lines(value).forEach(Terminal.out) }
         return 0

@@ -62,7 +62,9 @@ struct OmnigentCLITests {
         #expect(lines.count > recent + 1 && lines[recent + 1].contains(loose))
         // One session a page: --all reads the second page too.
         let paged = try await succeeds("omnigent", "sessions", "--search", tag, "--limit", "1", "--all", "--json")
-        let sessions = try #require(JSONValue(data: Data(paged.output.utf8))?.arrayValue)
+        let report = try #require(JSONValue(data: Data(paged.output.utf8)))
+        #expect(report["value"]?["has_more"] == false, "every page read")
+        let sessions = try #require(report["value"]?["sessions"]?.arrayValue)
         #expect(Set(sessions.compactMap { $0["id"]?.stringValue }) == [filed, loose])
     }
 
@@ -173,9 +175,42 @@ struct OmnigentCLITests {
         let approve = try await succeeds(
             "omnigent", "watch-client", "approve", id, eid, "--cookie-stdin", "--json", input: cookie)
         expectDocumentedShape(approve.output, "omnigent watch-client approve")
+        // Without a cookie the watch's screens fail as screens (the sign-in sentence, `sign_in_required`), its
+        // actions with their own object; every one exits 1.
         let signIn = try await run(["omnigent", "watch-client", "sessions", "--json"])
         #expect(signIn.status == 1)
-        expectDocumentedShape(signIn.output, "omnigent watch-client sign-in")
+        expectDocumentedShape(signIn.output, "omnigent screen failed")
+        let refused = try #require(JSONValue(data: Data(signIn.output.utf8)))
+        #expect(refused["screen"] == "watch/sessions" && refused["sign_in_required"] == true)
+        #expect(refused["reason"] == "Reopen Omnigent on your iPhone and sign in.")
+        let signInText = try await run(["omnigent", "watch-client", "show", id])
+        #expect(signInText.status == 1 && signInText.output.isEmpty)
+        #expect(signInText.errors == "companion: Reopen Omnigent on your iPhone and sign in.\n", "\(signInText.errors)")
+        let sendSignIn = try await run(["omnigent", "watch-client", "send", id, "Hello", "--json"])
+        #expect(sendSignIn.status == 1)
+        expectDocumentedShape(sendSignIn.output, "omnigent watch-client sign-in")
+    }
+
+    @Test("Issue 34 (one screen printer): an Omnigent screen that shows nothing prints the failed report, exit 1")
+    func failedScreenIsTheReport() async throws {
+        let server = try TestServers.omnigent().absoluteString
+        let missing = String(repeating: "0", count: 32)
+        let json = try await run(["omnigent", "show", missing, "--server", server, "--json"])
+        #expect(json.status == 1, "\(json.errors)")
+        expectDocumentedShape(json.output, "omnigent screen failed")
+        let report = try #require(JSONValue(data: Data(json.output.utf8)))
+        #expect(report["screen"] == "session" && report["state"] == "failed" && report["value"] == .null)
+        let reason = try #require(report["reason"]?.stringValue)
+        // The text prints nothing on standard output and the same sentence on standard error.
+        let text = try await run(["omnigent", "show", missing])
+        #expect(text.status == 1 && text.output.isEmpty)
+        #expect(text.errors.contains(reason), "\(text.errors)")
+        // The watch's show of the same session: its own screen, the same report shape.
+        let watch = try await run(
+            ["omnigent", "watch-client", "show", missing, "--cookie-stdin", "--json"], input: "ap_session=header-mode\n"
+        )
+        #expect(watch.status == 1)
+        expectDocumentedShape(watch.output, "omnigent screen failed")
     }
 
     @Test("O-WATCH-4: `omnigent send` with a runner bound: queued: true is sent, a pending_id is queued (text, JSON)")

@@ -1,3 +1,4 @@
+import CompanionCore
 import CompanionTestSupport
 import Foundation
 import Testing
@@ -47,6 +48,13 @@ struct OmnigentSignedInTests {
         let refused = try await run(["omnigent", "sessions", "--server", server])
         #expect(refused.status == 1)
         #expect(refused.errors.contains("Authentication required"), "\(refused.errors)")
+        // Issue 34 (one screen printer): the refusal is the failed screen report, which says to sign in again.
+        let refusedJSON = try await run(["omnigent", "sessions", "--server", server, "--json"])
+        #expect(refusedJSON.status == 1)
+        expectDocumentedShape(refusedJSON.output, "omnigent screen failed")
+        let report = try #require(JSONValue(data: Data(refusedJSON.output.utf8)))
+        #expect(report["sign_in_required"] == true, "\(refusedJSON.output)")
+        #expect(refused.errors.contains("`companion login \(server)`"), "\(refused.errors)")
 
         let login = try await succeeds(
             "login", server, "--user", user, "--password-stdin", input: password + "\n")

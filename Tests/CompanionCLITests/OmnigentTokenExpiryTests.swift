@@ -1,3 +1,4 @@
+import CompanionCore
 import CompanionTestSupport
 import Foundation
 import Testing
@@ -110,7 +111,8 @@ struct OmnigentTokenExpiryTests {
         // The watch client gets the cookie the phone would sync: the renewed token.
         let watch = try await succeeds("omnigent", "watch-client", "sessions", "--json")
         #expect(watch.output.contains(session))
-        #expect(watch.output.contains("\"state\":\"sessions\""))
+        let report = try #require(JSONValue(data: Data(watch.output.utf8)))
+        #expect(report["screen"] == "watch/sessions" && report["state"] == "content")
         try await succeeds("omnigent", "watch-client", "show", session, "--json")
     }
 }
