@@ -71,14 +71,15 @@ enum OmnigentFirstScreen {
         return page.sessions.map { "\($0.id) \($0.title ?? "")" }
     }
 
-    /// The same rows read by the `sqlite3` CLI: the stored page's sessions, id and title, in order.
+    /// The same rows read by the `sqlite3` CLI: the stored first page's sessions, id and title, in order. The
+    /// sessions list is the kit's paged list, kept as list items (`list_items`, one row a session in its position).
     static func sqlite(folder: URL) throws -> (file: String, query: String) {
         let note = try SeedNote.read(from: folder)
         let account = AccountKey(serverKey: try note.value("serverKey"), userID: try note.value("userID"))
         return (
             folder.appendingPathComponent(account.storageName + ".sqlite").path,
-            "SELECT json_extract(s.value, '$.id') || ' ' || coalesce(json_extract(s.value, '$.title'), '') "
-                + "FROM resources, json_each(resources.body, '$.data') AS s ORDER BY s.key"
+            "SELECT json_extract(body, '$.id') || ' ' || coalesce(json_extract(body, '$.title'), '') "
+                + "FROM list_items ORDER BY list_key, position LIMIT \(pageSize)"
         )
     }
 }
