@@ -232,6 +232,24 @@ extension CertainStandIn {
             #expect(after.allSatisfy { !$0.path.contains(where: \.isNumber) })  // no request per unknown id
         }
 
+        @Test("C-LOOK-4: ids read before a reload that succeeded, asked after it ended, cause no reload of their own")
+        @MainActor func idsReadBeforeAReloadShareIt() async throws {
+            let account = try await server.connect()
+            func reads() -> Int {
+                account.environment.journal.events.filter { $0.kind == .request && $0.message.hasSuffix("/api/tags") }
+                    .count
+            }
+            let lookups = account.server.lookups
+            let met = Date()  // a second screen's page read now; it asks only after the first screen's reload ended
+            _ = await lookups.resolving(tags: [99_991])
+            #expect(reads() == 1)
+            #expect(await lookups.resolving(tags: [99_992], readAt: met).tag(99_992) == nil)
+            #expect(reads() == 1, "the reload after the page was read already left 99992 unknown")
+            // A page read after that reload may name a tag made since: it reloads once.
+            _ = await lookups.resolving(tags: [99_993], readAt: Date().addingTimeInterval(1))
+            #expect(reads() == 2)
+        }
+
         @Test(
             "C-MONEY-1 C-ACC-1 C-OVER-4: exact amounts in their currency's minor units; an empty account; transfers not income"
         )

@@ -68,6 +68,6 @@ public final class BudgetModel {
         await feed.refresh()
         if feed.endsSignIn { await server.lookups.forget() }
         lookups = await server.lookups.resolving(
-            categories: reply?.groups.flatMap { $0.categories.map(\.categoryID) } ?? [])
+            categories: reply?.groups.flatMap { $0.categories.map(\.categoryID) } ?? [], readAt: feed.state.fetchedAt)
     }
 }

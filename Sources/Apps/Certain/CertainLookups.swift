@@ -32,6 +32,9 @@ public actor CertainLookups {
     private var attempted = Set<String>()
     /// How many reloads succeeded in this process: a caller that waited while one succeeded does not start another.
     private var successfulReloads = 0
+    /// When the last reload that succeeded was fetched: ids read from the server before then, and still unknown,
+    /// were left unknown by it.
+    private var reloadedAt: Date?
 
     /// The lookups of `bundle`'s account.
     public init(bundle: ServerBundle) {
@@ -72,6 +75,7 @@ public actor CertainLookups {
             let loaded = try await task.value
             value = loaded.value
             fetchedAt = loaded.fetchedAt
+            reloadedAt = loaded.fetchedAt
             successfulReloads += 1
             return loaded.value
         } catch {
@@ -85,8 +89,13 @@ public actor CertainLookups {
     }
 
     /// The lookups, made sure to know the given ids: an unknown id triggers one reload, shared by every caller
-    /// and never repeated for an id that a successful reload left unknown (C-LOOK-4).
-    public func resolving(accounts: [Int] = [], categories: [Int] = [], tags: [Int] = []) async -> Lookups {
+    /// and never repeated for an id that a successful reload left unknown (C-LOOK-4). `readAt` is when the ids
+    /// were read from the server (a screen's `fetchedAt`): a reload that succeeded with a reply fetched after that
+    /// left them unknown, so they show the placeholder and cause no reload of their own, however late this call
+    /// comes (a screen whose page arrived before another screen's reload ended, and asks after it).
+    public func resolving(
+        accounts: [Int] = [], categories: [Int] = [], tags: [Int] = [], readAt: Date? = nil
+    ) async -> Lookups {
         let seen = successfulReloads
         if let reloading { _ = try? await reloading.value }  // a reload under way may already know them
         await loadStored()
@@ -97,6 +106,7 @@ public actor CertainLookups {
         // A reload that succeeded while this call waited (another screen's) read the server after these ids were
         // met: it left them unknown, so they show the placeholder and cause no reload of their own.
         guard successfulReloads == seen else { return known }
+        if let readAt, let reloadedAt, reloadedAt > readAt { return known }
         do {
             _ = try await reload()
         } catch {

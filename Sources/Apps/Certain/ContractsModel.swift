@@ -32,6 +32,6 @@ public final class ContractsModel {
         if feed.endsSignIn { await server.lookups.forget() }
         let items = state.value?.items ?? []
         lookups = await server.lookups.resolving(
-            accounts: items.map(\.accountID), categories: items.compactMap(\.categoryID))
+            accounts: items.map(\.accountID), categories: items.compactMap(\.categoryID), readAt: state.fetchedAt)
     }
 }

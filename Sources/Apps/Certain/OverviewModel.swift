@@ -71,6 +71,6 @@ public final class OverviewModel {
             accounts: overview.latest.flatMap { [$0.accountID] + ($0.toAccountID.map { [$0] } ?? []) },
             categories: overview.latest.compactMap(\.categoryID)
                 + overview.budget.groups.flatMap { $0.categories.map(\.categoryID) },
-            tags: overview.latest.flatMap(\.tagIDs))
+            tags: overview.latest.flatMap(\.tagIDs), readAt: state.fetchedAt)
     }
 }

@@ -150,7 +150,7 @@ public final class TransactionsModel {
         let items = shown.value?.items ?? []
         let resolved = await server.lookups.resolving(
             accounts: items.flatMap { [$0.accountID] + ($0.toAccountID.map { [$0] } ?? []) },
-            categories: items.compactMap(\.categoryID), tags: items.flatMap(\.tagIDs))
+            categories: items.compactMap(\.categoryID), tags: items.flatMap(\.tagIDs), readAt: shown.state.fetchedAt)
         if shown === feed { lookups = resolved }
     }
 }
