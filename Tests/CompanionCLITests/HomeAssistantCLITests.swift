@@ -145,6 +145,73 @@ struct HomeAssistantCLITests {
     }
 }
 
+/// `companion homeassistant watch` through a restart of Home Assistant (H-CLI-5, H-CONN-10, H-ENT-8), on the https
+/// instance with its client certificate and private CA in the terminal's network settings: a restart of the plain
+/// instance would take the server from every suite running beside.
+@Suite(.exclusive("homeassistant-tls"))
+struct HomeAssistantCLIRestartTests {
+    @Test(
+        "H-CLI-5 H-CONN-10 H-ENT-8: a watch through a restart of Home Assistant: connection lost, retried, reconnected with current states"
+    )
+    func watchThroughRestart() async throws {
+        let program = try ProgramRun.executable("companion")
+        let home = try TemporaryFolder(prefix: "companion-ha-restart")
+        let url = try TestServers.url("HOMEASSISTANT_TLS_URL").absoluteString
+        let password = try String(
+            contentsOfFile: try TestServers.value("HOMEASSISTANT_PASSWORD_FILE"), encoding: .utf8
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        let passphrase = try String(
+            contentsOfFile: try TestServers.value("HOMEASSISTANT_TLS_P12_PASSPHRASE_FILE"), encoding: .utf8
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        let environment = [
+            "HOME": home.url.path, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+        ]
+        let run = { (arguments: [String], input: String) async throws -> ProgramRun.Result in
+            try await ProgramRun.run(program, arguments, environment: environment, input: input, limit: .seconds(120))
+        }
+        // The network settings, as a person would give them: the private CA, then the client identity.
+        let trust = try await run(
+            ["trust", url, "--ca", try TestServers.value("HOMEASSISTANT_TLS_ROOT_PEM"), "--yes"], "")
+        try #require(trust.status == 0, "trust: \(trust.errors)")
+        let identity = try await run(
+            [
+                "identity", "import", try TestServers.value("HOMEASSISTANT_TLS_CLIENT_P12"), "--server", url,
+                "--passphrase-stdin",
+            ], passphrase + "\n")
+        try #require(identity.status == 0, "identity import: \(identity.errors)")
+        let login = try await ServerTurn.take("homeassistant-password") {
+            try await run(["homeassistant", "login", url, "--user", "ci", "--password-stdin"], password + "\n")
+        }
+        try #require(login.status == 0, "login: \(login.errors)")
+        let id = "input_number.thermostat"
+        let set = try await run(
+            ["homeassistant", "call", "input_number.set_value", "--entity", id, "--data", #"{"value": 25}"#], "")
+        try #require(set.status == 0, "set_value: \(set.errors)")
+        let watch = try RunningProgram(program, ["homeassistant", "watch", id, "--json"], environment: environment)
+        defer { watch.stop() }
+        try #require(
+            await watch.line(within: .seconds(90)) { $0.hasPrefix("Watching ") } != nil, "not live: \(watch.text)")
+        // Home Assistant restarts (the control API; users, tokens and booleans survive, input_numbers start again
+        // from their initial 20.0).
+        let control = try TestServers.url("HOMEASSISTANT_CONTROL_URL")
+        let client = TestClients.loopback(control.deletingLastPathComponent(), timeout: .seconds(220))
+        let restart = try await client.call(
+            .post, "/\(control.lastPathComponent)/restart", json: ["instance": "tls"])
+        try #require(restart.response.status == 200, "restart answered \(restart.response.status)")
+        let lost = await watch.line(within: .seconds(60)) { $0.hasPrefix("Connection lost; retry 1 ") }
+        #expect(lost != nil, "no retry notice: \(watch.text)")
+        let back = await watch.line(within: .seconds(120)) { $0 == "Reconnected: current states received." }
+        #expect(back != nil, "not reconnected: \(watch.text)")
+        let line = await watch.line(within: .seconds(30)) { $0.hasPrefix("{") }
+        let change = JSONValue(data: Data((line ?? "").utf8))
+        #expect(change?["entity_id"] == .string(id), "\(watch.text)")
+        #expect(
+            change?["from"] == "25.0" && change?["to"] == "20.0", "the current state after the restart: \(line ?? "")")
+        watch.stop()
+    }
+}
+
 /// A program running beside the test (`companion homeassistant watch`): its standard output and error in one pipe,
 /// read line by line on a thread of its own up to a deadline (never on the shared pool, never a sleep), killed by
 /// `stop()`.

@@ -225,3 +225,36 @@ final class StalledRefresh: Middleware {
         await connection.stop()
     }
 }
+
+/// A burst of events from another client (H-CONN-16), on the https instance: 4,000 events on every live connection
+/// of the plain instance would slow every suite running beside.
+@Suite(.exclusive("homeassistant-tls")) struct BurstTests {
+    @Test(
+        "H-CONN-16: 2,000 set_value calls by another client at once → this connection stays ready and ends with the last value"
+    )
+    func burstFromElsewhere() async throws {
+        let home = try await LiveHome(.tls)
+        try await home.startLive()
+        let token = try HomeAssistantFixture.file("HOMEASSISTANT_TLS_TOKEN_FILE")
+        let other = try await LiveHome(.tls, credential: .bearer(accessToken: token, refreshToken: nil, expiresAt: nil))
+        try await other.startLive()
+        let id = "input_number.living_room_setpoint_2"
+        let call: @Sendable (Double) -> ServiceCall = { value in
+            ServiceCall(domain: "input_number", service: "set_value", entityIDs: [id], data: ["value": .number(value)])
+        }
+        // 1,999 calls sent together (the other client does not wait between them), then the last one alone.
+        let done = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<1999 {
+                group.addTask { await other.connection.call(call(10 + Double(index % 40) / 2)).isDone }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(done == 1999)
+        #expect(await other.connection.call(call(27.5)).isDone)
+        #expect(try await home.waitForEntities(upTo: .seconds(120)) { $0[id]?.state == "27.5" })
+        #expect(await home.connection.readyCount == 1, "the connection dropped under the burst")
+        #expect(await home.connection.channel.state == .ready)
+        await other.connection.stop()
+        await home.connection.stop()
+    }
+}

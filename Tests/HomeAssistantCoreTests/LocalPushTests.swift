@@ -10,7 +10,7 @@ import Testing
 /// remote push repeating a local one (H-NOT-4).
 @Suite struct LocalPushTests {
     @Test(
-        "H-MOB-16 H-MOB-17 H-NOT-4: a local push while connected is presented, then confirmed; one confirmed after Home Assistant's 10 s → not_found → subscribed again; its remote repeat is dropped"
+        "H-MOB-16 H-MOB-17 H-NOT-4: an unknown webhook id refused; a local push while connected is presented, then confirmed; one confirmed after Home Assistant's 10 s → not_found → subscribed again; its remote repeat is dropped"
     )
     func localPushConfirmed() async throws {
         let home = try await LiveHome()
@@ -25,6 +25,17 @@ import Testing
             osVersion: "6", push: ("ci-push-token", try TestServers.value("HOMEASSISTANT_PUSH_URL")))
         let registration = try await app.register(info, config: try await home.server.config().value, encrypted: false)
         let webhookID = registration.webhookID
+        // An id Home Assistant does not know: the channel is refused with its own words, no retry.
+        do {
+            try await home.connection.followLocalPush(webhookID: String(repeating: "0", count: 64)) { _ in false }
+            Issue.record("an unknown webhook id was followed")
+        } catch {
+            guard case .server(let code, let message) = error else {
+                Issue.record("not the server's refusal: \(error)")
+                return
+            }
+            #expect(code == "not_found" && message == "Webhook ID not found", "\(code): \(message)")
+        }
         let start = try await catcher.call(.get, "/pushes").json?["version"]?.intValue ?? 0
         let (subscriptions, subscribed) = AsyncStream<Void>.makeStream()
         let (pushes, received) = AsyncStream<LocalPush>.makeStream()
@@ -104,7 +115,7 @@ import Testing
         _ = try await withDeadline(.seconds(20)) { try await follow.value }
         let sent = home.sent
         let channels = sent.filter { $0["type"] == "mobile_app/push_notification_channel" }
-        #expect(channels.count == 2 && channels.allSatisfy { $0["support_confirm"] == true })
+        #expect(channels.count == 3 && channels.allSatisfy { $0["support_confirm"] == true }, "the refused one and two")
         let confirms = sent.filter { $0["type"] == "mobile_app/push_notification_confirm" }
         #expect(confirms.compactMap { $0["confirm_id"]?.stringValue }.first == confirmID)
         #expect(confirms.count == 3, "each push confirmed once: \(confirms.count)")

@@ -10,7 +10,7 @@ import Testing
 
 /// Screens as feeds of what the connection keeps in the store: live, then stale with their age when the
 /// connection ends and at the next launch (H-OFF-1..3), against the real Home Assistant.
-@Suite struct OfflineTests {
+@Suite(.serialized) struct OfflineTests {
     @Test(
         "H-OFF-1 H-OFF-2 H-OFF-3: a change elsewhere reaches the feeds; stale from the drop; at launch the stored states with their age"
     )
@@ -69,13 +69,16 @@ import Testing
         let clock = ManualWallClock(Date(timeIntervalSince1970: 1_796_700_000))
         let home = try await LiveHome(clock: clock)
         try await home.startLive()
-        // The power booleans of every area's lights and switches (no other test touches them), toggled in one call
-        // from elsewhere: 140 events and those of the template lights and sensors that follow them, arriving
-        // together, far more than the connection applies before the stop.
+        // The booleans of two areas no other test touches, toggled in one call from elsewhere: 40 events and those of
+        // the template lights and sensors that follow them, arriving together. Screens open on this account's store
+        // (each reads it again after every event's write) make each event slow to apply, so most are still buffered
+        // at the stop; the burst stays small for the suites beside this one.
         let booleans = await home.connection.entities.sorted.map(\.entityID).filter {
-            $0.hasPrefix("input_boolean.") && $0.hasSuffix("_power")
+            $0.hasPrefix("input_boolean.attic_") || $0.hasPrefix("input_boolean.basement_")
         }
-        try #require(booleans.count == 140)
+        try #require(booleans.count == 40)
+        let screens = (0..<12).map { _ in home.server.entitiesByArea() }
+        for screen in screens { await screen.refresh() }
         let updates = await home.connection.updates()
         let touched = Set(booleans)
         let first = Task { () -> Bool in
@@ -103,5 +106,6 @@ import Testing
             return
         }
         #expect(age == 750)
+        #expect(screens.count == 12)
     }
 }

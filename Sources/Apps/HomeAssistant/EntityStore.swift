@@ -57,10 +57,13 @@ public enum EntityStore {
     }
 
     /// Marks the data not live: at a drop, current until `droppedAt`; at launch (`nil`), keeping the time it was
-    /// last current.
-    static func markNotLive(droppedAt: Date?, in store: OfflineStore) async throws(StoreError) {
+    /// last current. With `onlyIfLive`, a mark that already says not live is left as it is (its time kept).
+    static func markNotLive(droppedAt: Date?, onlyIfLive: Bool = false, in store: OfflineStore)
+        async throws(StoreError)
+    {
         try await store.write { transaction throws(StoreError) in
             guard let stored = try transaction.resource(sync) else { return }
+            if onlyIfLive, JSONValue(data: stored.body)?["live"]?.boolValue != true { return }
             try transaction.put(mark(live: false, at: droppedAt ?? stored.fetchedAt))
         }
     }

@@ -358,12 +358,13 @@ public actor HomeAssistantConnection {
         await channel.start()
     }
 
+    /// Marks the data not live from `date`: whenever the stored mark says live, whatever `isLive` says (an event's
+    /// write may have stored a live mark while this connection was leaving: it is stored before this write).
     private func leaveLive(at date: Date) async {
         liveMark.withLock { $0 = false }
-        guard isLive else { return }
         isLive = false
         do {
-            try await EntityStore.markNotLive(droppedAt: date, in: server.bundle.store)
+            try await EntityStore.markNotLive(droppedAt: date, onlyIfLive: true, in: server.bundle.store)
         } catch {
             journal.record(.error, "Home Assistant: the stored states could not be marked stale: \(error)")
         }
