@@ -198,8 +198,10 @@ extension AgainstReferenceServer {
             #expect(try await root.caseID(for: "C-") == "C-")
             #expect(try await root.caseID(for: id) == id)
             #expect(try await root.caseID(for: "C-1x") == "C-1x")
+            // Every character after `C-` is a digit, the first included (mutation survivor m-0e6e098c97).
+            #expect(try await root.caseID(for: "C-x1") == "C-x1")
             #expect(try await server.log().isEmpty)
-            // A one-digit number is a number too (mutation survivor m-0e6e098c97): looked up, never taken as the id.
+            // A one-digit number is a number too: looked up, never taken as the id.
             let first = try await root.caseID(for: "C-1")
             #expect(try await server.log().count == 1)
             let page = root.casePage(first)

@@ -104,6 +104,28 @@ extension AgainstReferenceServer {
             #expect(moved, "the row read again with a later report moved to the top")
         }
 
+        @MainActor @Test(.timeLimit(.minutes(1))) func aNewChangeWithoutItsBranchIsReadByItsOwnId() async throws {
+            // M-CHG-4 (mutation survivor m-856e68eaf1): an event for a change the list does not hold yet, carrying
+            // its report's time but not its branch, is judged by its own fields: its row is read again by its id.
+            let server = try ReferenceServer()
+            try await server.reset()
+            let list = ChangesModel(workspace: try await server.workspace("ada"), project: "shop")
+            await list.refresh()
+            let id = try #require(
+                try await server.report(PipelineReport(commit: "8a8a8a8", branch: "feat/new-row")).change)
+            list.follow(
+                ProjectEvent(
+                    kind: "change", revision: 1_000,
+                    data: [
+                        "id": .string(id), "state": "open", "head": "8a8a8a8",
+                        "updated_at": "2026-12-01T10:00:00.000000Z",
+                    ]))
+            let read = await waitUntilObserved(upTo: .seconds(20)) {
+                list.state.value?.first { $0.id == id }?.ref?.branch == "feat/new-row"
+            }
+            #expect(read, "the new row was read again by its id")
+        }
+
         @MainActor @Test(.timeLimit(.minutes(1))) func aStreamTheServerRefusesEndsAsFailed() async throws {
             // M-CHG-4 (mutation survivor m-7736834c0d): a stream the server refuses ends as failed, saying why,
             // never left as running.

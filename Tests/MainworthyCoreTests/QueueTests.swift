@@ -308,6 +308,29 @@ extension AgainstReferenceServer {
             #expect(page.recorded?.decision.answer == "defect" && page.recorded?.decision.tracker == nil)
         }
 
+        // M-QUEUE-2, M-QUEUE-11 (mutation survivor m-849f76987f): with two failures open, an answered failure leaves
+        // the list and the summary counts exactly one failure fewer, the others as they were.
+        @MainActor @Test func anAnsweredFailureCountsExactlyOneFewer() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            _ = try await server.report(
+                PipelineReport(
+                    commit: "d4e5f6a", branch: "feat/cart", pullRequest: 412,
+                    results: [.init(test: "cart › removes an item", outcome: "fail", message: "expected 1 item, got 2")]
+                ))
+            let queue = try #require(try await server.workspace("ada").queue)
+            await queue.refresh()
+            let before = try #require(queue.state.value?.summary)
+            try #require(before.failures >= 2, "\(before)")
+            let page = queue.question("q_2")
+            await page.refresh()
+            await page.answer("test_wrong")
+            #expect(page.recorded != nil, "\(page.problem ?? "")")
+            #expect(queue.state.value?.summary.failures == before.failures - 1)
+            #expect(queue.state.value?.summary.canWait == before.canWait)
+            #expect(queue.state.value?.items.contains { $0.id == "q_2" } == false)
+        }
+
         @MainActor @Test func aConfirmedAnswerShowsTheRecordedBarAndLeavesTheList() async throws {  // M-QUEUE-11
             let server = try ReferenceServer()
             try await server.reset()

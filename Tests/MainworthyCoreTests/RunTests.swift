@@ -63,8 +63,11 @@ extension AgainstReferenceServer {
             try await server.reset()
             let run = try await Self.openRun(server)
             #expect(run.canStart)
+            // Steps and a note are offered only on an open slot (mutation survivor m-f173edb0e5), as is recording.
+            #expect(run.actions.isDisjoint(with: [.markStep, .note, .record]) && run.actions.contains(.start))
             await run.start()
             #expect(run.openSlot?.slot.id == "s_2")
+            #expect(run.actions.isSuperset(of: [.markStep, .note, .record]))
         }
 
         @MainActor @Test func anySlotOpensWithOrWithoutAResultAtItsPinnedVersion() async throws {  // M-RUN-3, M-RUN-4
