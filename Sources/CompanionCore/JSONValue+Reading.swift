@@ -16,9 +16,10 @@ extension JSONValue {
     /// most 512 deep, strings without control characters or unpaired surrogates, objects without a repeated key,
     /// and any number RFC 8259 allows, given as the decoder gives it (`20.0` and `-0` are the integers 20 and 0, an
     /// integer past 64 bits a `Double`) except the two it reads its own way: past `Double`'s range (`1e400`, an
-    /// error) and a whole number from 2^53 to 2^63 written with a fraction or an exponent or below -2^63. Anything
-    /// else — an error, a trailing comma or a byte order mark (which `JSONDecoder` accepts), a repeated key — gives
-    /// `nil`, and the caller decodes with `JSONDecoder` to get its value or its error.
+    /// error), and a number that is not a plain 64-bit integer but whose `Double` is a whole number from 2^53 to 2^63
+    /// in magnitude (`1e18`, `9007199254740993.0`, read again as a `Decimal`). Anything else — an error, a trailing
+    /// comma or a byte order mark (which `JSONDecoder` accepts), a repeated key — gives `nil`, and the caller
+    /// decodes with `JSONDecoder` to get its value or its error.
     public static func reading(_ data: Data) -> JSONValue? {
         // `Optional.none` spelled out: `JSONValue` is itself `ExpressibleByNilLiteral`, so a bare `nil` where a
         // `JSONValue` fits would be `.null`.
@@ -222,8 +223,8 @@ private struct StrictReader {
     /// `Double` (correctly rounded, as `strtod` gives it): a whole `Double` under 2^53 in magnitude is an integer
     /// (`20.0`, `1e2`, `-0.0` and `1e-400` give 20, 100, 0 and 0), one that is not whole or that no `Int64` holds
     /// (`12.5`, `9223372036854775808`, `1e300`) is that `Double`. Two cases are left to the decoder: a number past
-    /// `Double`'s range (`1e400`, an error there), and a whole `Double` from 2^53 up to 2^63, which the decoder
-    /// reads again as a `Decimal`.
+    /// `Double`'s range (`1e400`, an error there), and a whole `Double` from 2^53 up to 2^63 in magnitude (`1e18`,
+    /// `-9223372036854775809`), which the decoder reads again as a `Decimal`.
     mutating func number() -> JSONValue? {
         let start = index
         let negative = bytes[index] == UInt8(ascii: "-")
