@@ -144,6 +144,15 @@ struct JSONValueReadingTests {
         }
     }
 
+    @Test("issue 39 P12: a number past Double's range is the decoder's error, never a trap or an infinity")
+    func numberPastDoublesRangeIsAnError() {
+        for text in ["1e400", "-1E400", "[1,1e999]", "1" + String(repeating: "0", count: 400)] {
+            #expect(JSONValue.reading(Data(text.utf8)) == nil)
+            #expect(JSONValue(data: Data(text.utf8)) == nil)
+            #expect(throws: DecodingError.self) { try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) }
+        }
+    }
+
     @Test("invalid UTF-8 and deep nesting are left to the decoder")
     func leavesInvalidBytesAndDepth() {
         #expect(JSONValue.reading(Data([0x22, 0xC3, 0x28, 0x22])) == nil)
