@@ -7,6 +7,7 @@ let targets = [
     "FuzzLinkParser", "FuzzServerAddress", "FuzzManagedConfiguration", "FuzzBridgeEnvelope", "FuzzSSEParser",
     "FuzzVaultObject", "FuzzVaultEnvelope", "FuzzTimestamp", "FuzzScheduleCodec", "FuzzCertainValues",
     "FuzzTeamData", "FuzzCertificate", "FuzzWebSocketDecoder", "FuzzHomeAssistantValues", "FuzzSecretBox",
+    "FuzzJSONReader",
 ]
 /// Dependencies only one target needs (an app's module, so the kit's targets do not build every app).
 let extra: [String: [Target.Dependency]] = [
