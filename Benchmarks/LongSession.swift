@@ -30,7 +30,8 @@ enum LongSession {
     final class Child: Sendable {
         let name: String
         let process: Process
-        private let state = Locked<(samples: [(Double, Int)], received: Int, ready: Bool)>(([], 0, false))
+        private let state = Locked<(samples: [(Double, Int)], received: Int, ready: Bool, ended: String?)>(
+            ([], 0, false, nil))
 
         init(name: String, process: Process) {
             self.name = name
@@ -40,6 +41,8 @@ enum LongSession {
         var ready: Bool { state.withLock { $0.ready } }
         var received: Int { state.withLock { $0.received } }
         var samples: [(Double, Int)] { state.withLock { $0.samples } }
+        /// Why the child's stream ended, when it said so (`ended <sentence>`).
+        var ended: String? { state.withLock { $0.ended } }
 
         func sample(at seconds: Double) {
             guard let kib = LongSession.residentKiB(of: process.processIdentifier) else { return }
@@ -63,6 +66,7 @@ enum LongSession {
                             if line.hasPrefix("received "), let count = Int(line.dropFirst(9)) {
                                 state.received = count
                             }
+                            if line.hasPrefix("ended ") { state.ended = String(line.dropFirst(6)) }
                         }
                     }
                 }
@@ -153,7 +157,8 @@ enum LongSession {
                     + Report.pad(String(format: "%.1f MiB", Double(highest) / 1024), 15)
                     + String(format: "%+.1f %% (highest %+.1f %%)", growth * 100, peakGrowth * 100))
             guard child.received >= posted * 9 / 10 else {
-                throw BenchmarkError("p10: \(child.name) saw \(child.received) of \(posted) events")
+                let why = child.ended.map { "; its stream ended: \($0)" } ?? ""
+                throw BenchmarkError("p10: \(child.name) saw \(child.received) of \(posted) events\(why)")
             }
             Report.record(
                 id: "p10", title: title, name: "\(child.name): RSS after the warm-up", seconds: Double(first) / 1024,
@@ -252,10 +257,17 @@ enum LongSession {
             let counter = Counter()
             events.subscribe(counter) { _ in received.count.withLock { $0 += 1 } }
             say("ready")
-            // Follow until killed; the screens keep the core's state alive.
+            // Follow until killed; the screens keep the core's state alive. A stream that ends for good (the
+            // session gone, as when the stand-in is reset under the run) is said once, so the parent can say why
+            // events stopped instead of only counting them.
+            var saidEnd = false
             while true {
-                try await Task.sleep(for: .seconds(3600))
+                try await Task.sleep(for: .seconds(1))
                 _ = (changes, counter)
+                if !saidEnd, case .failed(let sentence) = events.status {
+                    saidEnd = true
+                    say("ended \(sentence)\(workspace.signedOut ? " (signed out)" : "")")
+                }
             }
         case "omnigent":
             guard arguments.count == 3 else { throw BenchmarkError("p10-child omnigent needs a session id") }
