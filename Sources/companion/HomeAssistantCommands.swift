@@ -293,28 +293,26 @@ enum HomeAssistantCommands {
             throw CommandFailure("Home Assistant has no entity \(id).")
         }
         let entity = detail.entity
-        if arguments.flag("json") {
-            Terminal.out(
-                try JSONOutput.document(
-                    EntityReport(
-                        entityID: entity.entityID, state: entity.state, name: entity.name, area: detail.area,
-                        lastChanged: entity.lastChanged.description, lastUpdated: entity.lastUpdated.description,
-                        attributes: entity.attributes, stale: shown.kind != .content,
-                        age: shown.age.map { Int($0) })))
-            return 0
+        let report = shown.map { _ in
+            EntityReport(
+                entityID: entity.entityID, state: entity.state, name: entity.name, area: detail.area,
+                lastChanged: entity.lastChanged.description, lastUpdated: entity.lastUpdated.description,
+                attributes: entity.attributes)
         }
-        if shown.kind != .content { Terminal.err("Not up to date: \(ScreenOutput.ageText(shown.age ?? 0)) old.") }
-        Terminal.out("\(entity.entityID): \(entity.state)")
-        Terminal.out("  name: \(entity.name)")
-        Terminal.out("  area: \(detail.area ?? "none")")
-        Terminal.out("  since: \(entity.lastChanged) (updated \(entity.lastUpdated))")
-        for (key, value) in entity.attributes.sorted(by: { $0.key < $1.key }) {
-            Terminal.out("  \(key): \(value.jsonString())")
+        return try ScreenOutput.show(
+            screen: "homeassistant state", report, now: server.bundle.clock.now(), json: arguments.flag("json"),
+            signIn: signInHint
+        ) { entity in
+            [
+                "\(entity.entityID): \(entity.state)", "  name: \(entity.name)", "  area: \(entity.area ?? "none")",
+                "  since: \(entity.lastChanged) (updated \(entity.lastUpdated))",
+            ]
+                + entity.attributes.sorted(by: { $0.key < $1.key }).map { "  \($0.key): \($0.value.jsonString())" }
         }
-        return 0
     }
 
-    struct EntityReport: Encodable {
+    /// One entity as `state` shows it (the screen's value).
+    struct EntityReport: Encodable, Sendable, Equatable {
         let entityID: String
         let state: String
         let name: String
@@ -322,11 +320,9 @@ enum HomeAssistantCommands {
         let lastChanged: String
         let lastUpdated: String
         let attributes: [String: JSONValue]
-        let stale: Bool
-        let age: Int?
 
         enum CodingKeys: String, CodingKey {
-            case state, name, area, attributes, stale, age
+            case state, name, area, attributes
             case entityID = "entity_id"
             case lastChanged = "last_changed"
             case lastUpdated = "last_updated"

@@ -86,12 +86,13 @@ struct HomeAssistantCLITests {
         try await login()
         let id = "input_boolean.garage_plug_2"
         let before = try await run(["state", id, "--json"])
-        let was = JSONValue(data: Data(before.output.utf8))?["state"]?.stringValue
+        expectDocumentedShape(before.output, "homeassistant state")
+        let was = JSONValue(data: Data(before.output.utf8))?["value"]?["state"]?.stringValue
         let toggle = try await run(["toggle", id, "--json"])
         #expect(toggle.status == 0, "\(toggle.errors)")
         expectDocumentedShape(toggle.output, "homeassistant call")
         let after = try await run(["state", id, "--json"])
-        let now = JSONValue(data: Data(after.output.utf8))?["state"]?.stringValue
+        let now = JSONValue(data: Data(after.output.utf8))?["value"]?["state"]?.stringValue
         #expect(was != nil && now != nil && was != now, "\(String(describing: was)) → \(String(describing: now))")
         // H-CLI-5: a `watch` running beside; a toggle from another terminal arrives on it as one JSON line.
         let watch = try RunningProgram(program, ["homeassistant", "watch", id, "--json"], environment: environment())
