@@ -53,13 +53,14 @@ import Testing
         let away = try #require(
             DiscoveredServer(txt: ["internal_url": "", "external_url": "https://ha.example", "location_name": ""]))
         #expect(away.url == "https://ha.example" && away.name == "Home")
-        #expect(DiscoveredServer(txt: ["base_url": "http://10.0.0.2:8123"])?.url == "http://10.0.0.2:8123")
+        #expect(DiscoveredServer(txt: ["base_url": "http://ha-base.lan:8123"])?.url == "http://ha-base.lan:8123")
         let both = DiscoveredServer(txt: [
-            "internal_url": "https://ha.lan:8123", "external_url": "https://ha.example", "base_url": "http://10.0.0.2",
+            "internal_url": "https://ha.lan:8123", "external_url": "https://ha.example",
+            "base_url": "http://ha-base.lan",
         ])
         #expect(both?.url == "https://ha.lan:8123")
         #expect(
-            DiscoveredServer(txt: ["external_url": "https://ha.example", "base_url": "http://10.0.0.2"])?.url
+            DiscoveredServer(txt: ["external_url": "https://ha.example", "base_url": "http://ha-base.lan"])?.url
                 == "https://ha.example")
     }
 }

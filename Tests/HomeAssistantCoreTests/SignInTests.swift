@@ -219,6 +219,8 @@ import Testing
         #expect(
             try await refused.signIn(username: server.user, password: server.password)
                 == .ended(.signInEnded(.invalidRedirect, serverSentence: "Invalid redirect URI")))
+        // Parsed only, never dialled: Home Assistant's client_id rule tells a public IP host (refused) from a
+        // private or loopback one (accepted), so these two lists need IP literals of both kinds.
         for bad in [
             "https://8.8.8.8/", "ftp://ha.example/", "https://ha.example/#x", "https://u:p@ha.example/",
             "https://ha.example/a/../b", "https://home-assistant.io/iOS",
