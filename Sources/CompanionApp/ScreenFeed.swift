@@ -23,6 +23,10 @@ import Observation
 /// - A refresh that a later one replaced publishes nothing more; a failure keeps what is shown.
 /// - A paged feed reads the next page into the store's list (`loadMore()`), after which the whole stored list is
 ///   shown; `hasMore` says whether the list has a next page.
+/// - What a screen model derives from the value beyond the feed (names resolved from the ids it shows) is
+///   registered once with `afterEachRead(_:)`: it runs after every read ends (a refresh, a next page, a stored copy
+///   shown after a write) and is awaited before that call returns, so a view that pages with the feed's own
+///   `loadMore()` gets the derived values too.
 @Observable @MainActor
 public final class ScreenFeed<Value: Sendable & Equatable> {
     /// What the screen shows.
@@ -45,6 +49,7 @@ public final class ScreenFeed<Value: Sendable & Equatable> {
     @ObservationIgnored private let watcher = FeedWatcher()
     @ObservationIgnored private var generation = 0
     @ObservationIgnored private var failureHandlers: [@MainActor (HTTPError) -> Void] = []
+    @ObservationIgnored private var readHandlers: [@MainActor (ScreenFeed<Value>) async -> Void] = []
 
     /// A feed reading through `source`, observing its region of the store from now on.
     init(source: FeedSource<Value>) {
@@ -86,6 +91,16 @@ public final class ScreenFeed<Value: Sendable & Equatable> {
         return self
     }
 
+    /// Runs `handler` with the feed after every read of it ends — a refresh (also one that failed), a next page, or
+    /// the stored copy shown after a write of its data — and awaits it before that call returns: where a screen
+    /// model derives more from what is shown (names resolved from ids). Handlers run in the order they were added.
+    /// A constant feed never reads, so never runs them. Returns the feed.
+    @discardableResult
+    public func afterEachRead(_ handler: @escaping @MainActor (ScreenFeed<Value>) async -> Void) -> ScreenFeed<Value> {
+        readHandlers.append(handler)
+        return self
+    }
+
     /// The state with the failure behind it, as one value.
     public var update: ScreenUpdate<Value> {
         ScreenUpdate(state: state, failure: failure, endsSignIn: endsSignIn, cause: cause)
@@ -110,7 +125,7 @@ public final class ScreenFeed<Value: Sendable & Equatable> {
             guard run == generation, !Task.isCancelled else { return }
             apply(source.bundle.failing(state, with: error, reading: source.key))
         }
-        await noteMore()
+        await readEnded()
     }
 
     /// Reads the next page of a paged list into the store and shows the whole stored list; does nothing when
@@ -124,6 +139,7 @@ public final class ScreenFeed<Value: Sendable & Equatable> {
             await showStored()
         } catch {
             apply(source.bundle.failing(state, with: error, reading: source.key))
+            await readEnded()
         }
     }
 
@@ -143,7 +159,7 @@ public final class ScreenFeed<Value: Sendable & Equatable> {
         guard let source, let stored = try? await source.stored() else { return }
         if source.storedIsCurrent {
             apply(source.bundle.update(for: stored, isEmpty: source.isEmpty, key: source.key))
-            await noteMore()
+            await readEnded()
             return
         }
         let value = stored.value
@@ -162,7 +178,7 @@ public final class ScreenFeed<Value: Sendable & Equatable> {
             cause = nil
         }
         if next != state { state = next }
-        await noteMore()
+        await readEnded()
     }
 
     private func apply(_ update: ScreenUpdate<Value>) {
@@ -173,6 +189,12 @@ public final class ScreenFeed<Value: Sendable & Equatable> {
         if let failure = update.failure {
             for handler in failureHandlers { handler(failure) }
         }
+    }
+
+    /// Notes whether a next page exists, then runs the handlers registered with `afterEachRead(_:)`.
+    private func readEnded() async {
+        await noteMore()
+        for handler in readHandlers { await handler(self) }
     }
 
     private func noteMore() async {

@@ -279,7 +279,7 @@ enum CertainCommands {
         let server = try await open(arguments)
         let model = await TransactionsModel(server: server, pageSize: limit)
         await model.apply(query)
-        if arguments.flag("all") { await model.loadAll() }
+        if arguments.flag("all") { await model.feed?.loadAll() }
         let lookups = await model.lookups
         let texts = server.texts
         let state = await model.state.map { list in

@@ -39,7 +39,7 @@ extension CertainStandIn {
                 await budget.load(BudgetMonth("2026-10"))
                 await budget.previous()
                 await accounts.load()
-                await transactions.loadMore()
+                await transactions.feed?.loadMore()
             }
             #expect(overview.state.value != nil)
             #expect(transactions.state.value?.items.count == 100)

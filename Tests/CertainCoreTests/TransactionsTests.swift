@@ -81,19 +81,19 @@ extension CertainStandIn {
             guard case .transfer(let lone) = first.rows.first else { throw Failure("\(first.rows)") }
             #expect(!lone.isComplete && lone.legs.map(\.purpose) == ["Split Hin"])
             try await server.clearRequests()
-            await model.loadMore()
+            await model.feed?.loadMore()
             #expect(items(try #require(queries(try await server.requests()).first))["cursor"] == first.nextCursor)
             let second = try #require(model.state.value)
             guard case .transfer(let pair) = second.rows.first else { throw Failure("\(second.rows)") }
             #expect(pair.isComplete && pair.legs.count == 2)
             #expect(second.rows.count == second.items.count - 1)
-            await model.loadAll()
+            await model.feed?.loadAll()
             let all = try #require(model.state.value)
             #expect(all.nextCursor == nil)
             #expect(Set(all.items.map(\.id)).count == all.items.count)  // no id twice
             #expect(all.items.count == 16)
             try await server.clearRequests()
-            await model.loadMore()  // the end: nothing is sent
+            await model.feed?.loadMore()  // the end: nothing is sent
             #expect(queries(try await server.requests()).isEmpty)
         }
 
@@ -148,7 +148,7 @@ extension CertainStandIn {
             let account = try await server.connect()
             let model = TransactionsModel(server: account.server)
             await model.load()
-            await model.loadAll()
+            await model.feed?.loadAll()
             let lines = model.lines
             func object(_ line: TransactionLine) throws -> [String: JSONValue] {
                 let value = JSONValue(data: try JSONEncoder().encode(line))
@@ -287,7 +287,7 @@ extension CertainStandIn {
             // search) first and the earlier one (the older search's next page) after it.
             try await server.post("/_control/hold", ["count": 2, "timeout_ms": 5000, "release": "last_first"])
             let version = try await server.logVersion()
-            let page = Task { await model.loadMore() }
+            let page = Task { await model.feed?.loadMore() }
             try await server.waitForLog(after: version)  // the page's request is in, and held
             model.searchText = "Bäcker"
             let search = Task { await model.submit() }

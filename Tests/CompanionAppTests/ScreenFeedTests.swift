@@ -6,6 +6,7 @@ import CompanionStore
 import CompanionSync
 import CompanionTestSupport
 import Foundation
+import Observation
 import Testing
 
 /// The kit's screen feed: a screen reads through the store and observes it, so a write from anywhere (another
@@ -137,6 +138,30 @@ struct ScreenFeedTests {
         #expect(nothing.state == .failed(reason: "[never-read] kept: false", signInRequired: false))
     }
 
+    @Test("issue 34: what a model derives runs after every read (refresh, next page, a stored write), before it returns")
+    func afterEachReadRunsAfterEveryRead() async throws {
+        let environment = TestEnvironments.loopback()
+        let bundle = try await Self.bundle(try TestServers.fault(), environment)
+        let seen = SeenReads()
+        let feed = bundle.feed(Self.items).afterEachRead { shown in
+            seen.reads.append((shown.value?.items.count ?? 0, shown.value?.items.first?.n ?? 0))
+        }
+        await feed.refresh()
+        #expect(seen.reads.last?.count == 10)  // awaited before refresh() returned
+        await feed.loadMore()
+        #expect(seen.reads.last?.count == 20)  // the next page read with the feed's own loadMore()
+        var edited = try #require(feed.value?.items.first)
+        edited.n = 4_000
+        #expect(try await bundle.store(edited, in: Self.items))
+        #expect(await waitUntilObserved(upTo: .seconds(10)) { seen.reads.last?.first == 4_000 })
+        #expect(seen.reads.last?.count == 20)
+        // A constant feed never reads, so never runs what is derived.
+        let constant = ScreenFeed.constant(ScreenState<[Int]>.loading).afterEachRead { _ in seen.reads.append((-1, -1)) }
+        await constant.refresh()
+        await constant.loadMore()
+        #expect(!seen.reads.contains { $0.count == -1 })
+    }
+
     @Test("a constant feed shows its state and never reads")
     func constantFeed() async throws {
         let shown = ScreenState<[Int]>.content([1, 2], fetchedAt: Date(timeIntervalSince1970: 0))
@@ -146,4 +171,11 @@ struct ScreenFeedTests {
         #expect(feed.state == shown)
         #expect(!feed.hasMore)
     }
+}
+
+/// What `afterEachRead` saw: per read, the number of items shown and the first item's `n` (observable, so a bounded
+/// wait wakes on each read).
+@Observable @MainActor
+private final class SeenReads {
+    var reads: [(count: Int, first: Int)] = []
 }

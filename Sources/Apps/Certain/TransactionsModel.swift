@@ -10,7 +10,9 @@ import Observation
 /// Rules: the server searches and filters (C-TXN-1). Typing sends nothing; submitting sends one request with
 /// `q`, every time (C-TXN-2); clearing sends one without `q`; choosing a filter value sends one at once
 /// (C-TXN-3, O-10). Each query is one of the kit's paged lists (`list(_:pageSize:)`) shown by a kit feed: the
-/// end of the list reads the `next_cursor` page into it, each id once (C-TXN-4). A newer search always wins: the
+/// end of the list reads the `next_cursor` page into it with the feed's own `loadMore()` (`feed?.loadMore()`, or
+/// `loadAll()` for every page), each id once (C-TXN-4); the names of every page read are resolved after each read
+/// (the feed's `afterEachRead`), however the page was asked for. A newer search always wins: the
 /// screen shows the newest query's feed, so a reply (a first page or a later one) of a search that was replaced
 /// meanwhile never reaches it, however late it arrives. A search submitted offline fails with "needs a
 /// connection": the first page is read with the kit's `.fresh` policy, never from the store, so there is no
@@ -115,21 +117,6 @@ public final class TransactionsModel {
         await run(query)
     }
 
-    /// Loads the next page into the list; nothing when the list is complete. A search started meanwhile wins:
-    /// this page goes to the replaced query's list, which the screen no longer shows.
-    public func loadMore() async {
-        guard let feed else { return }
-        await feed.loadMore()
-        await resolveNames(feed)
-    }
-
-    /// Loads every remaining page (the CLI's `--all`).
-    public func loadAll() async {
-        guard let feed else { return }
-        await feed.loadAll()
-        await resolveNames(feed)
-    }
-
     private func run(_ next: TransactionQuery) async {
         let shown: ScreenFeed<TransactionList>
         if let feed, next == query {
@@ -137,16 +124,20 @@ public final class TransactionsModel {
         } else {
             shown = server.bundle.feed(
                 Self.list(next, pageSize: pageSize), policy: .fresh, isEmpty: { $0.items.isEmpty },
-                { TransactionList(query: next, paged: $0) })
+                { TransactionList(query: next, paged: $0) }
+            )
+            .afterEachRead { [weak self] in await self?.readEnded($0) }
             feed = shown
         }
         query = next
         await shown.refresh()
-        if shown.endsSignIn { await server.lookups.forget() }
-        await resolveNames(shown)
     }
 
-    private func resolveNames(_ shown: ScreenFeed<TransactionList>) async {
+    /// After every read of a feed (its first page, a next page, a stored copy shown): a refusal that ends the
+    /// sign-in forgets the lookups; then the names of the rows shown are resolved. A page of a search that was
+    /// replaced meanwhile goes to the replaced query's list, which the screen no longer shows.
+    private func readEnded(_ shown: ScreenFeed<TransactionList>) async {
+        if shown.endsSignIn { await server.lookups.forget() }
         let items = shown.value?.items ?? []
         let resolved = await server.lookups.resolving(
             accounts: items.flatMap { [$0.accountID] + ($0.toAccountID.map { [$0] } ?? []) },
