@@ -138,7 +138,8 @@ struct ScreenFeedTests {
         #expect(nothing.state == .failed(reason: "[never-read] kept: false", signInRequired: false))
     }
 
-    @Test("issue 34: what a model derives runs after every read (refresh, next page, a stored write), before it returns")
+    @Test(
+        "issue 34: what a model derives runs after every read (refresh, next page, a stored write), before it returns")
     func afterEachReadRunsAfterEveryRead() async throws {
         let environment = TestEnvironments.loopback()
         let bundle = try await Self.bundle(try TestServers.fault(), environment)
@@ -156,7 +157,8 @@ struct ScreenFeedTests {
         #expect(await waitUntilObserved(upTo: .seconds(10)) { seen.reads.last?.first == 4_000 })
         #expect(seen.reads.last?.count == 20)
         // A constant feed never reads, so never runs what is derived.
-        let constant = ScreenFeed.constant(ScreenState<[Int]>.loading).afterEachRead { _ in seen.reads.append((-1, -1)) }
+        let constant = ScreenFeed.constant(ScreenState<[Int]>.loading).afterEachRead { _ in seen.reads.append((-1, -1))
+        }
         await constant.refresh()
         await constant.loadMore()
         #expect(!seen.reads.contains { $0.count == -1 })
