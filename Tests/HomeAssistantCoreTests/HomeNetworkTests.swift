@@ -105,6 +105,24 @@ import Testing
                 == .disconnect(from: try address("https://ha.example.org"), closeCode: 1001))
     }
 
+    @Test(
+        "H-CONN-2: HAKit's testCreationWithNonstandardPort: wss with the port kept, Host with the port only when it is not the scheme's"
+    )
+    func webSocketUpgrade() throws {
+        let handshake = WebSocketHandshake(key: "dGhlIHNhbXBsZSBub25jZQ==")
+        let nonstandard = ActiveAddress(address: try address("https://ha.example:8443"), role: .away)
+        let url = try #require(nonstandard.webSocketURL)
+        #expect(url.absoluteString == "wss://ha.example:8443/api/websocket")
+        let request = String(decoding: handshake.request(for: url), as: UTF8.self)
+        #expect(request.hasPrefix("GET /api/websocket HTTP/1.1\r\nHost: ha.example:8443\r\n"))
+        let standard = ActiveAddress(address: try address("http://example.com:80"), role: .home)
+        let plain = try #require(standard.webSocketURL)
+        #expect(plain.scheme == "ws" && plain.path == "/api/websocket")
+        let plainRequest = String(decoding: handshake.request(for: plain), as: UTF8.self)
+        #expect(plainRequest.hasPrefix("GET /api/websocket HTTP/1.1\r\nHost: example.com\r\n"))
+        #expect(WebSocketHandshake.accept(for: "dGhlIHNhbXBsZSBub25jZQ==") == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
+    }
+
     @Test("H-MOB-9: iOS testWebhookURL: away with a cloudhook → the cloudhook; at home → <internal>/api/webhook/<id>")
     func webhookURL() throws {
         let both = try addresses(internal: "https://internal", external: "https://external")
