@@ -57,4 +57,17 @@ import Testing
         #expect(access != forged)
         await connection.stop()
     }
+
+    @Test("H-TOK-10 H-CONN-5: waiting for live answers false, never true, when Home Assistant refuses the token")
+    func refusedNeverLive() async throws {
+        let fixture = try HomeAssistantFixture()
+        let parts = fixture.longLivedToken.split(separator: ".")
+        let forged = parts.dropLast().joined(separator: ".") + ".c2lnbmF0dXJlLWZvcmdlZA"
+        let home = try await LiveHome(credential: .bearer(accessToken: forged, refreshToken: nil, expiresAt: nil))
+        await home.connection.start()
+        let live = try await withDeadline(.seconds(30)) { await home.connection.waitUntilLive() }
+        #expect(live == false)
+        #expect(await home.connection.isLive == false)
+        await home.connection.stop()
+    }
 }

@@ -157,15 +157,28 @@ import Testing
         #expect(answers.calls.withLock { $0 } == 2)
         #expect(await probe.atHome(nil) == nil)
     }
+
+    @Test("H-NET-4: a home address without a port is probed on its scheme's port: 443 for https, 80 for http")
+    func probePorts() async throws {
+        let answers = SwitchProbe()
+        let probe = HomeProbe(probe: answers, clock: ManualWallClock())
+        #expect(await probe.atHome(try address("https://ha.example.org")) == true)
+        #expect(await probe.atHome(try address("http://homeassistant.lan")) == true)
+        #expect(await probe.atHome(try address("http://homeassistant.lan:8123")) == true)
+        #expect(
+            answers.asked.withLock { $0 } == ["ha.example.org:443", "homeassistant.lan:80", "homeassistant.lan:8123"])
+    }
 }
 
 /// A connect probe whose answer a test sets.
 final class SwitchProbe: ConnectProbe {
     let reachable = Locked(true)
     let calls = Locked(0)
+    let asked = Locked<[String]>([])
 
     func canConnect(host: String, port: Int, timeout: Duration) async -> Bool {
         calls.withLock { $0 += 1 }
+        asked.withLock { $0.append("\(host):\(port)") }
         return reachable.withLock { $0 }
     }
 }

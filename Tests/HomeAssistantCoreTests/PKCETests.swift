@@ -91,4 +91,21 @@ import Testing
             #expect(transport.requests.count == 3)
         }
     }
+
+    @Test(
+        "H-AUTH-2 H-AUTH-6: a client id Home Assistant refuses at the flow's start (400 Invalid client id) ends the attempt"
+    )
+    func invalidClientAtTheStart() async throws {
+        let transport = ScriptedTransport([
+            .respond(status: 200, body: #"{"authorization_endpoint":"/auth/authorize"}"#),
+            .respond(status: 400, body: #"{"message":"Invalid client id"}"#),
+        ])
+        let environment = TestEnvironments.loopback(transport: transport)
+        let address = try ServerAddress(parsing: "http://127.0.0.1:18123", policy: .allowingInsecureLoopback)
+        let session = try HomeAssistantServer.signIn(address, environment: environment)
+        #expect(
+            try await session.signIn(username: "ci", password: "pw")
+                == .ended(.signInEnded(.invalidClient, serverSentence: "Invalid client id")))
+        #expect(transport.requests.count == 2)
+    }
 }

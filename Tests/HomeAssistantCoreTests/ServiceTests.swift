@@ -27,6 +27,38 @@ import Testing
         #expect(ServiceCall.title(domain: "todo", service: "get_items", description: nil) == "todo.get_items")
     }
 
+    @Test("H-ACT-1 H-CLI-4: `domain.service` read from text is two non-empty parts; anything else is no call")
+    func callNames() {
+        let call = ServiceCall("input_boolean.toggle", entityIDs: ["input_boolean.x"], data: ["a": 1])
+        #expect(
+            call
+                == ServiceCall(
+                    domain: "input_boolean", service: "toggle", entityIDs: ["input_boolean.x"], data: ["a": 1]))
+        #expect(call?.name == "input_boolean.toggle")
+        for bad in ["nope", ".toggle", "input_boolean.", "a.b.c", "", "."] {
+            #expect(ServiceCall(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test(
+        "H-ACT-4: the state a call leads to: a toggle flips on and off, turn_on, turn_off, set_value's value; else none"
+    )
+    func expectedStates() {
+        let toggle = ServiceCall(domain: "light", service: "toggle")
+        #expect(toggle.expectedState(from: "on") == "off")
+        #expect(toggle.expectedState(from: "off") == "on")
+        #expect(toggle.expectedState(from: "unavailable") == nil)
+        #expect(ServiceCall(domain: "light", service: "turn_on").expectedState(from: "off") == "on")
+        #expect(ServiceCall(domain: "light", service: "turn_off").expectedState(from: "on") == "off")
+        let number = ServiceCall(domain: "input_number", service: "set_value", data: ["value": 21.5])
+        #expect(number.expectedState(from: "20.0") == "21.5")
+        let text = ServiceCall(domain: "input_select", service: "select_option", data: ["value": "Eco"])
+        #expect(text.expectedState(from: "Off") == nil)
+        let setText = ServiceCall(domain: "input_text", service: "set_value", data: ["value": "Eco"])
+        #expect(setText.expectedState(from: "Off") == "Eco")
+        #expect(ServiceCall(domain: "input_button", service: "press").expectedState(from: "x") == nil)
+    }
+
     @Test("H-ACT-8 H-ACT-9: the main action by domain (the iOS table); a lock by its state; none when unavailable")
     func mainActions() {
         func action(_ id: String, _ state: String = "off") -> String? {
