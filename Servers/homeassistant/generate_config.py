@@ -21,7 +21,8 @@ Every area holds the same 100 entities that need no hardware, so N areas (1 to 1
 
 Besides, in no area, the catalog's four examples (specs/homeassistant.md §2.1): `input_boolean.porch_light`,
 `input_number.thermostat` (10 to 30, step 0.5, initial 20), `sensor.thermostat_doubled` and `binary_sensor.porch_lit`;
-on the plain instance also `script.slow`, which runs for 3 s (a call that takes a while).
+on the plain instance also `script.slow`, which runs for 3 s (a call that takes a while), and `script.dropped_call`,
+which runs for 5 s (a call whose connection a test cuts while it runs).
 
 Every generated entity has a unique id (an input helper's YAML key, a template's `unique_id`), so it is in the entity
 registry and can be given its area there: the layout file (`layout.json`: `{"areas": [...], "entities":
@@ -224,8 +225,13 @@ def configuration(port: int, areas: int, tls: tuple[str, str, str] | None) -> tu
         layout["entities"].update(dict.fromkeys(ids, area))
     config["template"] = [{domain: entities} for domain, entities in sections.items()]
     if not tls:
-        # A call that takes a while (H-ACT-6): calling a script directly waits until it has run.
-        config["script"] = {"slow": {"alias": "Slow", "sequence": [{"delay": {"seconds": 3}}]}}
+        # A call that takes a while (H-ACT-6): calling a script directly waits until it has run. The second is for one
+        # test only (a call in flight when its connection is cut, H-ACT-2): a script runs once at a time, so a call of
+        # `slow` while another test's runs would be answered at once.
+        config["script"] = {
+            "slow": {"alias": "Slow", "sequence": [{"delay": {"seconds": 3}}]},
+            "dropped_call": {"alias": "Dropped call", "sequence": [{"delay": {"seconds": 5}}]},
+        }
     return config, layout
 
 

@@ -156,6 +156,13 @@ public final class TCPRelay: Sendable {
         return address
     }
 
+    /// Drops every connection it relays now (both ends shut) and goes on accepting new ones: a connection lost in
+    /// the middle of a conversation while the address still answers.
+    public func cut() {
+        let open = state.withLock { $0.open }
+        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
     /// Closes the port and every relayed connection.
     public func stop() {
         let (fillers, open, wasClosed, running) = state.withLock { state -> ([Int32], Set<Int32>, Bool, Bool) in

@@ -105,6 +105,24 @@ import Testing
                 == .disconnect(from: try address("https://ha.example.org"), closeCode: 1001))
     }
 
+    @Test(
+        "H-CONN-2: HAKit's testCreationWithNonstandardPort: wss with the port kept, Host with the port only when it is not the scheme's"
+    )
+    func webSocketUpgrade() throws {
+        let handshake = WebSocketHandshake(key: "dGhlIHNhbXBsZSBub25jZQ==")
+        let nonstandard = ActiveAddress(address: try address("https://ha.example:8443"), role: .away)
+        let url = try #require(nonstandard.webSocketURL)
+        #expect(url.absoluteString == "wss://ha.example:8443/api/websocket")
+        let request = String(decoding: handshake.request(for: url), as: UTF8.self)
+        #expect(request.hasPrefix("GET /api/websocket HTTP/1.1\r\nHost: ha.example:8443\r\n"))
+        let standard = ActiveAddress(address: try address("http://example.com:80"), role: .home)
+        let plain = try #require(standard.webSocketURL)
+        #expect(plain.scheme == "ws" && plain.path == "/api/websocket")
+        let plainRequest = String(decoding: handshake.request(for: plain), as: UTF8.self)
+        #expect(plainRequest.hasPrefix("GET /api/websocket HTTP/1.1\r\nHost: example.com\r\n"))
+        #expect(WebSocketHandshake.accept(for: "dGhlIHNhbXBsZSBub25jZQ==") == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
+    }
+
     @Test("H-MOB-9: iOS testWebhookURL: away with a cloudhook → the cloudhook; at home → <internal>/api/webhook/<id>")
     func webhookURL() throws {
         let both = try addresses(internal: "https://internal", external: "https://external")
@@ -139,15 +157,28 @@ import Testing
         #expect(answers.calls.withLock { $0 } == 2)
         #expect(await probe.atHome(nil) == nil)
     }
+
+    @Test("H-NET-4: a home address without a port is probed on its scheme's port: 443 for https, 80 for http")
+    func probePorts() async throws {
+        let answers = SwitchProbe()
+        let probe = HomeProbe(probe: answers, clock: ManualWallClock())
+        #expect(await probe.atHome(try address("https://ha.example.org")) == true)
+        #expect(await probe.atHome(try address("http://homeassistant.lan")) == true)
+        #expect(await probe.atHome(try address("http://homeassistant.lan:8123")) == true)
+        #expect(
+            answers.asked.withLock { $0 } == ["ha.example.org:443", "homeassistant.lan:80", "homeassistant.lan:8123"])
+    }
 }
 
 /// A connect probe whose answer a test sets.
 final class SwitchProbe: ConnectProbe {
     let reachable = Locked(true)
     let calls = Locked(0)
+    let asked = Locked<[String]>([])
 
     func canConnect(host: String, port: Int, timeout: Duration) async -> Bool {
         calls.withLock { $0 += 1 }
+        asked.withLock { $0.append("\(host):\(port)") }
         return reachable.withLock { $0 }
     }
 }

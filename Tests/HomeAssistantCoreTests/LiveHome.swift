@@ -27,17 +27,19 @@ struct LiveHome {
     let recorder: RequestRecorder
 
     /// Signs `ci` in with the password flow (or stores `credential` as the sign-in) and opens the connection
-    /// (not started).
+    /// (not started); at `through` (a relay to the instance) instead of the instance's own address when given.
     init(
         _ instance: Instance = .main, clock: any WallClock = SystemWallClock(),
-        policy: ReconnectPolicy = ReconnectPolicy(), credential: Credential? = nil, totpUser: Bool = false
+        policy: ReconnectPolicy = ReconnectPolicy(), credential: Credential? = nil, totpUser: Bool = false,
+        through: URL? = nil
     ) async throws {
         fixture = try HomeAssistantFixture()
         self.instance = instance
         let environment = TestEnvironments.loopback(clock: clock)
         self.environment = environment
         url = instance == .main ? fixture.url : try TestServers.url("HOMEASSISTANT_TLS_URL")
-        let address = try HomeAssistantAddress.parse(url.absoluteString, policy: environment.transportPolicy)
+        let address = try HomeAssistantAddress.parse(
+            (through ?? url).absoluteString, policy: environment.transportPolicy)
         if instance == .tls { try Self.trustTLS(address, in: environment) }
         if let credential {
             let key = AccountKey(address: address, userID: fixture.user)

@@ -62,3 +62,50 @@ import Testing
         #expect(step["code_challenge"] == nil && step["code_verifier"] == nil)
     }
 }
+
+/// The login flow's other endings (H-AUTH-6), with Home Assistant's own answers scripted (catalog §2.2): the sign-in
+/// only ever posts to the flow Home Assistant just gave it, from one address, with the form's own fields, so against
+/// the real server it cannot be made to meet them.
+@Suite struct FlowEndingTests {
+    @Test(
+        "H-AUTH-6: an unknown flow (404), a changed address and malformed input end the attempt with their reason and Home Assistant's sentence"
+    )
+    func endings() async throws {
+        let cases: [(status: Int, message: String, end: SignInEnd)] = [
+            (404, "Invalid flow specified", .lost),
+            (400, "IP address changed", .networkChanged),
+            (400, "User input malformed", .malformed),
+        ]
+        for (status, message, end) in cases {
+            let transport = ScriptedTransport([
+                .respond(status: 200, body: #"{"authorization_endpoint":"/auth/authorize"}"#),
+                .respond(status: 200, body: #"{"type":"form","flow_id":"f1","step_id":"init","errors":{}}"#),
+                .respond(status: status, body: #"{"message":"\#(message)"}"#),
+            ])
+            let environment = TestEnvironments.loopback(transport: transport)
+            let address = try ServerAddress(parsing: "http://127.0.0.1:18123", policy: .allowingInsecureLoopback)
+            let session = try HomeAssistantServer.signIn(address, environment: environment)
+            #expect(
+                try await session.signIn(username: "ci", password: "pw")
+                    == .ended(.signInEnded(end, serverSentence: message)), "\(status) \(message)")
+            #expect(transport.requests.count == 3)
+        }
+    }
+
+    @Test(
+        "H-AUTH-2 H-AUTH-6: a client id Home Assistant refuses at the flow's start (400 Invalid client id) ends the attempt"
+    )
+    func invalidClientAtTheStart() async throws {
+        let transport = ScriptedTransport([
+            .respond(status: 200, body: #"{"authorization_endpoint":"/auth/authorize"}"#),
+            .respond(status: 400, body: #"{"message":"Invalid client id"}"#),
+        ])
+        let environment = TestEnvironments.loopback(transport: transport)
+        let address = try ServerAddress(parsing: "http://127.0.0.1:18123", policy: .allowingInsecureLoopback)
+        let session = try HomeAssistantServer.signIn(address, environment: environment)
+        #expect(
+            try await session.signIn(username: "ci", password: "pw")
+                == .ended(.signInEnded(.invalidClient, serverSentence: "Invalid client id")))
+        #expect(transport.requests.count == 2)
+    }
+}
