@@ -63,4 +63,12 @@ struct FeedReaderTests {
             ))
         #expect(throws: FeedError.notText) { try FeedReader.read(crash) }
     }
+
+    @Test("P-TEAM-7: XML that is not a feed is said with its root's name, cut after 40 characters")
+    func longRootIsCut() throws {
+        let forty = String(repeating: "r", count: 40)
+        #expect(FeedError.notAFeed(root: forty).description.contains("(its root is <\(forty)>)"))
+        #expect(throws: FeedError.notAFeed(root: forty + "s")) { try FeedReader.read(Data("<\(forty)s/>".utf8)) }
+        #expect(FeedError.notAFeed(root: forty + "s").description.contains("(its root is <\(forty)…>)"))
+    }
 }

@@ -172,4 +172,27 @@ struct KeyTests {
         }
         #expect(same["Authorization"] == "Bearer " + Self.openRouterKey)
     }
+
+    @Test("P-KEY-1, P-DEBUG-6: a file key is this device only, also when its file is damaged or does not say")
+    func fileKeysStayOnThisDevice() throws {
+        let temporary = try TemporaryFolder(prefix: "pt-keys")
+        let folder = temporary.url.appendingPathComponent("keys")
+        let store = FileKeyStore(folder: folder)
+        try store.save(Self.openRouterKey, as: .openRouter, protection: .openRouter(biometric: false))
+        try Data("garbage".utf8).write(to: folder.appendingPathComponent("openrouter.json"))
+        try Data(#"{"secret":"x"}"#.utf8).write(to: folder.appendingPathComponent("vault-read-demovault01.json"))
+        let thisDevice = KeyProtection(biometryCurrentSet: false, thisDeviceOnly: true)
+        #expect(
+            try store.entries() == [
+                KeyEntry(name: .openRouter, protection: thisDevice, available: false),
+                KeyEntry(name: .vaultRead(vaultID: "demovault01"), protection: thisDevice),
+            ])
+    }
+
+    @Test("P-KEY-2: a name reads back from its account whatever its vault id's length, one character included")
+    func shortVaultIDsReadBack() {
+        for name: StoredKeyName in [.vaultRead(vaultID: "x"), .vault(vaultID: "x")] {
+            #expect(StoredKeyName(account: name.account) == name, "\(name.account)")
+        }
+    }
 }

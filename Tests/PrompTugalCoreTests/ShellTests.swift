@@ -132,6 +132,33 @@ struct ShellTests {
             #expect(!Self.namesASource(sentence), "\(sentence)")
         }
     }
+
+    @Test("P-SHELL-3: compact width without a More tab when every destination fits in the tabs")
+    func compactWithoutMore() throws {
+        let small = try DestinationRegistry([
+            Self.destination("b", .news), Self.destination("a", .today), Self.destination("c", .settings),
+        ])
+        #expect(ShellLayout.decide(small, width: .compact).tabCount == 3)
+    }
+
+    @Test("P-VAULT-6: a refused key says what is wrong with it, each problem in its own words")
+    func keyProblemSentences() {
+        for pasted in ["sgit_private_vault_:demovault01", " :demovault01"] {
+            #expect(throws: VaultError.malformedKey(.emptyPassphrase), "\(pasted)") {
+                try VaultKey(importing: pasted)
+            }
+        }
+        #expect(
+            VaultSession.sentence(for: VaultError.malformedKey(.emptyPassphrase))
+                == "This is not a usable vault key: the passphrase before the vault id is empty. Copy the whole key "
+                + "again from where it was shared.")
+        let problems: [VaultError.KeyProblem] = [
+            .empty, .missingVaultID, .invalidVaultID, .wrongHexLength(count: 63), .notHex, .emptyPassphrase,
+            .derivationFailed,
+        ]
+        let sentences = problems.map { VaultSession.sentence(for: VaultError.malformedKey($0)) }
+        #expect(Set(sentences).count == problems.count && !sentences.contains { $0.contains("key:  Copy") })
+    }
 }
 
 /// Debug mode and its panels.

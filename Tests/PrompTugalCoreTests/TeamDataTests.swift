@@ -371,4 +371,48 @@ struct TeamDataTests {
         #expect(me.personID == "p-0042" && me.name == "Inês Duarte")
         #expect(me.counts == TeamMe.Counts(badge: 4, onlyYou: 1, decide: 2, overdue: 1))
     }
+
+    @Test("P-TEAM-7: a team file that cannot be used is named, with what is wrong with it")
+    func unusableFileSentences() {
+        let errors: [TeamDataError] = [
+            .notJSON("me"), .notText("llms.txt"), .notAnObject("me"), .missingList("agenda"),
+        ]
+        #expect(
+            errors.map(\.description) == [
+                "The me file is not JSON.", "The llms.txt file is not text.", "The me file is not a JSON object.",
+                "The agenda file holds no list PrompTugal can read.",
+            ])
+    }
+
+    @Test("P-TEAM-6: a part's state in a few words for lists and the terminal, a saved copy with its age")
+    func stateSummaries() {
+        let date = Date(timeIntervalSince1970: 1_794_000_000)
+        let states: [ScreenState<Int>] = [
+            .loading, .content(1, fetchedAt: date), .empty(0, fetchedAt: date), .stale(1, age: 720, problem: nil),
+            .offline(1, age: 3_600, reason: "offline"), .failed(reason: "no copy", signInRequired: false),
+        ]
+        #expect(
+            states.map(TeamData.summary) == [
+                "loading", "fresh", "empty", "stale, 12 min old", "offline, 1 h old", "failed",
+            ])
+    }
+
+    @Test("P-TEAM-4: on an https site, port 443 written out or left out is the site's origin; another port is not")
+    func discoveryHTTPSDefaultPort() throws {
+        let text = """
+            ## Agents
+            - [Pulse](https://team.example:443/pulse.json)
+            - [Wakes](https://team.example/wakes.json)
+            - [Reports](https://team.example:8443/reports.json)
+            """
+        for site in ["https://team.example", "https://team.example:443"] {
+            let discovery = TeamDiscovery(
+                llmsTxt: text, address: try #require(URL(string: site + "/llms.txt")),
+                site: try #require(URL(string: site)))
+            #expect(
+                discovery.found.map { "\($0.kind.rawValue) \($0.endpoint.path)" } == [
+                    "pulse /pulse.json", "wakes /wakes.json",
+                ], "\(site)")
+        }
+    }
 }
