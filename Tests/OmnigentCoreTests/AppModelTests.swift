@@ -459,6 +459,21 @@ struct AppModelTests {
             return
         }
     }
+
+    @Test("O-ERR-2: a 401 on either read of the sessions screen (the list or the projects) leads to sign-in")
+    func a401OnEitherReadOfTheListLeadsToSignIn() async throws {
+        for refused in ["/v1/sessions", "/v1/sessions/projects"] {
+            let environment = OmnigentFixture.environment(
+                journal: journal, transport: RefusingRouteTransport(path: refused, status: 401))
+            let server = try await OmnigentFixture.server(try TestServers.omnigent(), environment: environment)
+            let list = SessionsListModel(server: server)
+            await list.refresh()
+            // Header mode: the route is the identity proxy's (no sign-in step of the app's own), but it is asked.
+            #expect(list.signInRequired == .some(SignInRoute.none), "\(refused) refused")
+            #expect(
+                (list.state.value == nil) == (refused == "/v1/sessions"), "the other read shows: \(refused) refused")
+        }
+    }
 }
 
 /// The platform's transport, except that the first connection of a session stream is refused (the network

@@ -116,6 +116,8 @@ struct WatchRuleTests {
         #expect(groups.map(\.title) == ["Needs attention", "Active", "Third", "Project One", "Recent"])
         #expect(groups.map { $0.sessions.map(\.id) } == [["a"], ["b", "c", "g"], ["i"], ["d"], ["e", "f", "h"]])
         #expect(groups.flatMap(\.sessions).count == sessions.count)
+        // Each group has an id of its own for a list view, the same on every read.
+        #expect(groups.map(\.id) == ["attention", "active", "project:Third", "project:Project One", "recent"])
         // Without a projects list every inactive session is recent.
         #expect(SessionGroup.group(sessions).map(\.title) == ["Needs attention", "Active", "Recent"])
     }

@@ -318,6 +318,31 @@ final class HeadlessBrowser: BrowserStep {
         expectNoSecrets([first.cookie.value, grant, renewed.cookie.value], journal: journal)
     }
 
+    /// A browser step that comes back to the app with the request's own state and a code the server never
+    /// issued (a stale or forged reply).
+    struct ForgedCodeBrowser: BrowserStep {
+        func authorize(_ url: URL, callbackScheme: String) async throws(AuthError) -> URL {
+            let state =
+                URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?
+                .first { $0.name == "native_state" }?.value ?? ""
+            guard let callback = URL(string: "ai.omnigent.ios:/oauth/callback?code=never-issued&state=\(state)") else {
+                throw .cancelled
+            }
+            return callback
+        }
+    }
+
+    @Test("O-AUTH-12: a code 0.19.1 refuses at /auth/native-token (400 invalid_grant) ends the sign-in with its words")
+    func aRefusedCodeEndsTheSignInWithTheServersWords() async throws {
+        let flow = try signIn()
+        do {
+            _ = try await flow.signIn(storedToken: nil, storedGrant: nil, browser: ForgedCodeBrowser())
+            Issue.record("a code the server never issued signed in")
+        } catch {
+            #expect(error == .callbackRejected(reason: "the server refused the sign-in code (invalid_grant)"))
+        }
+    }
+
     @Test(
         "O-AUTH-13/10: routes keep the mount; on https the cookie is __Host-ap_session, Secure, Path=/, no Domain, 8 h by default"
     )

@@ -160,6 +160,24 @@ struct OmnigentBridgeTests {
         #expect(journal.events.first?.fields["outcome"] == (ignored ? "ignored" : "accepted"))
     }
 
+    @Test(
+        "O-BRIDGE-4: nativeWebReady and nativeHeartbeat with a version are accepted (answered true when awaited); without one, ignored"
+    )
+    func readinessAndHeartbeatAreAccepted() {
+        for op in ["nativeWebReady", "nativeHeartbeat"] {
+            let journal = Journal(clock: ManualWallClock())
+            var bridge = Self.bridge(journal: journal)
+            #expect(
+                bridge.receive(Self.json(#"{"method":"\#(op)","version":1,"requestId":"r-1"}"#), from: Self.source)
+                    == [.emit(.reply(requestId: "r-1", value: .bool(true)))], "\(op)")
+            #expect(
+                bridge.receive(Self.json(#"{"method":"\#(op)","requestId":"r-2"}"#), from: Self.source)
+                    == [.emit(.reply(requestId: "r-2", value: .bool(false)))], "\(op) without a version")
+            let inbound = journal.events.filter { $0.fields["direction"] == "page→app" }
+            #expect(inbound.map { $0.fields["outcome"] } == ["accepted", "ignored"], "\(op)")
+        }
+    }
+
     @Test("O-BRIDGE-3, O-ROUTE-7: subframes and foreign origins are dropped with no effect, and journaled")
     func rejected() {
         let journal = Journal(clock: ManualWallClock())

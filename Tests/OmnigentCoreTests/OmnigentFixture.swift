@@ -156,3 +156,24 @@ final class HostsTransport: Transport {
         return try await inner.send(sent)
     }
 }
+
+/// The platform's transport, except that requests to one path are answered `status` with Omnigent's error
+/// envelope and go nowhere: one route refused while the rest of a real server answers, which no 0.19.1
+/// server does on its own (it refuses a credential on every route alike).
+final class RefusingRouteTransport: Transport {
+    private let inner = DefaultTransport.make()
+    private let path: String
+    private let status: Int
+
+    init(path: String, status: Int) {
+        self.path = path
+        self.status = status
+    }
+
+    func send(_ request: HTTPRequest) async throws(HTTPError) -> (HTTPResponse, HTTPBody) {
+        guard request.url.path.hasSuffix(path) else { return try await inner.send(request) }
+        let response = HTTPResponse(
+            status: status, headers: ["Content-Type": "application/json"], url: request.url)
+        return (response, HTTPBody(Data(#"{"error":{"code":"unauthenticated","message":"Sign in again."}}"#.utf8)))
+    }
+}

@@ -247,4 +247,52 @@ struct SessionDecodingTests {
                     .utf8))
         #expect(items.data.map(\.text) == ["Q"] && !items.hasMore)
     }
+
+    /// Bodies where a value is missing or is not JSON at the place the reader stops: each is left to
+    /// `JSONDecoder` (its error), never read as a value the body does not hold, and never read past its end.
+    @Test func aMissingOrBrokenValueIsLeftToJSONDecoder() throws {
+        let bodies = [
+            // No value before the closing brace, where a literal (`null`, `true`, `false`) would be longer
+            // than what is left of the body.
+            Data(#"{"has_more":false,"data":[{"id":"a","created_at":1,"title":}]}"#.utf8),
+            Data(#"{"data":[],"has_more":}"#.utf8),
+            // Cut right after a member's colon: the body ends where the value should start.
+            Data(#"{"has_more":false,"data":[{"id":"a","created_at":"#.utf8),
+            Data(#"{"has_more":false,"data":[{"id":"a","created_at":1,"x":"#.utf8),
+            // A number runs up to a delimiter: `1:` is not a number (`:` is the byte after `9`).
+            Data(#"{"has_more":false,"data":[{"id":"a","created_at":1:}]}"#.utf8),
+            Data(#"{"has_more":false,"data":[{"id":"a","created_at":1,"viewer_last_seen":2:}]}"#.utf8),
+        ]
+        for body in bodies {
+            let text = String(decoding: body, as: UTF8.self)
+            #expect(
+                OmnigentListPage<Session>.read(body, decoder: Self.decoder()) == nil, "left to JSONDecoder: \(text)")
+            #expect(Self.fast(body) == Self.reference(body), "\(text)")
+        }
+    }
+
+    /// Every two-character escape JSON has (`\b`, `\f`, `\n`, `\r`, `\t`, `\"`, `\\`, `\/`) is read from the
+    /// bytes to the character `JSONDecoder` reads.
+    @Test func everyShortEscapeReadsAsJSONDecoderReadsIt() throws {
+        let body = Self.page(#"{"id":"a","created_at":1,"title":"\b\f\n\r\t\"\\\/ end"}"#)
+        let page = try #require(OmnigentListPage<Session>.read(body, decoder: Self.decoder()), "the reader took it")
+        #expect(page.data.first?.title == "\u{08}\u{0C}\n\r\t\"\\/ end")
+        #expect(Self.fast(body) == Self.reference(body))
+    }
+
+    /// A value nested `JSONPullReader.maximumDepth` (256) levels deep is read from the bytes; one level more is
+    /// left to `JSONDecoder`.
+    @Test func nestingIsReadUpToTheReadersDepthAndDeeperLeftToJSONDecoder() throws {
+        func body(depth: Int) -> Data {
+            Self.page(
+                #"{"id":"a","created_at":1,"deep":"# + String(repeating: "[", count: depth)
+                    + String(repeating: "]", count: depth) + "}")
+        }
+        let deepest = body(depth: JSONPullReader.maximumDepth)
+        #expect(OmnigentListPage<Session>.read(deepest, decoder: Self.decoder()) != nil, "256 levels read")
+        #expect(Self.fast(deepest) == Self.reference(deepest))
+        let deeper = body(depth: JSONPullReader.maximumDepth + 1)
+        #expect(OmnigentListPage<Session>.read(deeper, decoder: Self.decoder()) == nil, "257 levels left")
+        #expect(Self.fast(deeper) == Self.reference(deeper))
+    }
 }

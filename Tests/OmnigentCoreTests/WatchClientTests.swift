@@ -348,6 +348,46 @@ import Testing
         #expect(plain.sent.count == 2)
     }
 
+    /// O-WATCH-10's check reads a misrouted GET's 400 for its error code, up to 1 MiB: an envelope of exactly
+    /// 1 MiB saying `wrong_replica` is retried without the slice key; a body one byte longer is never read whole
+    /// (the request fails as too large, nothing is sent again).
+    @Test("O-WATCH-10: the wrong-replica check reads a 400 of at most 1 MiB")
+    func theWrongReplicaCheckReadsAtMostOneMebibyte() async throws {
+        func envelope(bytes: Int) -> Data {
+            let head = #"{"error":{"code":"wrong_replica","message":""#
+            let tail = #""}}"#
+            return Data((head + String(repeating: "x", count: bytes - head.utf8.count - tail.utf8.count) + tail).utf8)
+        }
+        let request = HTTPRequest(url: fixtureURL("https://w.cloud.databricks.com/api/2.0/omnigent/v1/sessions"))
+        for (size, retried) in [(1_048_576, true), (1_048_577, false)] {
+            let headers = WatchRequestHeaders(cookies: WatchCookieKeeper(), sliceKey: "host-42", journal: Journal())
+            let sent = Locked<[String?]>([])
+            let body = envelope(bytes: size)
+            #expect(body.count == size)
+            let next: HTTPNext = { request async throws(HTTPError) in
+                let key = request.headers[WatchRequestHeaders.sliceKeyHeader]
+                sent.withLock { $0.append(key) }
+                let status = key == nil ? 200 : 400
+                let response = HTTPResponse(
+                    status: status, headers: ["Content-Type": "application/json"], url: request.url)
+                return (response, HTTPBody(status == 200 ? Data("[]".utf8) : body))
+            }
+            do {
+                let (response, _) = try await headers.intercept(request, next: next)
+                #expect(retried, "a \(size)-byte 400 is read")
+                #expect(response.status == 200)
+            } catch {
+                #expect(!retried, "a \(size)-byte 400 is read: \(error)")
+                guard case .bodyTooLarge(let limit, _) = error else {
+                    Issue.record("expected the body refused as too large, got \(error)")
+                    continue
+                }
+                #expect(limit == 1_048_576)
+            }
+            #expect(sent.withLock { $0 } == (retried ? ["host-42", nil] : ["host-42"]))
+        }
+    }
+
     @Test("Item 8 (O-WATCH-9): a refused cookie is not sent again until a newer one arrives")
     @MainActor func aRefusedCookieIsNotResent() async throws {
         let url = try TestServers.url("OMNIGENT_ACCOUNTS_URL")
