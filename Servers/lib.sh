@@ -10,7 +10,8 @@
 #   3. a free port on 127.0.0.1 (the kernel picks it), the process started in its own session and
 #      process group (setsid), stdout to <state>/server.out, stderr to <state>/server.err;
 #   4. a bounded wait until GET <url><READY_PATH> answers 2xx, or (no READY_PATH) until stdout has a
-#      `READY <port>...` line; a port lost to another starter is retried with a new one;
+#      `READY <port>...` line; a port lost to another starter (its bind refused, or the health check
+#      answered by the other starter's process) is retried with a new one;
 #   5. <state>/pid, pgid, started (the kernel's start time of pid, so a reused pid is never taken for
 #      ours), url and env (the export lines the tests source).
 # srv_stop <name> sends SIGTERM to the process group, waits at most SRV_STOP_TIMEOUT s, then SIGKILL.
@@ -216,6 +217,20 @@ srv_tail_logs() {
     done
 }
 
+# srv_listener_is_ours <port> <pgid>: whether the process listening on 127.0.0.1:<port> is in the process group
+# <pgid> (each server runs in a session of its own). Two starters can be handed the same free port; the one that
+# loses cannot bind it, but its health check would pass on the other's answer. True when `ss` cannot tell.
+srv_listener_is_ours() {
+    local owner group seen=0
+    command -v ss >/dev/null || return 0
+    for owner in $(ss -Hltnp "sport = :$1" 2>/dev/null | grep -o 'pid=[0-9]*' | cut -d= -f2); do
+        seen=1
+        group=$(ps -o pgid= -p "$owner" 2>/dev/null | tr -d ' ')
+        [ "$group" = "$2" ] && return 0
+    done
+    [ "$seen" -eq 0 ]
+}
+
 # srv_boot <python-for-port> <command...>: picks a port, spawns, waits until ready; up to three
 # attempts when the port was taken meanwhile. "{PORT}" in the command is replaced by the port.
 # Sets SRV_URL (and SRV_READY_LINE for READY-line servers).
@@ -233,7 +248,17 @@ srv_boot() {
         deadline=$((SECONDS + READY_TIMEOUT))
         while [ $SECONDS -lt $deadline ]; do
             if [ -n "$READY_PATH" ]; then
-                srv_healthy "$SRV_URL" && return 0
+                if srv_healthy "$SRV_URL"; then
+                    srv_listener_is_ours "$port" "$pid" && return 0
+                    # Another process (a server started beside this one, given the same free port) answered:
+                    # this one cannot bind it and is failing; start it again on a new port.
+                    srv_say "$SRV_NAME: port $port answers for another process, retrying"
+                    srv_kill_group "$pid"
+                    rm -f "$SRV_STATE/pid" "$SRV_STATE/pgid" "$SRV_STATE/started"
+                    [ $attempt -lt 3 ] && continue 2
+                    srv_say "$SRV_NAME: no port of its own after 3 attempts"
+                    return 1
+                fi
             else
                 SRV_READY_LINE=$(grep -m1 -E '^READY( [0-9]+)+$' "$SRV_STATE/server.out" 2>/dev/null || true)
                 [ -n "$SRV_READY_LINE" ] && return 0
