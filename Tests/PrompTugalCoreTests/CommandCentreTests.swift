@@ -33,10 +33,10 @@ extension TeamDataTests {
         for me in [#"{"personId": ""}"#, #"{"personId": "."}"#, #"{"me": {"id": ".."}}"#, #"{"name": "no id"}"#] {
             let rig = try await Rig.make()
             try await StandIn.respond("/me.json", body: me)
-            let before = try await StandIn.requests(prefix: "/people/").count
+            let before = try await StandIn.requests(prefix: "/people/")
             let model = CommandCentreModel(team: rig.team)
             await model.load()
-            #expect(try await StandIn.requests(prefix: "/people/").count == before, "\(me)")
+            #expect(try await StandIn.requests(prefix: "/people/", after: before).isEmpty, "\(me)")
             #expect(model.endpoint == nil && model.state.kind == .failed)
             #expect(model.state.problem?.contains("PrompTugal") == true)
             #expect(!NetworkEntry.entries(in: rig.journal).contains { $0.url.contains("/people/") })

@@ -92,6 +92,16 @@ enum StandIn {
     static func requests(prefix: String) async throws -> [JSONValue] {
         try await control("requests?prefix=\(prefix)", method: "GET")["items"]?.arrayValue ?? []
     }
+
+    /// The requests under `prefix` recorded since `earlier`, an earlier `requests(prefix:)` of the same prefix: those
+    /// not in it (by method, path, query and time to the millisecond). The log keeps only its last 10,000 entries,
+    /// so once it is full (a stand-in that has served many runs, as in `scripts/mutate`) an earlier count is no
+    /// offset into it.
+    static func requests(prefix: String, after earlier: [JSONValue]) async throws -> [JSONValue] {
+        func key(_ entry: JSONValue) -> [JSONValue?] { ["method", "path", "query", "at"].map { entry[$0] } }
+        let seen = Set(earlier.map(key))
+        return try await requests(prefix: prefix).filter { !seen.contains(key($0)) }
+    }
 }
 
 /// The second fixture of the stand-in (`Servers/promptugal-b`, `PROMPTUGAL_B_URL`): the same meanings under

@@ -181,11 +181,11 @@ struct TeamDataTests {
     @Test("P-TEAM-1: every team-data request is a plain GET without Authorization, cookie or any key")
     func noCredentials() async throws {
         let rig = try await Rig.make()
-        let before = try await StandIn.requests(prefix: "/").count
+        let before = try await StandIn.requests(prefix: "/")
         #expect(await rig.team.places().kind == .content)
         #expect(await rig.team.me().kind == .content)
         #expect(await rig.team.discovery().kind == .content)
-        let mine = Array(try await StandIn.requests(prefix: "/").dropFirst(before)).filter {
+        let mine = try await StandIn.requests(prefix: "/", after: before).filter {
             ["/api/v1/places.json", "/me.json", "/llms.txt"].contains($0["path"]?.stringValue ?? "")
         }
         #expect(mine.count == 3)
