@@ -90,6 +90,13 @@ import Testing
         #expect(try await state(home, "device_tracker.\(slug)").state == "home")
         let zones = try await device.zones()
         #expect(zones.value.contains { $0.entityID == "zone.home" })
+        // H-MOB-14: gps_accuracy and battery are integers >= 0: a negative one is sent as 0, and 0 stays 0.
+        try await device.updateLocation(LocationFix(latitude: 52.3731, longitude: 4.8922, accuracy: -5, battery: 0))
+        let clamped = try await state(home, "device_tracker.\(slug)")
+        #expect(clamped.attributes["gps_accuracy"]?.intValue == 0 && clamped.attributes["battery_level"]?.intValue == 0)
+        try await device.updateLocation(LocationFix(latitude: 52.3731, longitude: 4.8922, accuracy: 0, battery: -3))
+        let zero = try await state(home, "device_tracker.\(slug)")
+        #expect(zero.attributes["gps_accuracy"]?.intValue == 0 && zero.attributes["battery_level"]?.intValue == 0)
         // Away, then gps without its accuracy: Home Assistant ignores it (200 {}), the tracker stays away.
         try await device.updateLocation(LocationFix(latitude: 48.8566, longitude: 2.3522, accuracy: 20))
         #expect(try await state(home, "device_tracker.\(slug)").state == "not_home")
