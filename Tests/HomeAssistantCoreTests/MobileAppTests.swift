@@ -126,3 +126,24 @@ import Testing
         #expect(plain.status == 400 && plain.json?["error"]?["code"] == "encryption_required")
     }
 }
+
+/// The device's description as a value (H-MOB-2): the registration keeps it to register again (H-MOB-8).
+@Suite struct DeviceInfoTests {
+    func info(push: (token: String, url: String)? = nil, version: String = "0.1.0") -> DeviceInfo {
+        DeviceInfo(
+            deviceID: "d1", appID: "org.companionkit.ci", appName: "CompanionKit", appVersion: version,
+            deviceName: "CI Phone", manufacturer: "CompanionKit", model: "Linux", osName: "Linux",
+            osVersion: "6", push: push)
+    }
+
+    @Test("H-MOB-2: two descriptions with the same fields and push pair are equal (and hash alike); any change differs")
+    func equality() {
+        let pair = (token: "t0k3n", url: "http://127.0.0.1:9/push")
+        #expect(info() == info())
+        #expect(info(push: pair) == info(push: pair))
+        #expect(info(push: pair).hashValue == info(push: pair).hashValue)
+        #expect(info() != info(push: pair))
+        #expect(info(push: pair) != info(push: (token: "other", url: pair.url)))
+        #expect(info() != info(version: "0.2.0"))
+    }
+}
