@@ -90,6 +90,13 @@ import Testing
         #expect(try await state(home, "device_tracker.\(slug)").state == "home")
         let zones = try await device.zones()
         #expect(zones.value.contains { $0.entityID == "zone.home" })
+        // H-MOB-14: gps_accuracy and battery are integers >= 0: a negative one is sent as 0, and 0 stays 0.
+        try await device.updateLocation(LocationFix(latitude: 52.3731, longitude: 4.8922, accuracy: -5, battery: 0))
+        let clamped = try await state(home, "device_tracker.\(slug)")
+        #expect(clamped.attributes["gps_accuracy"]?.intValue == 0 && clamped.attributes["battery_level"]?.intValue == 0)
+        try await device.updateLocation(LocationFix(latitude: 52.3731, longitude: 4.8922, accuracy: 0, battery: -3))
+        let zero = try await state(home, "device_tracker.\(slug)")
+        #expect(zero.attributes["gps_accuracy"]?.intValue == 0 && zero.attributes["battery_level"]?.intValue == 0)
         // Away, then gps without its accuracy: Home Assistant ignores it (200 {}), the tracker stays away.
         try await device.updateLocation(LocationFix(latitude: 48.8566, longitude: 2.3522, accuracy: 20))
         #expect(try await state(home, "device_tracker.\(slug)").state == "not_home")
@@ -117,5 +124,83 @@ import Testing
         let plain = try await client.call(
             .post, "/api/webhook/\(registration.webhookID)", json: ["type": "get_config"])
         #expect(plain.status == 400 && plain.json?["error"]?["code"] == "encryption_required")
+    }
+}
+
+/// The device's description as a value (H-MOB-2): the registration keeps it to register again (H-MOB-8).
+@Suite struct DeviceInfoTests {
+    func info(push: (token: String, url: String)? = nil, version: String = "0.1.0") -> DeviceInfo {
+        DeviceInfo(
+            deviceID: "d1", appID: "org.companionkit.ci", appName: "CompanionKit", appVersion: version,
+            deviceName: "CI Phone", manufacturer: "CompanionKit", model: "Linux", osName: "Linux",
+            osVersion: "6", push: push)
+    }
+
+    @Test("H-MOB-2: two descriptions with the same fields and push pair are equal (and hash alike); any change differs")
+    func equality() {
+        let pair = (token: "t0k3n", url: "http://127.0.0.1:9/push")
+        #expect(info() == info())
+        #expect(info(push: pair) == info(push: pair))
+        #expect(info(push: pair).hashValue == info(push: pair).hashValue)
+        #expect(info() != info(push: pair))
+        #expect(info(push: pair) != info(push: (token: "other", url: pair.url)))
+        #expect(info() != info(version: "0.2.0"))
+    }
+}
+
+/// H-MOB-8's 410 (Home Assistant's answer for a deleted registration's id, once it has restarted: it registers the
+/// deleted ids as "Deleted Webhook" at start), with Home Assistant's answers scripted: restarting the shared `main`
+/// instance would break the suites running beside this one.
+@Suite struct GoneRegistrationTests {
+    static let first = String(repeating: "a", count: 64)
+    static let second = String(repeating: "b", count: 64)
+    static let config = #"{"version":"2025.4.4","components":["mobile_app"]}"#
+
+    func registered(_ answers: [ScriptedTransport.Reply]) async throws -> (MobileApp, ScriptedTransport) {
+        let registered = #"{"webhook_id":"\#(Self.first)","secret":null,"cloudhook_url":null,"remote_ui_url":null}"#
+        let transport = ScriptedTransport([.respond(status: 201, body: registered)] + answers)
+        let environment = TestEnvironments.loopback(transport: transport)
+        let address = try ServerAddress(parsing: "http://127.0.0.1:18123", policy: .allowingInsecureLoopback)
+        let account = AccountKey(address: address, userID: "ci")
+        try environment.secrets.save(
+            StoredCredential(
+                account: account, address: address,
+                credential: .bearer(accessToken: "aaa.bbb.ccc", refreshToken: nil, expiresAt: nil),
+                storedAt: environment.clock.now()))
+        let device = MobileApp(server: try await HomeAssistantServer.open(account, environment: environment))
+        let info = DeviceInfoTests().info()
+        let config = ServerConfig(version: "2025.4.4", components: ["mobile_app"], internalURL: nil, externalURL: nil)
+        _ = try await device.register(info, config: config, encrypted: false)
+        return (device, transport)
+    }
+
+    @Test(
+        "H-MOB-8 H-MOB-3: a 410 registers again once (the stored description) and resends to the new id; a second 410 is the registration unusable"
+    )
+    func goneRegistersAgain() async throws {
+        let again = #"{"webhook_id":"\#(Self.second)","secret":null,"cloudhook_url":null,"remote_ui_url":null}"#
+        let (device, transport) = try await registered([
+            .respond(status: 410, body: ""), .respond(status: 200, body: Self.config),
+            .respond(status: 201, body: again),
+            .respond(status: 200, body: "{}"),
+        ])
+        try await device.updateLocation(LocationFix(latitude: 52.3731, longitude: 4.8922, accuracy: 15))
+        #expect(
+            transport.requests.map(\.url.path) == [
+                "/api/mobile_app/registrations", "/api/webhook/\(Self.first)", "/api/config",
+                "/api/mobile_app/registrations", "/api/webhook/\(Self.second)",
+            ])
+        #expect(try device.registration()?.webhookID == Self.second)
+
+        let (stillGone, _) = try await registered([
+            .respond(status: 410, body: ""), .respond(status: 200, body: Self.config),
+            .respond(status: 201, body: again),
+            .respond(status: 410, body: ""),
+        ])
+        await #expect(
+            throws: MobileAppError.registrationUnusable("Home Assistant answered 410: the registration was deleted")
+        ) {
+            try await stillGone.updateLocation(LocationFix(latitude: 52.3731, longitude: 4.8922, accuracy: 15))
+        }
     }
 }

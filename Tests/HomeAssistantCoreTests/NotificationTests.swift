@@ -70,8 +70,13 @@ import Testing
         #expect(delivered.badge == 2)
         #expect(delivered.apply(try #require(clear)) == nil)
         #expect(delivered.shown.map(\.id) == ["keep"])
-        delivered.apply(.command(.clearBadge))
+        #expect(delivered.apply(.command(.clearBadge)) == nil)
         #expect(delivered.badge == 0)
+        // The commands not about what is shown come back for the caller to carry out, and change nothing shown.
+        for command in [NotificationCommand.requestLocationUpdate, .updateWidgets, .updateComplications] {
+            #expect(delivered.apply(.command(command)) == command)
+        }
+        #expect(delivered.shown.map(\.id) == ["keep"] && delivered.badge == 0)
         #expect(read(["title": "no message"]) == nil)
     }
 

@@ -229,8 +229,10 @@ import Testing
                 try LoginClient(clientID: bad, redirectURI: "companionkit://auth-callback")
             }
         }
+        // A host Python's `ip_address` does not read (a trailing dot) is a name to Home Assistant, not a public IP.
         for good in [
             "http://127.0.0.1:8123/", "https://192.168.1.20/", "https://10.0.0.2/app", "https://app.example/ha",
+            "https://8.8.8.8./",
         ] {
             #expect(throws: Never.self) { try LoginClient(clientID: good, redirectURI: "x://y") }
         }
