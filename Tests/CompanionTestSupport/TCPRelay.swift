@@ -31,8 +31,16 @@ public final class TCPRelay: Sendable {
         var open: Set<Int32> = []
     }
 
+    /// SIGPIPE ignored in this process, once: a relayed write to a connection `cut()` or `stop()` shut then fails
+    /// with EPIPE, which ends its pump, instead of killing the test process.
+    private static let brokenPipesIgnored: Bool = {
+        signal(SIGPIPE, SIG_IGN)
+        return true
+    }()
+
     /// Binds a free port on 127.0.0.1 and fills its accept queue: down until `start()`.
     public init(relayingTo target: Int) throws {
+        _ = Self.brokenPipesIgnored
         self.target = target
         let fd = socket(AF_INET, streamSocketType, 0)
         guard fd >= 0 else { throw TestServers.Missing(variable: "a free loopback socket") }
