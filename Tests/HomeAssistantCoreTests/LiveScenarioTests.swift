@@ -12,6 +12,22 @@ import Testing
 /// H-ENT-8, H-ENT-12, H-OFF-3, H-TOK-6, H-TOK-10, H-TOK-11), against the real server. Serialized: the restart
 /// takes the server away from every other test of this suite.
 @Suite(.serialized, .exclusive("homeassistant-tls")) struct LiveScenarioTests {
+    // First in the serialized suite: run right after the restart test below, its first request to the https
+    // instance sometimes broke after 0 bytes (whole-suite runs of HomeAssistantCoreTests; alone it passed).
+    @Test("CI: the TOTP user signs in over https with the client certificate and the private CA; its states are live")
+    func totpOverTLS() async throws {
+        let home = try await LiveHome(.tls, totpUser: true)
+        #expect(home.account.userID == home.fixture.totpUser)
+        try await home.startLive()
+        let entities = await home.connection.entities
+        #expect(entities.entities.count == 111)
+        #expect(entities["input_boolean.living_room_plug_1"] != nil)
+        let feed = await home.server.entitiesByArea(EntityFilter(area: "Living Room"))
+        await feed.refresh()
+        #expect(await waitUntilObserved(upTo: .seconds(20)) { feed.value?.first?.entities.count == 100 })
+        await home.connection.stop()
+    }
+
     @Test(
         "H-CONN-10 H-CONN-11 H-CONN-6 H-ENT-8 H-ENT-12 H-OFF-3 H-OFF-4: HA stopped and started → stale, retries, reconnect with new ids, current states"
     )
@@ -73,20 +89,6 @@ import Testing
             })
         await home.connection.stop()
         #expect(await home.connection.channel.state == .disconnected(.stopped))
-    }
-
-    @Test("CI: the TOTP user signs in over https with the client certificate and the private CA; its states are live")
-    func totpOverTLS() async throws {
-        let home = try await LiveHome(.tls, totpUser: true)
-        #expect(home.account.userID == home.fixture.totpUser)
-        try await home.startLive()
-        let entities = await home.connection.entities
-        #expect(entities.entities.count == 111)
-        #expect(entities["input_boolean.living_room_plug_1"] != nil)
-        let feed = await home.server.entitiesByArea(EntityFilter(area: "Living Room"))
-        await feed.refresh()
-        #expect(await waitUntilObserved(upTo: .seconds(20)) { feed.value?.first?.entities.count == 100 })
-        await home.connection.stop()
     }
 
     @Test(
