@@ -51,4 +51,15 @@ struct MutationSurvivorTests {
             #expect(hosts == ["web-summit.sgit.ai", "promptugal.news", "aaaa\(index).example", "bbbb\(index).example"])
         }
     }
+
+    @Test("P-TEAM-4: the team feed kinds compare in declaration order, and no kind comes before itself")
+    func feedKindsOrder() {
+        let kinds = TeamFeedKind.allCases
+        #expect(kinds == [.meetings, .wakes, .reports, .pulse, .log])
+        for (index, kind) in kinds.enumerated() {
+            #expect(!(kind < kind) && kind <= kind && kind >= kind, "\(kind)")  // seed 7919's m-dd39132b00
+            for later in kinds[(index + 1)...] { #expect(kind < later && !(later < kind), "\(kind) \(later)") }
+        }
+        #expect([TeamFeedKind.log, .pulse, .meetings, .reports, .wakes].sorted() == kinds)
+    }
 }
