@@ -62,4 +62,10 @@ struct MutationSurvivorTests {
         }
         #expect([TeamFeedKind.log, .pulse, .meetings, .reports, .wakes].sorted() == kinds)
     }
+
+    @Test("Issue 38 item 8: a count's name is read without a trailing count, unless count is the whole name")
+    func countNames() {
+        #expect(TeamFields.normalized("onlyYouCount") == "onlyyou" && TeamFields.normalized("only_you") == "onlyyou")
+        #expect(TeamFields.normalized("Count") == "count" && TeamFields.normalized("people_count") == "people")
+    }
 }
