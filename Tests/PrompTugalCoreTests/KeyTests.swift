@@ -133,6 +133,22 @@ struct KeyTests {
         }
     }
 
+    @Test("P-SECRET-2: the key is bound to a URL that itself names https://openrouter.ai; one relative to it gets none")
+    func relativeURLGetsNoKey() async throws {
+        // No caller builds a relative request URL (the transport resolves redirects before it sends them); the
+        // middleware reads the URL's own parts, never a base it leans on (seed 7919's m-019b6d6fd1 resolved it).
+        let recorder = Recorder()
+        let next = recorder.chained(with: [OpenRouterKeyMiddleware { Self.openRouterKey }])
+        let base = try #require(URL(string: "https://openrouter.ai/api/"))
+        let relative = try #require(URL(string: "v1/models", relativeTo: base))
+        #expect(relative.absoluteString == "https://openrouter.ai/api/v1/models")
+        _ = try await next(HTTPRequest(url: relative))
+        #expect(recorder.seen.withLock { $0.count } == 1)
+        #expect(recorder.seen.withLock { $0.last?.headers["Authorization"] } == nil)
+        _ = try await next(HTTPRequest(url: relative.absoluteURL))
+        #expect(recorder.seen.withLock { $0.last?.headers["Authorization"] } == "Bearer " + Self.openRouterKey)
+    }
+
     @Test("P-SECRET-2: a request elsewhere carrying the key in a header, query or body is stripped or refused")
     func neverElsewhere() async throws {
         let recorder = Recorder()

@@ -4,7 +4,8 @@ import Testing
 
 @testable import PrompTugalCore
 
-/// Tests written for the mutants `scripts/mutate PrompTugalCore --seed 3805` left alive (docs/promptugal.md).
+/// Tests written for the mutants `scripts/mutate PrompTugalCore --seed 3805` and `--seed 7919` left alive
+/// (docs/promptugal.md, docs/reliability.md).
 struct MutationSurvivorTests {
     @Test("Ages are said in the largest unit that fits, at each unit's edge")
     func ageEdges() {
@@ -33,5 +34,39 @@ struct MutationSurvivorTests {
     func textTieIsDeterministic() throws {
         let item = try #require(JSONValue(data: Data(#"{"zeta": "bbbb", "alpha": "aaaa", "id": "x"}"#.utf8)))
         #expect(TeamFields.text(item, []) == "aaaa")
+    }
+
+    @Test("P-TEAM-8: hosts of one length are hidden in name order, every run (seed 7919's m-c63518322a)")
+    func sameLengthHostsInNameOrder() throws {
+        // Two source hosts that overlap in a word which is not itself a host name: the first by name is hidden.
+        let overlapping = ReadSentence(
+            sites: TeamDataBases(
+                team: try #require(URL(string: "https://bc.d")), news: try #require(URL(string: "https://a.bc"))))
+        #expect(overlapping.hide("see a.bc.d/x") == "see the site.d/x")
+        // The hosts come from a set, whose order changes from run to run: many pairs, each in the same order.
+        for index in 0..<12 {
+            let team = try #require(URL(string: "https://aaaa\(index).example"))
+            let news = try #require(URL(string: "https://bbbb\(index).example"))
+            let hosts = ReadSentence(sites: TeamDataBases(team: team, news: news)).hosts
+            #expect(hosts == ["web-summit.sgit.ai", "promptugal.news", "aaaa\(index).example", "bbbb\(index).example"])
+        }
+    }
+
+    @Test("P-TEAM-4: the team feed kinds compare in declaration order, and no kind comes before itself")
+    func feedKindsOrder() {
+        let kinds = TeamFeedKind.allCases
+        #expect(kinds == [.meetings, .wakes, .reports, .pulse, .log])
+        for (index, kind) in kinds.enumerated() {
+            let same = kinds[index]  // seed 7919's m-dd39132b00: a kind came before itself
+            #expect(!(kind < same) && kind <= same && kind >= same, "\(kind)")
+            for later in kinds[(index + 1)...] { #expect(kind < later && !(later < kind), "\(kind) \(later)") }
+        }
+        #expect([TeamFeedKind.log, .pulse, .meetings, .reports, .wakes].sorted() == kinds)
+    }
+
+    @Test("Issue 38 item 8: a count's name is read without a trailing count, unless count is the whole name")
+    func countNames() {
+        #expect(TeamFields.normalized("onlyYouCount") == "onlyyou" && TeamFields.normalized("only_you") == "onlyyou")
+        #expect(TeamFields.normalized("Count") == "count" && TeamFields.normalized("people_count") == "people")
     }
 }

@@ -1,5 +1,6 @@
 import CompanionCore
 import CompanionStore
+import CompanionSync
 import CompanionTestSupport
 import Foundation
 import Testing
@@ -189,6 +190,32 @@ struct ScheduleStoreTests {
         #expect(reloaded.isPicked("kept"))
         reloaded.merge(Self.doc([("talk", 0)]))
         #expect(!reloaded.isPicked("talk"))
+    }
+
+    /// Counts the states it is asked to save.
+    final class CountingStorage: ScheduleStorage {
+        let saves = Locked<[TimedSet]>([])
+        func load() async throws(ScheduleStorageError) -> TimedSet? { nil }
+        func save(_ state: TimedSet) async throws(ScheduleStorageError) { saves.withLock { $0.append(state) } }
+    }
+
+    @Test("Issue 38 item 1, P-SCHED-15: a removal on the page saves a removal record, only for a pick held here")
+    func pageRemovalSavesOnlyAChange() async {
+        let clock = ManualWallClock(Self.t0)
+        let storage = CountingStorage()
+        let store = ScheduleStore(clock: clock, storage: storage)
+        store.toggle("talk")
+        await store.saved()
+        #expect(storage.saves.withLock { $0.count } == 1)
+        store.removeAsOnPage(["never-picked", "other"])
+        await store.saved()
+        #expect(storage.saves.withLock { $0.count } == 1)  // nothing changed, nothing written (m-6cafd5059c)
+        clock.advance(by: 5)
+        store.removeAsOnPage(["talk", "never-picked"])
+        await store.saved()
+        #expect(storage.saves.withLock { $0.count } == 2)
+        #expect(storage.saves.withLock { $0.last?.removals["talk"] } == Self.t0.addingTimeInterval(5))
+        #expect(!store.isPicked("talk"))
     }
 
     @Test("P-SCHED-19: web and vault documents only merge; neither replaces the contents")
