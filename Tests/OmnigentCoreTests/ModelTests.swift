@@ -194,6 +194,12 @@ struct WatchRuleTests {
                 .isSimpleApproval)
         #expect(!Elicitation(id: "1", mode: "url").isSimpleApproval)
         #expect(!Elicitation(id: "1", mode: nil).isSimpleApproval, "a mode must be given, as the real app reads it")
+        // `properties` that are not an object cannot be shown to ask for nothing: the approval stays on the phone.
+        for properties: JSONValue in [.array([]), .string(""), .bool(false), .integer(0)] {
+            #expect(
+                !Elicitation(id: "1", mode: "form", requestedSchema: ["properties": properties]).isSimpleApproval,
+                "properties \(properties)")
+        }
     }
 }
 

@@ -298,6 +298,15 @@ import Testing
         #expect(!journal.events.contains { $0.message == "event stream dropped an oversized event" })
     }
 
+    /// The other side of the edge: a line of 1 MiB and one byte (`data: ` and 1,048,571 bytes) is over it.
+    @Test("O-WATCH-6: an event one byte over 1 MiB is dropped and the next one delivered")
+    func anEventOneByteOverOneMebibyteIsDropped() async throws {
+        let stream = "over-\(UUID().uuidString.prefix(8))"
+        let (seen, journal, _) = try await Self.bigFirstEvent(stream, count: 2, big: 1_048_571)
+        #expect(seen == [#"{"n":2,"stream":"\#(stream)"}"#])
+        #expect(journal.events.contains { $0.message == "event stream dropped an oversized event" })
+    }
+
     @Test("O-WATCH-4: 503 runner_unavailable shows the server's message (real server, no runner)")
     @MainActor func runnerUnavailableShowsTheServerSentence() async throws {
         let url = try TestServers.omnigent()
