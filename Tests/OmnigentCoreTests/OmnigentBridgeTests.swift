@@ -267,7 +267,7 @@ struct OmnigentBridgeTests {
         }
     }
 
-    @Test("O-BRIDGE-9/10: emits clamp the drag progress and encode any text safely")
+    @Test("O-BRIDGE-9/10: emits clamp the drag progress, put the top bar at 0 unless told, and encode any text safely")
     func emits() {
         let bridge = Self.bridge()
         #expect(
@@ -282,6 +282,10 @@ struct OmnigentBridgeTests {
                 OmnigentEmit.sidebarDrag(phase: "move", progress: progress).script
                     == #"window.__omnigentNativeEmitSidebarDrag?.("move", 0);"#)
         }
+        // `…Insets(bottomBar)`: the bottom bar alone leaves the top bar at 0; lengths are finite and not negative.
+        #expect(OmnigentEmit.insets(bottomBar: 34).script == "window.__omnigentNativeEmitInsets?.(34, 0);")
+        #expect(
+            OmnigentEmit.insets(bottomBar: -3, topBar: .nan).script == "window.__omnigentNativeEmitInsets?.(0, 0);")
         // Called as `?.(…)`, as the real app does, so a page without the bridge ignores it.
         #expect(OmnigentEmit.openPath("/c/x").script == #"window.__omnigentNativeEmitOpenPath?.("\/c\/x");"#)
         let nasty = "/c/\"'\\</script>\u{2028}\u{2029}é"
