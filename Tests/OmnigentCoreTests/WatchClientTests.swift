@@ -91,6 +91,16 @@ import Testing
         #expect((header == "session=value") == applies)
     }
 
+    @Test("O-WATCH-8: a cookie is host-only unless said otherwise: example.com's does not reach app.example.com")
+    func aCookieIsHostOnlyByDefault() throws {
+        let cookie = WebViewCookie(name: "session", value: "value", domain: "example.com")
+        #expect(cookie.hostOnly)
+        let apiBase = try #require(URL(string: "https://app.example.com/api"))
+        #expect(WatchCookieSync.cookieHeader(for: apiBase, from: [cookie]) == nil)
+        let own = try #require(URL(string: "https://example.com/api"))
+        #expect(WatchCookieSync.cookieHeader(for: own, from: [cookie]) == "session=value")
+    }
+
     @Test(
         "O-WATCH-1/2/3/11: accounts mode, a cookie synced from the phone: the list's query, projects, the detail's query"
     )
