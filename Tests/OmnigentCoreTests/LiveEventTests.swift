@@ -188,6 +188,33 @@ extension LiveDetailTests {
     }
 }
 
+extension LiveDetailTests {
+    @Test("O-WATCH-6: a consumed input takes out of `sent` only the message pending under its cleared id")
+    func aConsumedInputLeavesTheOtherSentMessages() async throws {
+        let url = try TestServers.omnigent()
+        let session = try await OmnigentFixture.createSession(TestClients.loopback(url), title: "watch consumed")
+        let streams = ScriptedStreams([
+            """
+            data: {"type":"session.input.consumed","data":{"cleared_pending_id":"p-other"}}
+
+            data: [DONE]
+
+
+            """
+        ])
+        let keeper = WatchCookieKeeper(
+            WatchCookieSync(serverURL: url, cookieHeader: "ap_session=header-mode", syncedAt: Date()))
+        let watch = WatchClient(
+            apiBase: url, cookies: keeper, environment: OmnigentFixture.environment(transport: streams))
+        await watch.open(session.id)
+        // 0.19.1 without a runner refuses the message: it stays in `sent`, failed, under no pending id.
+        let message = try #require(await watch.send("Hello from the wrist", to: session.id))
+        #expect(watch.sent.map(\.id) == [message.id])
+        await watch.follow()
+        #expect(watch.sent.map(\.id) == [message.id], "a pending id it does not carry leaves it alone")
+    }
+}
+
 /// The platform's transport, except that each connection of a session stream gets the next scripted SSE body.
 final class ScriptedStreams: Transport {
     private let inner = DefaultTransport.make()

@@ -124,6 +124,14 @@ struct WatchRuleTests {
 
     @Test func emptyListHasNoGroups() { #expect(SessionGroup.group([]).isEmpty) }
 
+    @Test("O-WATCH-11: a session made with no approval count has none: it needs no attention and is recent")
+    func aSessionWithoutACountNeedsNoAttention() {
+        let session = Session(id: "a", createdAt: Date(timeIntervalSince1970: 1_000), updatedAt: .distantPast)
+        #expect(session.pendingElicitationsCount == 0)
+        #expect(!session.needsAttention)
+        #expect(SessionGroup.group([session]).map(\.id) == ["recent"])
+    }
+
     @Test("O-WATCH-3 / O-OPEN-19: newest 8 chat messages, oldest first")
     func lastMessages() {
         var items: [SessionItem] = []
@@ -194,6 +202,12 @@ struct WatchRuleTests {
                 .isSimpleApproval)
         #expect(!Elicitation(id: "1", mode: "url").isSimpleApproval)
         #expect(!Elicitation(id: "1", mode: nil).isSimpleApproval, "a mode must be given, as the real app reads it")
+        // `properties` that are not an object cannot be shown to ask for nothing: the approval stays on the phone.
+        for properties: JSONValue in [.array([]), .string(""), .bool(false), .integer(0)] {
+            #expect(
+                !Elicitation(id: "1", mode: "form", requestedSchema: ["properties": properties]).isSimpleApproval,
+                "properties \(properties)")
+        }
     }
 }
 

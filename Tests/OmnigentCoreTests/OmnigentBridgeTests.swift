@@ -267,7 +267,7 @@ struct OmnigentBridgeTests {
         }
     }
 
-    @Test("O-BRIDGE-9/10: emits clamp the drag progress and encode any text safely")
+    @Test("O-BRIDGE-9/10: emits clamp the drag progress, put the top bar at 0 unless told, and encode any text safely")
     func emits() {
         let bridge = Self.bridge()
         #expect(
@@ -282,6 +282,10 @@ struct OmnigentBridgeTests {
                 OmnigentEmit.sidebarDrag(phase: "move", progress: progress).script
                     == #"window.__omnigentNativeEmitSidebarDrag?.("move", 0);"#)
         }
+        // `…Insets(bottomBar)`: the bottom bar alone leaves the top bar at 0; lengths are finite and not negative.
+        #expect(OmnigentEmit.insets(bottomBar: 34).script == "window.__omnigentNativeEmitInsets?.(34, 0);")
+        #expect(
+            OmnigentEmit.insets(bottomBar: -3, topBar: .nan).script == "window.__omnigentNativeEmitInsets?.(0, 0);")
         // Called as `?.(…)`, as the real app does, so a page without the bridge ignores it.
         #expect(OmnigentEmit.openPath("/c/x").script == #"window.__omnigentNativeEmitOpenPath?.("\/c\/x");"#)
         let nasty = "/c/\"'\\</script>\u{2028}\u{2029}é"
@@ -387,5 +391,27 @@ struct OmnigentBridgeTests {
         Self.ready(&other)
         _ = other.receive(Self.json(#"{"method":"nativeHeartbeat","version":3}"#), from: Self.source)
         #expect(other.health == .failed(.versionMismatch("3")))
+    }
+
+    /// The version is compared as the page wrote it: a whole number in any JSON form is that number, a fraction
+    /// stays a fraction, a string is its text (at most 16 characters of it).
+    @Test("O-BRIDGE-4: nativeWebReady(1.0) and (\"1\") are version 1; 1.5 and a long string are mismatches as written")
+    func versionsAreReadAsWritten() {
+        let start = Date(timeIntervalSince1970: 1_764_400_000)
+        let cases: [(String, HeartbeatWatchdog.State)] = [
+            ("1.0", .healthy(lastBeat: start)),
+            (#""1""#, .healthy(lastBeat: start)),
+            ("1.5", .failed(.versionMismatch("1.5"))),
+            ("-2.5e0", .failed(.versionMismatch("-2.5"))),
+            (#""12345678901234567890""#, .failed(.versionMismatch("1234567890123456"))),
+        ]
+        for (written, health) in cases {
+            let clock = ManualWallClock(start)
+            var bridge = Self.bridge(clock: clock)
+            bridge.loadStarted(of: Self.address("https://h.example.com/omnigent"))
+            _ = bridge.receive(
+                Self.json(#"{"method":"nativeWebReady","version":\#(written)}"#), from: Self.source)
+            #expect(bridge.health == health, "version \(written)")
+        }
     }
 }

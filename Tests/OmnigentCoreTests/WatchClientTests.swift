@@ -91,6 +91,16 @@ import Testing
         #expect((header == "session=value") == applies)
     }
 
+    @Test("O-WATCH-8: a cookie is host-only unless said otherwise: example.com's does not reach app.example.com")
+    func aCookieIsHostOnlyByDefault() throws {
+        let cookie = WebViewCookie(name: "session", value: "value", domain: "example.com")
+        #expect(cookie.hostOnly)
+        let apiBase = try #require(URL(string: "https://app.example.com/api"))
+        #expect(WatchCookieSync.cookieHeader(for: apiBase, from: [cookie]) == nil)
+        let own = try #require(URL(string: "https://example.com/api"))
+        #expect(WatchCookieSync.cookieHeader(for: own, from: [cookie]) == "session=value")
+    }
+
     @Test(
         "O-WATCH-1/2/3/11: accounts mode, a cookie synced from the phone: the list's query, projects, the detail's query"
     )
@@ -296,6 +306,15 @@ import Testing
         let (seen, journal, _) = try await Self.bigFirstEvent(stream, count: 2, big: 1_048_570)
         #expect(seen?.map(\.utf8.count) == [1_048_570, #"{"n":2,"stream":"\#(stream)"}"#.utf8.count])
         #expect(!journal.events.contains { $0.message == "event stream dropped an oversized event" })
+    }
+
+    /// The other side of the edge: a line of 1 MiB and one byte (`data: ` and 1,048,571 bytes) is over it.
+    @Test("O-WATCH-6: an event one byte over 1 MiB is dropped and the next one delivered")
+    func anEventOneByteOverOneMebibyteIsDropped() async throws {
+        let stream = "over-\(UUID().uuidString.prefix(8))"
+        let (seen, journal, _) = try await Self.bigFirstEvent(stream, count: 2, big: 1_048_571)
+        #expect(seen == [#"{"n":2,"stream":"\#(stream)"}"#])
+        #expect(journal.events.contains { $0.message == "event stream dropped an oversized event" })
     }
 
     @Test("O-WATCH-4: 503 runner_unavailable shows the server's message (real server, no runner)")
