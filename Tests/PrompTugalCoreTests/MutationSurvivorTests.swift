@@ -24,6 +24,20 @@ struct MutationSurvivorTests {
         #expect(!ReadSentence.isHostName("1.2.3") && ReadSentence.isHostName("1.2.3.4"))
     }
 
+    @Test("Issue 38 item 2: of two equally long lists found by evidence, the member first by name wins, every run")
+    func listTieIsDeterministic() throws {
+        func row(_ id: Int) -> JSONValue { .object(["id": .integer(Int64(id))]) }
+        for _ in 0..<20 {
+            let members: [String: JSONValue] = [
+                "zeta": .array([row(1), row(2)]), "alpha": .array([row(3), row(4)]), "mid": .array([row(5), row(6)]),
+            ]
+            let found = try #require(TeamFields.list(.object(members), []))
+            #expect(found == [row(3), row(4)])
+        }
+        let longer: [String: JSONValue] = ["alpha": .array([row(1)]), "zeta": .array([row(2), row(3)])]
+        #expect(TeamFields.list(.object(longer), []) == [row(2), row(3)])
+    }
+
     @Test("P-SHELL-3: the sidebar's sections are titled Today, Event, News, Team and Settings, in that order")
     func sectionTitles() {
         #expect(Destination.Section.allCases.map(\.title) == ["Today", "Event", "News", "Team", "Settings"])

@@ -51,7 +51,7 @@ enum TeamFields {
 
     /// The first of `paths` that is a list; `value` itself when it is a list and `paths` finds none; else, from
     /// evidence, the one member (or member of a member) that is a non-empty list of objects, the largest when there
-    /// are several.
+    /// are several (of equally large ones, the first by member name).
     static func list(_ value: JSONValue, _ paths: [String]) -> [JSONValue]? {
         for path in paths {
             if case .array(let items) = first(value, [path]) { return items }
@@ -63,7 +63,8 @@ enum TeamFields {
             case .array(let items) where !items.isEmpty && items.allSatisfy({ $0.objectValue != nil }):
                 if items.count > best?.count ?? 0 { best = items }
             case .object(let members) where depth < 2:
-                for member in members.values { consider(member, depth: depth + 1) }
+                // By name, so that of two equally long lists the same one wins every run.
+                for (_, member) in members.sorted(by: { $0.key < $1.key }) { consider(member, depth: depth + 1) }
             default: break
             }
         }
