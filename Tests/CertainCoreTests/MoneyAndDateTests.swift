@@ -22,6 +22,15 @@ import Testing
         #expect(decoded.map(\.description) == ["0.10", "-12.3456", "250.00", "1000000.01"])
     }
 
+    @Test("C-MONEY-1: an amount without its sign keeps every digit, below one as above (a transfer row's amount)")
+    func magnitudeDropsOnlyTheSign() throws {
+        for (text, magnitude) in [("-0.50", "0.50"), ("0.50", "0.50"), ("-12.3456", "12.3456"), ("0.00", "0.00")] {
+            let amount = try #require(Amount(exactly: text))
+            #expect(amount.magnitude.description == magnitude, "\(text)")
+            #expect(!amount.magnitude.isNegative, "\(text)")
+        }
+    }
+
     @Test("C-MONEY-1 C-ERR-3: a number or a localised amount is a decode error naming its path")
     func amountsMustBePlainDecimalStrings() {
         #expect(throws: DecodingError.self) { try decode([Amount].self, "[0.1]") }
