@@ -117,6 +117,10 @@ import Testing
         #expect(CalendarDate("2026-04-31") == nil && CalendarDate("2026-04-30") != nil)
         #expect(CalendarDate("2026-12-31") != nil && CalendarDate("2026-12-32") == nil)
         #expect(CalendarDate("2026-10-14T00:00:00") == nil)
+        // Only the form YYYY-MM-DD: a month or day of one or three digits is refused, as a year of three or five.
+        for text in ["2026-1-05", "2026-001-05", "2026-10-5", "2026-10-005", "226-10-05", "02026-10-05"] {
+            #expect(CalendarDate(text) == nil, "\(text)")
+        }
         #expect(throws: DecodingError.self) { try decode([CalendarDate].self, #"["14.10.2026"]"#) }
     }
 
