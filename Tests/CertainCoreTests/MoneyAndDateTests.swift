@@ -22,6 +22,15 @@ import Testing
         #expect(decoded.map(\.description) == ["0.10", "-12.3456", "250.00", "1000000.01"])
     }
 
+    @Test("C-MONEY-1: an amount without its sign keeps every digit, below one as above (a transfer row's amount)")
+    func magnitudeDropsOnlyTheSign() throws {
+        for (text, magnitude) in [("-0.50", "0.50"), ("0.50", "0.50"), ("-12.3456", "12.3456"), ("0.00", "0.00")] {
+            let amount = try #require(Amount(exactly: text))
+            #expect(amount.magnitude.description == magnitude, "\(text)")
+            #expect(!amount.magnitude.isNegative, "\(text)")
+        }
+    }
+
     @Test("C-MONEY-1 C-ERR-3: a number or a localised amount is a decode error naming its path")
     func amountsMustBePlainDecimalStrings() {
         #expect(throws: DecodingError.self) { try decode([Amount].self, "[0.1]") }
@@ -108,6 +117,10 @@ import Testing
         #expect(CalendarDate("2026-04-31") == nil && CalendarDate("2026-04-30") != nil)
         #expect(CalendarDate("2026-12-31") != nil && CalendarDate("2026-12-32") == nil)
         #expect(CalendarDate("2026-10-14T00:00:00") == nil)
+        // Only the form YYYY-MM-DD: a month or day of one or three digits is refused, as a year of three or five.
+        for text in ["2026-1-05", "2026-001-05", "2026-10-5", "2026-10-005", "226-10-05", "02026-10-05"] {
+            #expect(CalendarDate(text) == nil, "\(text)")
+        }
         #expect(throws: DecodingError.self) { try decode([CalendarDate].self, #"["14.10.2026"]"#) }
     }
 

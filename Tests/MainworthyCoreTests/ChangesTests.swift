@@ -257,6 +257,22 @@ extension AgainstReferenceServer {
             #expect(Set(value.partHeads) == [value.head])
         }
 
+        @MainActor @Test func aPartThatDoesNotDecodeIsAFailureNotAMove() async throws {
+            // M-CHG-6, M-CHG-7: only parts naming different heads repeat the read and say the change moved; a part
+            // the client cannot read (here the gate, twice, so a repeat would fail too) is the read's own failure,
+            // after one read.
+            let server = try ReferenceServer()
+            try await server.reset()
+            let page = try await Self.page(server, "ch_1")
+            try await server.fail("/api/projects/shop/changes/ch_1/gate", status: 200, times: 2, reply: ["head": 7])
+            try await server.clearLog()
+            await page.refresh()
+            #expect(page.moved == nil && page.lastReadAttempts == 1)
+            #expect(page.state.kind == .failed && page.state.problem != ChangeModel.movedSentence)
+            let reads = try await server.log().filter { $0.path == "/api/projects/shop/changes/ch_1/gate" }
+            #expect(reads.count == 1)
+        }
+
         @MainActor @Test(.timeLimit(.minutes(1))) func anAnswerFromTheChangePageReadsTheGateAgain() async throws {
             // M-CHG-9: an answer from the change page follows the queue's rules (M-QUEUE-8, -9, -12), and once it
             // is confirmed the gate is read again.

@@ -17,6 +17,23 @@ extension AgainstReferenceServer {
             return (list, events)
         }
 
+        @MainActor @Test func theRevisionOnlyRisesFromNothingSeen() async throws {
+            // O-14, M-LIST-1: `revision` is the highest revision seen, so a screen refreshes once it rises. Nothing
+            // seen stands below every revision (`Int.min` is the floor, never a revision), a lower or equal one
+            // changes nothing.
+            let server = try ReferenceServer()
+            try await server.reset()
+            let events = ProjectEvents(workspace: try await server.workspace("ada"), project: "shop")
+            events.note(revision: Int.min)
+            #expect(events.revision == nil)
+            events.note(revision: 5)
+            events.note(revision: 3)
+            events.note(revision: 5)
+            #expect(events.revision == 5)
+            events.note(revision: 6)
+            #expect(events.revision == 6)
+        }
+
         @MainActor @Test(.timeLimit(.minutes(1))) func aReportReachesTheListLiveAtTheTop() async throws {
             // M-CHG-4: a `change` event inserts its row at the top, without reading the list again.
             let server = try ReferenceServer()

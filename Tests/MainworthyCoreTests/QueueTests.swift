@@ -331,6 +331,24 @@ extension AgainstReferenceServer {
             #expect(queue.state.value?.items.contains { $0.id == "q_2" } == false)
         }
 
+        @MainActor @Test func theLastQuestionThatCanWaitLeavesACountOfZero() async throws {  // M-QUEUE-11, M-QUEUE-3
+            // The ops project's queue is one review: answered (ada given `decide` there), the count that can wait
+            // goes to 0, not below and not held at 1.
+            let server = try ReferenceServer()
+            try await server.reset()
+            try await server.grant("ada", ["read", "decide"], in: "ops")
+            let queue = try #require(try await server.workspace("ada", project: "ops").queue)
+            await queue.refresh()
+            try #require(queue.state.value?.summary == QueueSummary(failures: 0, canWait: 1))
+            let id = try #require(queue.state.value?.items.first?.id)
+            let page = queue.question(id)
+            await page.refresh()
+            await page.answer("accept")
+            #expect(page.recorded != nil, "\(page.problem ?? "")")
+            #expect(queue.state.value?.summary == QueueSummary(failures: 0, canWait: 0))
+            #expect(queue.state.value?.items.isEmpty == true)
+        }
+
         @MainActor @Test func aConfirmedAnswerShowsTheRecordedBarAndLeavesTheList() async throws {  // M-QUEUE-11
             let server = try ReferenceServer()
             try await server.reset()

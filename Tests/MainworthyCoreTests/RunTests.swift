@@ -90,6 +90,22 @@ extension AgainstReferenceServer {
             #expect(detail.case.steps.first?.action == "Open the old card form")
         }
 
+        // M-RUN-5, M-RUN-6, M-RUN-12: `perform` does each action as its button does on the open slot: Mark step
+        // marks step 1, Note types the page's note, Record sends a pass with that note (a pass sends no step).
+        @MainActor @Test func performMarksTypesAndRecordsOnTheOpenSlot() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let run = try await Self.openRun(server)
+            await run.open("s_2")
+            await run.perform(.markStep)
+            await run.perform(.note)
+            #expect(run.draft == SlotDraft(note: "Noted on the run page", markedStep: 1))
+            try await server.clearLog()
+            await run.perform(.record)
+            let sent = try await server.log().posts(endingWith: "/slots/s_2/results")
+            #expect(sent.first?.body == ["outcome": "pass", "note": "Noted on the run page"])
+        }
+
         // M-RUN-5, M-RUN-6
         @MainActor @Test func stepsAreMarkedOneAtATimeAndFailSendsTheMarkedStep() async throws {
             let server = try ReferenceServer()
@@ -170,6 +186,24 @@ extension AgainstReferenceServer {
                 history.first?.outcome == .fail && history.first?.note == "500 on submit"
                     && history.first?.failedStep == 2)
             #expect(history.map(\.outcome) == [.fail, .pass, .fail, .skip, .pass])
+        }
+
+        // M-RUN-8 read from a slot's history: a page that did not record there (the terminal, a new launch) undoes
+        // ada's one result in s_1 with skip; where results cannot be recorded (bo with `read` only) nothing is sent.
+        @MainActor @Test func undoFromAPageThatDidNotRecordReadsTheSlotsHistory() async throws {
+            let server = try ReferenceServer()
+            try await server.reset()
+            let run = try await Self.openRun(server)
+            await run.open("s_1")
+            let ada = try #require(run.openSlot?.results.first?.by)
+            try await server.grant("bo", ["read"])
+            let readOnly = try await Self.openRun(server, user: "bo")
+            try await server.clearLog()
+            #expect(await readOnly.undoLatest("s_1", by: ada) == false)
+            #expect(try await server.log().filter { $0.method == "POST" }.isEmpty)
+            #expect(await run.undoLatest("s_1", by: ada))
+            let sent = try await server.log().posts(endingWith: "/slots/s_1/results")
+            #expect(sent.map(\.body) == [["outcome": "skip", "note": .null]])
         }
 
         @MainActor @Test func notesAndMarksNotRecordedStayWithTheirSlotAcrossMovesAndUndo() async throws {  // M-RUN-10

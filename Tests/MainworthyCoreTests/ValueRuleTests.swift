@@ -196,6 +196,14 @@ import Testing
         #expect(draft.markedStep == 3)
     }
 
+    @Test func aDraftIsEmptyOnlyWithNoNoteTypedAndNoStepMarked() {  // M-RUN-10
+        // What a slot keeps that is not recorded yet: a note alone or a mark alone is something kept.
+        #expect(SlotDraft().isEmpty)
+        #expect(!SlotDraft(note: "half done").isEmpty)
+        #expect(!SlotDraft(markedStep: 2).isEmpty)
+        #expect(!SlotDraft(note: "half done", markedStep: 2).isEmpty)
+    }
+
     @Test func failSendsTheMarkedStepOthersSendNoneAndAnEmptyNoteIsNull() throws {  // M-RUN-6
         var draft = SlotDraft(note: "")
         draft.press(step: 2)
@@ -427,6 +435,14 @@ import Testing
             index = cursor + 1
         }
         return paths
+    }
+}
+
+@Suite struct KeptListRevision {
+    @Test func aListMadeWithoutARevisionCountsAsReadBeforeAnyRevision() {  // M-LIST-1
+        // A kept list is read again once the project's revision rose above its own: one made without a revision
+        // (as while its folder loads or failed) holds 0, so the first revision the project reports is newer.
+        #expect(CaseListContent().revision == 0)
     }
 }
 
