@@ -36,6 +36,8 @@ import Testing
         #expect(Language.resolve(preferred: ["en-GB"]) == .english)
         #expect(Language.resolve(preferred: ["fr", "en-US", "de"]) == .english)
         #expect(Language.resolve(preferred: ["de-AT"]) == .german)
+        #expect(Language.resolve(preferred: ["de-AT", "en"]) == .german, "a German region tag is German, first")
+        #expect(Language.resolve(preferred: ["de_CH", "en"]) == .german)
         #expect(Texts(.german)["tab.transactions"] == "Buchungen")
         #expect(Texts(.english)["tab.transactions"] == "Transactions")
     }
