@@ -22,7 +22,8 @@ Every area holds the same 100 entities that need no hardware, so N areas (1 to 1
 Besides, in no area, the catalog's four examples (specs/homeassistant.md §2.1): `input_boolean.porch_light`,
 `input_number.thermostat` (10 to 30, step 0.5, initial 20), `sensor.thermostat_doubled` and `binary_sensor.porch_lit`;
 on the plain instance also `script.slow`, which runs for 3 s (a call that takes a while), and `script.dropped_call`,
-which runs for 5 s (a call whose connection a test cuts while it runs).
+which runs for 30 s (a call whose connection a test cuts while it runs: long enough that its result never comes
+before the cut, even under the parallel suite's load).
 
 Every generated entity has a unique id (an input helper's YAML key, a template's `unique_id`), so it is in the entity
 registry and can be given its area there: the layout file (`layout.json`: `{"areas": [...], "entities":
@@ -230,7 +231,7 @@ def configuration(port: int, areas: int, tls: tuple[str, str, str] | None) -> tu
         # `slow` while another test's runs would be answered at once.
         config["script"] = {
             "slow": {"alias": "Slow", "sequence": [{"delay": {"seconds": 3}}]},
-            "dropped_call": {"alias": "Dropped call", "sequence": [{"delay": {"seconds": 5}}]},
+            "dropped_call": {"alias": "Dropped call", "sequence": [{"delay": {"seconds": 30}}]},
         }
     return config, layout
 

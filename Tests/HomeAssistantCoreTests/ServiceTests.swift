@@ -161,13 +161,14 @@ import Testing
         let connection = home.connection
         let script = "script.dropped_call"
         let marker = "input_boolean.bathroom_plug_6"
-        // A run of this test just before may have left the script running (5 s): it must be idle before the call.
-        #expect(try await home.waitForEntities(upTo: .seconds(20)) { $0[script]?.state == "off" })
+        // A run of this test just before may have left the script running (30 s): it must be idle before the call.
+        #expect(try await home.waitForEntities(upTo: .seconds(45)) { $0[script]?.state == "off" })
         let before = try #require(await connection.entities[script])
         let markerBefore = try #require(await connection.entities[marker]).state
         let updates = await connection.updates()
 
-        // The call runs 5 s at Home Assistant; the request (`execute_script`) toggles the marker, then waits 5 s.
+        // The call runs 30 s at Home Assistant; the request (`execute_script`) toggles the marker, then waits 30 s:
+        // under the parallel suite's load a 5 s run once ended before the cut, and the call was done, not unknown.
         let call = Task { await connection.call(ServiceCall(domain: "script", service: "dropped_call")) }
         let request = Task { () async -> ChannelError? in
             do throws(ChannelError) {
@@ -175,7 +176,7 @@ import Testing
                     "type": "execute_script",
                     "sequence": [
                         ["action": "input_boolean.toggle", "target": ["entity_id": .string(marker)]],
-                        ["delay": ["seconds": 5]],
+                        ["delay": ["seconds": 30]],
                     ],
                 ])
                 return nil
