@@ -21,6 +21,7 @@ struct MutationSurvivorTests {
         #expect(sentence.hide("via 10.0.0.7:8080 and cdn.other-host.net") == "via the site and the site")
         #expect(sentence.hide("(mirror.example.org), agenda.json  v1.2") == "(the site), agenda.json  v1.2")
         #expect(ReadSentence.isHostName("a-b.example") && !ReadSentence.isHostName("a_b.example"))
+        // Strings read as words, never dialled: a dotted quad is a host to hide, three numbers are not.
         #expect(!ReadSentence.isHostName("1.2.3") && ReadSentence.isHostName("1.2.3.4"))
     }
 
