@@ -174,17 +174,18 @@ enum HomeAssistantDeviceCommands {
         var result = "updated"
         if try device.disabledSensors().contains(id) {
             result = "disabled"
-        } else {
-            let answer = try await device.updateSensors([sensor])[id]
-            if answer?["is_disabled"] == true {
+        } else if try !device.knownSensors().contains(id) {
+            try await device.registerSensor(sensor)
+            result = "registered"
+        } else if let answer = try await device.updateSensors([sensor])[id] {
+            if answer["is_disabled"] == true {
                 result = "disabled"
-            } else if answer?["error"]?["code"] == "not_registered" || answer == nil {
-                try await device.registerSensor(sensor)
-                result = "registered"
-            } else if answer?["success"] != true {
-                let message = answer?["error"]?["message"]?.stringValue ?? "no answer for it"
+            } else if answer["success"] != true {
+                let message = answer["error"]?["message"]?.stringValue ?? "no answer for it"
                 throw CommandFailure("Home Assistant did not take the state of \(id): \(message)")
             }
+        } else {
+            result = "unchanged"
         }
         if arguments.flag("json") {
             let out: JSONValue = ["uniqueID": .string(id), "state": state, "result": .string(result)]
@@ -193,6 +194,7 @@ enum HomeAssistantDeviceCommands {
             switch result {
             case "disabled": Terminal.out("\(id) is disabled in Home Assistant: nothing was sent.")
             case "registered": Terminal.out("\(id) registered with the state \(raw).")
+            case "unchanged": Terminal.out("\(id) is already \(raw) in Home Assistant: nothing was sent.")
             default: Terminal.out("\(id) is now \(raw).")
             }
         }

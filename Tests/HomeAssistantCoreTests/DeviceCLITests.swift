@@ -65,6 +65,11 @@ import Testing
         #expect(JSONValue(data: Data(sensor.output.utf8))?["result"] == "registered")
         let again = try await run("homeassistant", "sensor", "battery_level", "76", "--server", address)
         #expect(again.status == 0 && again.output.contains("battery_level is now 76"), "\(again.errors)")
+        // H-MOB-12: the state Home Assistant last acknowledged is not sent again.
+        let same = try await run("homeassistant", "sensor", "battery_level", "76", "--server", address, "--json")
+        #expect(same.status == 0, "\(same.errors)")
+        expectDocumentedShape(same.output, "homeassistant sensor")
+        #expect(JSONValue(data: Data(same.output.utf8))?["result"] == "unchanged")
         let battery = try EntityState(
             json: try await account.bundle.client.send(HomeAssistantAPI.state("sensor.cli_phone_\(tag)_battery_level")))
         #expect(battery.state == "76")

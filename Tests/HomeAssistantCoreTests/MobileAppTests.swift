@@ -127,6 +127,101 @@ import Testing
     }
 }
 
+extension MobileAppTests {
+    /// The `type` and the sensors' unique ids of each `update_sensor_states` or `register_sensor` webhook `recorder`
+    /// saw (plain registrations only: their bodies are readable).
+    func sensorWebhooks(_ recorder: RequestRecorder) -> [String] {
+        recorder.requests.compactMap { request -> String? in
+            guard request.url.path.hasPrefix("/api/webhook/"), let body = request.body,
+                let json = JSONValue(data: body), let type = json["type"]?.stringValue
+            else { return nil }
+            switch type {
+            case "update_sensor_states":
+                let ids = (json["data"]?.arrayValue ?? []).compactMap { $0["unique_id"]?.stringValue }
+                return "update " + ids.joined(separator: ",")
+            case "register_sensor": return "register " + (json["data"]?["unique_id"]?.stringValue ?? "?")
+            default: return type
+            }
+        }
+    }
+
+    @Test(
+        "H-MOB-12: only changed sensors are sent (none changed: no request); not_registered registers and resends it alone; invalid_format is journalled, not resent"
+    )
+    func changedSensorsOnly() async throws {
+        let journal = Journal()
+        let environment = TestEnvironments.loopback(journal: journal)
+        let (home, plain, info, slug) = try await device(environment)
+        let webhooks = RequestRecorder()
+        let device = MobileApp(server: home, middlewares: [webhooks])
+        try await device.register(info, config: try await home.config().value, encrypted: false)
+        _ = plain
+        try await device.registerSensor(.battery(level: 80))
+        // The registered state was acknowledged: the same state again sends nothing.
+        #expect(try await device.updateSensors([.battery(level: 80)]).isEmpty)
+        #expect(sensorWebhooks(webhooks) == ["register battery_level"])
+        // A changed state is sent; then the same one is not.
+        #expect(try await device.updateSensors([.battery(level: 79)])["battery_level"]?["success"] == true)
+        #expect(try await device.updateSensors([.battery(level: 79)]).isEmpty)
+        #expect(sensorWebhooks(webhooks) == ["register battery_level", "update battery_level"])
+        // An icon change alone is a change.
+        var charging = MobileSensor.battery(level: 79)
+        charging.fields["icon"] = "mdi:battery-charging"
+        #expect(try await device.updateSensors([charging])["battery_level"]?["success"] == true)
+        // A sensor Home Assistant does not know: answered not_registered, registered, then sent again alone.
+        let steps = MobileSensor(uniqueID: "ci_steps", name: "Steps", state: 1234)
+        let answers = try await device.updateSensors([charging, steps])
+        #expect(answers["ci_steps"]?["success"] == true)
+        #expect(
+            sensorWebhooks(webhooks) == [
+                "register battery_level", "update battery_level", "update battery_level",
+                "update ci_steps", "register ci_steps", "update ci_steps",
+            ])
+        #expect(try await state(home, "sensor.\(slug)_steps").state == "1234")
+        #expect(try device.knownSensors() == ["battery_level", "ci_steps"])
+        // A state Home Assistant's schema refuses: invalid_format, journalled with its message, sent once only.
+        let bad = MobileSensor(uniqueID: "ci_steps", name: "Steps", state: ["not": "a state"])
+        let refused = try await device.updateSensors([bad])
+        #expect(refused["ci_steps"]?["error"]?["code"] == "invalid_format")
+        #expect(sensorWebhooks(webhooks).count == 7)
+        let text = String(decoding: journal.exportJSONLines(), as: UTF8.self)
+        #expect(text.contains("refused sensor ci_steps's update (invalid_format"))
+        #expect(try await state(home, "sensor.\(slug)_steps").state == "1234")
+    }
+
+    @Test(
+        "H-MOB-7: enable_encryption on a plain registration answers a plain 64-hex secret, kept; later webhooks are sealed; again: 400 encryption_already_enabled, its words"
+    )
+    func enableEncryption() async throws {
+        let journal = Journal()
+        let environment = TestEnvironments.loopback(journal: journal)
+        let (home, device, info, slug) = try await device(environment)
+        let plain = try await device.register(info, config: try await home.config().value, encrypted: false)
+        #expect(plain.secret == nil)
+        let registration = try await device.enableEncryption()
+        let secret = try #require(registration.secret)
+        #expect(secret.count == 64 && secret.allSatisfy(\.isHexDigit))
+        #expect(registration.webhookID == plain.webhookID)
+        #expect(try device.registration()?.secret == secret)
+        // Sealed from now on: Home Assistant refuses a plain webhook, and the device's sealed one works.
+        let client = environment.client(for: server.url, profile: HomeAssistantServer.profile)
+        let unsealed = try await client.call(.post, "/api/webhook/\(plain.webhookID)", json: ["type": "get_config"])
+        #expect(unsealed.status == 400 && unsealed.json?["error"]?["code"] == "encryption_required")
+        #expect(try await device.webhook("get_config", expecting: [200])?["version"] == "2025.4.4")
+        try await device.registerSensor(.battery(level: 42))
+        #expect(try await state(home, "sensor.\(slug)_battery_level").state == "42")
+        await #expect(
+            throws: MobileAppError.serverError(
+                code: "encryption_already_enabled", message: "Encryption already enabled",
+                what: "the enable_encryption webhook")
+        ) {
+            try await device.enableEncryption()
+        }
+        let text = String(decoding: journal.exportJSONLines(), as: UTF8.self)
+        #expect(!text.contains(secret), "the journal never holds the secret")
+    }
+}
+
 /// The device's description as a value (H-MOB-2): the registration keeps it to register again (H-MOB-8).
 @Suite struct DeviceInfoTests {
     func info(push: (token: String, url: String)? = nil, version: String = "0.1.0") -> DeviceInfo {

@@ -133,6 +133,9 @@ public enum MobileAppError: Error, Sendable, Hashable, CustomStringConvertible, 
     case registrationUnusable(String)
     /// The secret store failed.
     case store(SecretStoreError)
+    /// Home Assistant refused the webhook with its own error code and message (as `encryption_already_enabled`,
+    /// "Encryption already enabled"), surfaced word for word.
+    case serverError(code: String, message: String, what: String)
 
     /// A sentence a person can act on.
     public var description: String {
@@ -150,6 +153,8 @@ public enum MobileAppError: Error, Sendable, Hashable, CustomStringConvertible, 
             return "This device's registration with Home Assistant cannot be used (\(why)), and registering again did "
                 + "not help. Remove the device in Home Assistant and register again."
         case .store(let error): return error.description
+        case .serverError(let code, let message, let what):
+            return "Home Assistant refused \(what): \(message) (\(code))."
         }
     }
 
@@ -432,6 +437,9 @@ public struct MobileApp: Sendable {
             return .unusable(why)
         }
         guard expecting.contains(reply.status) else {
+            if let error = JSONValue(data: reply.body)?["error"], let code = error.text("code") {
+                throw .serverError(code: code, message: error.text("message") ?? code, what: "the \(type) webhook")
+            }
             throw .refused(status: reply.status, what: "the \(type) webhook")
         }
         guard !reply.body.isEmpty else { return .reply(nil) }
@@ -483,29 +491,100 @@ public struct MobileApp: Sendable {
         data["state"] = sensor.state
         let reply = try await webhook("register_sensor", data: .object(data), expecting: [201])
         guard reply?["success"] == true else { throw .unreadable("register_sensor did not answer success") }
+        try acknowledge([sensor])
     }
 
-    /// Sends `sensors`' states (`update_sensor_states`) and returns each one's answer by unique id. A sensor Home
-    /// Assistant answered `is_disabled: true` for is left out until the webhook `get_config` shows it enabled again
-    /// (H-MOB-13); with nothing left to send, no request is made.
-    public func updateSensors(_ sensors: [MobileSensor]) async throws(MobileAppError) -> [String: JSONValue] {
-        let disabled = Set((try record()?["disabled"]?.arrayValue ?? []).compactMap(\.stringValue))
-        let list = sensors.filter { !disabled.contains($0.uniqueID) }.map { sensor -> JSONValue in
-            var item: [String: JSONValue] = [
-                "type": .string(sensor.type), "unique_id": .string(sensor.uniqueID), "state": sensor.state,
-            ]
-            if let icon = sensor.fields["icon"] { item["icon"] = icon }
-            if let attributes = sensor.fields["attributes"] { item["attributes"] = attributes }
-            return .object(item)
+    /// What `update_sensor_states` sends for `sensor`: its type, id, state, and its icon and attributes when set.
+    static func sensorUpdate(_ sensor: MobileSensor) -> JSONValue {
+        var item: [String: JSONValue] = [
+            "type": .string(sensor.type), "unique_id": .string(sensor.uniqueID), "state": sensor.state,
+        ]
+        if let icon = sensor.fields["icon"] { item["icon"] = icon }
+        if let attributes = sensor.fields["attributes"] { item["attributes"] = attributes }
+        return .object(item)
+    }
+
+    /// Records `sensors` as Home Assistant last acknowledged them (H-MOB-12), in the registration's record: a new
+    /// registration starts with none.
+    func acknowledge(_ sensors: [MobileSensor]) throws(MobileAppError) {
+        guard !sensors.isEmpty else { return }
+        try update { record in
+            var sent = record["sent"]?.objectValue ?? [:]
+            for sensor in sensors { sent[sensor.uniqueID] = Self.sensorUpdate(sensor) }
+            record["sent"] = .object(sent)
         }
-        guard !list.isEmpty else { return [:] }
-        let answers =
-            try await webhook("update_sensor_states", data: .array(list), expecting: [200])?.objectValue ?? [:]
+    }
+
+    /// The sensors registered or updated on this registration, by unique id: the ones Home Assistant acknowledged.
+    public func knownSensors() throws(MobileAppError) -> Set<String> { Set(try acknowledged().keys) }
+
+    /// The sensors' updates Home Assistant last acknowledged, by unique id (H-MOB-12).
+    func acknowledged() throws(MobileAppError) -> [String: JSONValue] {
+        try record()?["sent"]?.objectValue ?? [:]
+    }
+
+    /// Sends the states of those of `sensors` that changed (`update_sensor_states`) and returns each sent one's answer
+    /// by unique id.
+    ///
+    /// Rules:
+    /// - Only a sensor whose state, attributes or icon differ from the last send Home Assistant acknowledged
+    ///   (`success: true`) is sent; with none changed, no request is made (H-MOB-12).
+    /// - A sensor answered `not_registered` is registered (`register_sensor`) and then sent once more, alone with the
+    ///   others so answered; one answered `invalid_format` is journalled with Home Assistant's message and not resent
+    ///   (H-MOB-12).
+    /// - A sensor Home Assistant answered `is_disabled: true` for is left out until the webhook `get_config` shows it
+    ///   enabled again (H-MOB-13).
+    public func updateSensors(_ sensors: [MobileSensor]) async throws(MobileAppError) -> [String: JSONValue] {
+        let disabled = try disabledSensors()
+        let sent = try acknowledged()
+        let changed = sensors.filter { !disabled.contains($0.uniqueID) && sent[$0.uniqueID] != Self.sensorUpdate($0) }
+        guard !changed.isEmpty else { return [:] }
+        var answers = try await sendUpdates(changed)
+        let unregistered = changed.filter { answers[$0.uniqueID]?["error"]?.text("code") == "not_registered" }
+        if !unregistered.isEmpty {
+            for sensor in unregistered { try await registerSensor(sensor) }
+            answers.merge(try await sendUpdates(unregistered)) { $1 }
+        }
+        for sensor in changed {
+            guard let error = answers[sensor.uniqueID]?["error"], error.text("code") == "invalid_format" else {
+                continue
+            }
+            bundle.journal.record(
+                .sync,
+                "mobile_app: Home Assistant refused sensor \(sensor.uniqueID)'s update (invalid_format: "
+                    + "\(error.text("message") ?? "no message")); not sent again")
+        }
+        try acknowledge(changed.filter { answers[$0.uniqueID]?["success"] == true })
         let nowDisabled = answers.filter { $0.value["is_disabled"] == true }.map(\.key)
         if !nowDisabled.isEmpty {
             try update { $0["disabled"] = .array(disabled.union(nowDisabled).sorted().map(JSONValue.string)) }
         }
         return answers
+    }
+
+    /// One `update_sensor_states` webhook with `sensors`, its answers by unique id.
+    func sendUpdates(_ sensors: [MobileSensor]) async throws(MobileAppError) -> [String: JSONValue] {
+        try await webhook("update_sensor_states", data: .array(sensors.map(Self.sensorUpdate)), expecting: [200])?
+            .objectValue ?? [:]
+    }
+
+    /// Turns encryption on for a registration made without it (H-MOB-7): the webhook `enable_encryption`, whose plain
+    /// reply `{"secret": …}` is kept in the secret store with the registration, so every later webhook is sealed.
+    /// Home Assistant answers 400 `encryption_already_enabled` when it is on already (`serverError`, its words).
+    @discardableResult
+    public func enableEncryption() async throws(MobileAppError) -> MobileAppRegistration {
+        let reply = try await webhook("enable_encryption", expecting: [200])
+        guard let secret = reply?.text("secret"), Self.hex(secret)?.count == SecretBox.keyLength else {
+            throw .unreadable("enable_encryption did not answer a 64-hex secret")
+        }
+        bundle.journal.register(secret: secret)
+        guard var record = try record()?.objectValue else { throw .notRegistered }
+        record["secret"] = .string(secret)
+        record["encrypted"] = true
+        try save(record)
+        guard let registration = try registration() else { throw .notRegistered }
+        bundle.journal.record(.auth, "mobile_app: encryption turned on for this device's registration")
+        return registration
     }
 
     /// The sensors Home Assistant reported disabled, not sent until it enables them (H-MOB-13).
