@@ -28,7 +28,10 @@ The helper site (127.0.0.1 only):
   "tls"} (default main): stops (SIGTERM, SIGKILL after 30 s) and/or starts that Home Assistant on the same port
   and config, answering when it is stopped / RUNNING again (at most 180 s) with {"instance", "stopped_ms",
   "ready_ms"}; 500 {"error"} when it could not;
-- `GET /_control/status` -> {"main": {"url", "running"}, "tls": {...}}.
+- `POST /_control/fresh`: a third Home Assistant, never onboarded, for the terminal's `onboard` (H-CLI-7): any
+  earlier one is stopped and its folder DIR/fresh removed, then a new config (one area) on a free port is started
+  and answered when its onboarding API answers -> {"url", "ready_ms"}; it is stopped with the others at exit;
+- `GET /_control/status` -> {"main": {"url", "running"}, "tls": {...}} (and "fresh" once made).
 - `POST /_control/command` {"instance"?, "type", ...fields}: one WebSocket API command sent as the owner (for
   what REST cannot do, such as disabling an entity with `config/entity_registry/update`) -> {"result"}; 422
   {"error"} with Home Assistant's own message when it fails;
@@ -399,6 +402,7 @@ class Helper:
         self.changed = asyncio.Condition()
         self.events: list[dict[str, Any]] = []
         self.listeners: list[asyncio.Task[None]] = []
+        self.fresh_lock = asyncio.Lock()
 
     def app(self) -> web.Application:
         app = web.Application()
@@ -412,7 +416,38 @@ class Helper:
         app.router.add_get("/_control/events", self.list_events)
         for action in ("restart", "stop", "start"):
             app.router.add_post(f"/_control/{action}", self.control(action))
+        app.router.add_post("/_control/fresh", self.fresh)
         return app
+
+    async def fresh(self, _: web.Request) -> web.Response:
+        """A new Home Assistant that is not onboarded (H-CLI-7's test), replacing any earlier one."""
+        async with self.fresh_lock:
+            old = self.instances.pop("fresh", None)
+            if old is not None:
+                await old.stop()
+            template = self.instances["main"]
+            instance = Instance("fresh", template.dir.parent, free_port(), template.hass, None)
+            shutil.rmtree(instance.dir, ignore_errors=True)
+            instance.dir.mkdir(parents=True)
+            command = [sys.executable, str(HERE / "generate_config.py"), str(instance.config)]
+            subprocess.run([*command, "--port", str(instance.port), "--areas", "1"], check=True)
+            self.instances["fresh"] = instance
+            t0 = time.monotonic()
+            try:
+                await instance.start()
+                deadline = time.monotonic() + RESTART_TIMEOUT
+
+                async def probe(session: aiohttp.ClientSession) -> bool | None:
+                    async with session.get(instance.url + "/api/onboarding") as r:
+                        return True if r.status == 200 else None
+
+                await instance.wait_until(deadline, "the onboarding API", probe)
+            except Failure as error:
+                log(f"fresh: {error}")
+                return web.json_response({"error": str(error).splitlines()[0]}, status=500)
+            out = {"url": instance.url, "ready_ms": round((time.monotonic() - t0) * 1000)}
+            log(f"fresh: {out}")
+            return web.json_response(out)
 
     async def bump(self) -> None:
         async with self.changed:

@@ -76,6 +76,35 @@ enum HomeAssistantCommands {
                     Command(
                         name: "logout", summary: "revoke the refresh token and forget the sign-in (states are kept)",
                         options: [.httpsOnly], run: logout),
+                    Command(
+                        name: "onboard", summary: "set up a fresh test Home Assistant on this machine and sign in",
+                        parameters: [.init(syntax: "<address>", help: "a loopback address, such as 127.0.0.1:8123")],
+                        options: [
+                            .option("user", "NAME", "the owner's user name (default: ci)"),
+                            .option("name", "NAME", "the owner's display name (default: CI Owner)"),
+                            .flag("password-stdin", "read the owner's password from standard input"), .json,
+                        ],
+                        details: """
+                            Onboarding makes the server's owner, so only a server on this machine (a loopback address)
+                            is onboarded. The owner's tokens are kept as a sign-in's would be (one sign-in per server).
+                            """,
+                        exitCodes:
+                            "Exit codes: 0 onboarded and signed in, 1 already set up or refused, 2 usage error "
+                            + "(an address that is not loopback).",
+                        run: onboard),
+                    Command(
+                        name: "token", summary: "make a long-lived access token and print it once",
+                        parameters: [.init(syntax: "create", help: "the action")],
+                        options: [
+                            .option("name", "NAME", "the token's name in the profile (required)"),
+                            .option("days", "N", "how many days it is valid (default 365)"), .json, .httpsOnly,
+                        ],
+                        details: """
+                            Asks over the live connection as the signed-in user (auth/long_lived_access_token). The
+                            token is printed once and kept nowhere: copy it now.
+                            """,
+                        exitCodes: "Exit codes: 0 printed, 1 refused or not connected, 2 usage error.",
+                        run: token),
                 ] + HomeAssistantDeviceCommands.subcommands)
         ])
 
@@ -486,6 +515,76 @@ enum HomeAssistantCommands {
         try? FileManager.default.removeItem(at: try currentFile())
         if let problem { Terminal.err("The server did not confirm the sign-out: \(problem.description)") }
         Terminal.out("Signed out of \(current.address.serverKey); the stored states are kept.")
+        return 0
+    }
+
+    struct OnboardReport: Encodable {
+        let server: String
+        let user: String
+        let signedIn: Bool
+    }
+
+    /// H-CLI-7: the owner made through the onboarding API on a loopback server, then signed in as after `login`.
+    static func onboard(_ arguments: Arguments) async throws -> Int32 {
+        try arguments.expectAtMost(1)
+        let environment = try environment(httpsOnly: false)
+        let address = try root(arguments, environment)
+        let onboarding: HomeAssistantOnboarding
+        do {
+            onboarding = try HomeAssistantOnboarding(address, environment: environment)
+        } catch {
+            throw UsageError(error.description)
+        }
+        let user = arguments.option("user") ?? "ci"
+        let password = try AuthCommands.secret("Password: ", fromStdin: arguments.flag("password-stdin"))
+        let owner = OnboardingOwner(name: arguments.option("name") ?? "CI Owner", username: user, password: password)
+        let credential: StoredCredential
+        do {
+            credential = try await onboarding.onboard(owner)
+            try environment.secrets.save(credential)
+        } catch let error as OnboardingError {
+            throw CommandFailure(error.description)
+        }
+        let current = Current(address: onboarding.address, account: credential.account, httpsOnly: false)
+        try Terminal.writePrivateFile(try JSONOutput.data(current), to: try currentFile())
+        if arguments.flag("json") {
+            Terminal.out(
+                try JSONOutput.line(
+                    OnboardReport(server: onboarding.address.serverKey, user: user, signedIn: true)))
+        } else {
+            Terminal.out("Onboarded \(onboarding.address.serverKey): owner \(user) created and signed in.")
+        }
+        return 0
+    }
+
+    /// H-CLI-7: a long-lived access token, printed once (never stored).
+    static func token(_ arguments: Arguments) async throws -> Int32 {
+        try arguments.expectAtMost(1)
+        guard try arguments.positional(0, "the action (create)") == "create" else {
+            throw UsageError("The only action is `create`.")
+        }
+        guard let name = arguments.option("name"), !name.isEmpty else {
+            throw UsageError("Give the token's name with --name.")
+        }
+        let daysText = arguments.option("days") ?? "365"
+        guard let days = Int(daysText), days > 0 else { throw UsageError("--days must be a whole number above 0.") }
+        let (server, _) = try await open(arguments)
+        let connection = try await live(server)
+        defer { Task { await connection.stop() } }
+        let token: String
+        do {
+            token = try await connection.createLongLivedToken(name: name, days: days)
+        } catch {
+            throw CommandFailure("Home Assistant did not make the token: \(error.description)")
+        }
+        await connection.stop()
+        if arguments.flag("json") {
+            Terminal.out(
+                JSONValue.object(["name": .string(name), "days": .integer(Int64(days)), "token": .string(token)])
+                    .outputLine)
+        } else {
+            Terminal.out(token)
+        }
         return 0
     }
 

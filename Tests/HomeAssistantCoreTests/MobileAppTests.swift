@@ -151,11 +151,10 @@ extension MobileAppTests {
     func changedSensorsOnly() async throws {
         let journal = Journal()
         let environment = TestEnvironments.loopback(journal: journal)
-        let (home, plain, info, slug) = try await device(environment)
+        let (home, _, info, slug) = try await device(environment)
         let webhooks = RequestRecorder()
         let device = MobileApp(server: home, middlewares: [webhooks])
         try await device.register(info, config: try await home.config().value, encrypted: false)
-        _ = plain
         try await device.registerSensor(.battery(level: 80))
         // The registered state was acknowledged: the same state again sends nothing.
         #expect(try await device.updateSensors([.battery(level: 80)]).isEmpty)

@@ -290,6 +290,21 @@ public actor HomeAssistantConnection {
         }
     }
 
+    /// Makes a long-lived access token for the signed-in user (`auth/long_lived_access_token`, H-CLI-7): `name` is
+    /// its name in the profile, `days` its lifespan. A write: sent once, only while ready, never resent. The token is
+    /// registered with the journal as a secret before it is returned.
+    public func createLongLivedToken(name: String, days: Int) async throws(ChannelError) -> String {
+        let body: JSONValue = [
+            "type": "auth/long_lived_access_token", "client_name": .string(name), "lifespan": .integer(Int64(days)),
+        ]
+        let result = try await channel.send(body, readyWithin: .zero)
+        guard let token = result.stringValue else {
+            throw .server(code: "unexpected_reply", message: "the reply carries no token")
+        }
+        journal.register(secret: token)
+        return token
+    }
+
     /// `get_services`: every domain's services with their descriptions.
     public func services() async throws(ChannelError) -> JSONValue {
         try await read(["type": "get_services"])
