@@ -77,6 +77,8 @@ private struct PolicyChannelTransport: ChannelTransport {
         }
         return try await inner.open(request)
     }
+
+    func networkChanged() async -> Bool { await inner.networkChanged() }
 }
 
 /// A transport that opens nothing and says why.

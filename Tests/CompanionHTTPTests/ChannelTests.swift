@@ -349,3 +349,118 @@ struct EventSourceChannelTests {
         await channel.stop()
     }
 }
+
+/// The real transport underneath, recording the port each connection went to and the close codes this side sent.
+final class RoutesRecordingTransport: ChannelTransport {
+    private let inner: any ChannelTransport
+    private let seen = Locked<(ports: [Int], closes: [WebSocketCloseCode])>(([], []))
+
+    init(_ inner: any ChannelTransport) { self.inner = inner }
+
+    var ports: [Int] { seen.withLock { $0.ports } }
+    var closes: [WebSocketCloseCode] { seen.withLock { $0.closes } }
+
+    func open(_ request: ChannelRequest) async throws(ChannelError) -> any ChannelSocket {
+        seen.withLock { $0.ports.append(request.url.port ?? 0) }
+        return Recorded(inner: try await inner.open(request), seen: seen)
+    }
+
+    private final class Recorded: ChannelSocket {
+        let inner: any ChannelSocket
+        let seen: Locked<(ports: [Int], closes: [WebSocketCloseCode])>
+
+        init(inner: any ChannelSocket, seen: Locked<(ports: [Int], closes: [WebSocketCloseCode])>) {
+            self.inner = inner
+            self.seen = seen
+        }
+
+        var messages: AsyncThrowingStream<ChannelMessage, any Error> { inner.messages }
+        func send(_ message: ChannelMessage) async throws(ChannelError) { try await inner.send(message) }
+        func ping() async throws(ChannelError) { try await inner.ping() }
+
+        func close(_ code: WebSocketCloseCode, reason: String) async {
+            seen.withLock { $0.closes.append(code) }
+            await inner.close(code, reason: reason)
+        }
+    }
+}
+
+/// A connect probe whose answer the test sets (the home address "answers" or not).
+final class HomeSwitchProbe: ConnectProbe {
+    let reachable = Locked(true)
+
+    func canConnect(host: String, port: Int, timeout: Duration) async -> Bool { reachable.withLock { $0 } }
+}
+
+@Suite("Channels: network changes (HAKit's path monitor and shouldReplace)", .timeLimit(.minutes(2)))
+struct ChannelNetworkChangeTests {
+    @Test("K-CH-15: a network change while a retry waits fires it at once (HAKit testPathMonitorWithTimer)")
+    func networkChangeFiresWaitingRetry() async throws {
+        let journal = Journal()
+        // Every retry waits an hour: only the network change can bring the second attempt within the test's bound.
+        let refused = ChannelConnection(
+            ChannelRequest(url: try WSFault.url("/refuse")), transport: WSFault.transport(), dialect: faultDialect(),
+            policy: ReconnectPolicy(delays: [.seconds(3600)], thereafter: .seconds(3600), jitter: 0),
+            journal: journal)
+        await refused.start()
+        try await waitForState(refused) {
+            if case .disconnected(.waitingToReconnect(_, _, 1)) = $0 { return true } else { return false }
+        }
+        await refused.networkChanged()
+        try await waitForState(refused) {
+            if case .disconnected(.waitingToReconnect(_, _, 2)) = $0 { return true } else { return false }
+        }
+        #expect(journal.events.contains { $0.message == "channel network changed: retrying now" })
+        await refused.stop()
+    }
+
+    @Test(
+        "K-CH-16: leaving home replaces the connection: the old socket closed with 1001, the new one at the external address at once, subscriptions made again, the pending request failed; no change, no replacement"
+    )
+    func addressChangeReplacesTheConnection() async throws {
+        let base = try WSFault.base()
+        let relay = try TCPRelay(relayingTo: try #require(base.port))
+        relay.start()
+        defer { relay.stop() }
+        let external = try ServerAddress(parsing: base.absoluteString, policy: .allowingInsecureLoopback)
+        let home = try ServerAddress(parsing: "http://127.0.0.1:\(relay.port)", policy: .allowingInsecureLoopback)
+        let probe = HomeSwitchProbe()
+        let hangWritten = AsyncStream<Void>.makeStream()
+        let recording = RoutesRecordingTransport(
+            WriteWatchingTransport(WSFault.transport(), marker: #""type":"hang""#, written: hangWritten.continuation))
+        let transport = ServerNetwork(server: external, internalAddress: home)
+            .channelTransport(identity: nil, probe: probe, platform: recording)
+        // Every retry would wait an hour: the replacement must not wait at all to end within the test's bound.
+        let channel = ChannelConnection(
+            ChannelRequest(url: try WSFault.url("/app")), transport: transport, dialect: faultDialect(),
+            policy: ReconnectPolicy(delays: [.seconds(3600)], thereafter: .seconds(3600), jitter: 0))
+        await channel.start()
+        let first = try await waitForState(channel) {
+            if case .disconnected(.waitingToReconnect) = $0 { return true }
+            return $0 == .ready
+        }
+        try #require(first.last == .ready, "\(first.suffix(2))")
+        var events = await channel.subscribe(["type": "subscribe", "every_ms": 30]).makeAsyncIterator()
+        #expect(try await events.next() == ["n": 0])
+        #expect(recording.ports == [relay.port], "\(recording.ports.prefix(3))")
+        // Still at home: nothing is replaced.
+        await channel.networkChanged()
+        #expect(recording.closes.isEmpty && recording.ports.count == 1)
+        // A request on the wire, never answered, when the device leaves home.
+        async let stuck = outcome { () async throws(ChannelError) in try await channel.send(["type": "hang"]) }
+        var written = hangWritten.stream.makeAsyncIterator()
+        _ = await written.next()
+        probe.reachable.withLock { $0 = false }
+        await channel.networkChanged()
+        guard case .failure(.notConnected) = await stuck else {
+            Issue.record("the pending request did not fail with notConnected")
+            return
+        }
+        var next = try await events.next()
+        while next != ["n": 0] { next = try await events.next() }
+        #expect(recording.ports == [relay.port, try #require(base.port)], "\(recording.ports.prefix(3))")
+        #expect(recording.closes == [.goingAway])
+        #expect(try await channel.send(["type": "echo", "payload": "away"]) == "away")
+        await channel.stop()
+    }
+}

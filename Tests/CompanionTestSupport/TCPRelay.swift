@@ -171,13 +171,31 @@ public final class TCPRelay: Sendable {
         for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
+    /// Closes the port and keeps relaying the connections it holds: the address no longer answers (the device left
+    /// that network), while a connection made before goes on until one side ends it.
+    public func stopAccepting() {
+        let (fillers, wasClosed, running) = state.withLock { state -> ([Int32], Bool, Bool) in
+            defer { state.closed = true }
+            return (state.fillers, state.closed, state.running)
+        }
+        guard !wasClosed else { return }
+        shutdown(listener, Int32(SHUT_RDWR))
+        if running { _ = acceptEnded.wait(timeout: .now() + 5) }
+        close(listener)
+        for fd in fillers { close(fd) }
+    }
+
     /// Closes the port and every relayed connection.
     public func stop() {
         let (fillers, open, wasClosed, running) = state.withLock { state -> ([Int32], Set<Int32>, Bool, Bool) in
             defer { state.closed = true }
             return (state.fillers, state.open, state.closed, state.running)
         }
-        guard !wasClosed else { return }
+        guard !wasClosed else {
+            // The port was closed by `stopAccepting()`: the relayed connections are shut now.
+            for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+            return
+        }
         // Shutting the listening socket down wakes the accept loop; it is closed once that loop has returned.
         shutdown(listener, Int32(SHUT_RDWR))
         if running { _ = acceptEnded.wait(timeout: .now() + 5) }

@@ -95,6 +95,14 @@ public actor HomeAssistantConnection {
     /// The server's version, from the auth phase.
     public nonisolated var version: String? { credentials.version }
 
+    /// The device's network path changed (the glue's path monitor): a waiting reconnect fires at once (H-CONN-10),
+    /// and when the account's home or away address is now the other one, the socket is replaced: the old one closes
+    /// with 1001, the new one connects, subscriptions are sent again and the entities come again as a new initial
+    /// `a` (H-NET-6).
+    public func networkChanged() async {
+        await channel.networkChanged()
+    }
+
     /// The channel's state now and every change after.
     public func states() async -> AsyncStream<ChannelState> { await channel.states() }
 

@@ -19,6 +19,10 @@ import Foundation
 ///   credential stops it (`disconnected(.rejected)`), with no retry.
 /// - **Dead peers.** A ready connection pings every `pingInterval`; no pong within `pingTimeout` closes it and
 ///   counts as a drop (`noPong`). With a `signInTimeout`, a sign-in not ended by then is a failed attempt, retried.
+/// - **Network changes.** `networkChanged()` (the platform's path monitor calls it) fires a waiting retry at once; and
+///   when the transport would now connect to another address (home and away, `ChannelTransport.networkChanged()`),
+///   the open connection is closed with 1001 (going away) and opened again at once to the new one: requests pending
+///   on it fail (never resent) and subscriptions are made again on the new one (HAKit's `shouldReplace`).
 /// - **Stop.** `stop()` closes with 1001 (going away) and journals the code; nothing reconnects after it.
 /// - **Journal.** Connects, drops and every message sent are journaled; a message's body is redacted the way HTTP
 ///   bodies are (secret-named members masked, registered secrets scrubbed), so a token sent inside a message never
@@ -49,6 +53,10 @@ public actor ChannelConnection {
     /// The subscription each request number belongs to on the current connection.
     private var subscriptionIDs: [Int: UUID] = [:]
     private var generation = 0
+    /// The wait before the next attempt, while one runs: a network change ends it early.
+    private var retryWait: Task<Void, any Error>?
+    /// Set while an open connection is closed to be opened again at once at another address.
+    private var replacing = false
 
     private struct Subscription {
         let body: JSONValue
@@ -128,6 +136,22 @@ public actor ChannelConnection {
         guard let open else { return }
         let code = WebSocketCloseCode.goingAway
         journal.record(.sync, "channel closed", fields: ["code": "\(code.rawValue)"])
+        await open.close(code, reason: "")
+    }
+
+    /// The device's network path changed (H-CONN-10, H-NET-6): a retry that is waiting fires now; an open connection
+    /// that the transport would now route to another address is closed with 1001 and opened again at once.
+    public func networkChanged() async {
+        let moved = await transport.networkChanged()
+        if let retryWait {
+            journal.record(.sync, "channel network changed: retrying now")
+            retryWait.cancel()
+            return
+        }
+        guard moved, let open = socket else { return }
+        replacing = true
+        let code = WebSocketCloseCode.goingAway
+        journal.record(.sync, "channel network changed: replacing the connection", fields: ["code": "\(code.rawValue)"])
         await open.close(code, reason: "")
     }
 
@@ -211,6 +235,11 @@ public actor ChannelConnection {
                 return
             }
             if case .ready = state { attempt = 0 }
+            if replacing {
+                replacing = false
+                attempt = 0
+                continue
+            }
             attempt += 1
             let delay = policy.delay(beforeRetry: attempt, random: random)
             set(.disconnected(.waitingToReconnect(lastError: error, delay: delay, attempt: attempt)))
@@ -219,11 +248,15 @@ public actor ChannelConnection {
                 fields: [
                     "attempt": "\(attempt)", "delayMs": "\(delay.milliseconds)", "error": error?.description ?? "ended",
                 ])
-            do {
-                try await sleeper.sleep(for: delay)
-            } catch {
-                return
+            let wait = Task { [sleeper] in try await sleeper.sleep(for: delay) }
+            retryWait = wait
+            await withTaskCancellationHandler {
+                _ = await wait.result
+            } onCancel: {
+                wait.cancel()
             }
+            retryWait = nil
+            if Task.isCancelled { return }
         }
     }
 

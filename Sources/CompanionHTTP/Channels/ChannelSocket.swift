@@ -137,6 +137,15 @@ public protocol ChannelTransport: Sendable {
     /// Opens one connection for `request`, or fails with `ChannelError` (the server's status and sentence for a
     /// refused upgrade).
     func open(_ request: ChannelRequest) async throws(ChannelError) -> any ChannelSocket
+
+    /// The device's network path changed: decides again where a connection would go, and answers whether one opened
+    /// now would go to another address than the last one did (home and away): the channel then replaces its socket.
+    func networkChanged() async -> Bool
+}
+
+extension ChannelTransport {
+    /// A transport with one address: a connection goes where it went before (`false`).
+    public func networkChanged() async -> Bool { false }
 }
 
 /// Which WebSocket transport a channel uses: libcurl's connect-only stream on Linux (`CurlWebSocketTransport`),

@@ -16,6 +16,8 @@ import Foundation
 /// - Every change of address is written to the journal, with the address used and why.
 /// - A request the internal address refused to connect to (nothing was sent) goes to the external one at once,
 ///   whatever its method; any other failure is the caller's to handle (a write is never resent here).
+/// - A change of the device's network path (`networkChanged()`) forgets the answer and probes again at once: leaving
+///   home moves to the external address, coming home back to the internal one.
 public actor AddressFailover {
     /// Which address requests go to.
     public enum Route: String, Sendable, Hashable {
@@ -69,6 +71,16 @@ public actor AddressFailover {
         probing = nil
         settle(chosen, reason: chosen == .internal ? "it answered" : "it did not answer within \(connectTimeout)")
         return chosen
+    }
+
+    /// The device's network path changed: the remembered answer is forgotten and the internal address probed again
+    /// at once; returns whether the address chosen now differs from the one chosen before (`false` when none was).
+    public func networkChanged() async -> Bool {
+        let before = route
+        route = nil
+        decidedAt = .distantPast
+        let after = await choose()
+        return before != nil && before != after
     }
 
     /// Notes that a request found the internal address unreachable: the external one is used from now on.

@@ -52,6 +52,10 @@ struct ServerChannelTransport: ChannelTransport {
         return try await inner.open(signed(request, for: request.httpURL))
     }
 
+    func networkChanged() async -> Bool {
+        await failover?.networkChanged() ?? false
+    }
+
     private func signed(_ request: ChannelRequest, for url: URL) -> ChannelRequest {
         var request = request
         guard let credential, request.headers["Authorization"] == nil,
