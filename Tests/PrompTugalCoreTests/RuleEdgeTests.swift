@@ -1,4 +1,5 @@
 import CompanionApp
+import CompanionBridge
 import CompanionCore
 import CompanionHTTP
 import CompanionStore
@@ -178,7 +179,7 @@ struct RuleEdgeTests {
     @Test("P-KEY-2: deleting a file key removes it; deleting one never saved is no error")
     func fileKeyDelete() throws {
         let temporary = try TemporaryFolder(prefix: "pt-keydel")
-        let store = FileKeyStore(folder: temporary.url.appendingPathComponent("keys"))
+        let store = FileKeyStore(folder: temporary.url.appendingPathComponent("state/keys"))
         try store.delete(.openRouter)
         try store.save("sk-or-v1-test", as: .openRouter, protection: .openRouter(biometric: false))
         #expect(try store.load(.openRouter) == "sk-or-v1-test")
@@ -249,5 +250,127 @@ struct RuleEdgeTests {
         let me = try TeamMe(json: try #require(JSONValue(data: Data(text.utf8))))
         #expect(me.people == [TeamMe.Person(id: "a", name: nil), TeamMe.Person(id: "Bea", name: "Bea")])
         #expect(me.skippedPeople == 2)
+    }
+
+    @Test("P-OPEN-3: each refusal of a whole schedule said word for word; a version is cut after 20 characters")
+    func documentSentences() {
+        #expect(ScheduleDocumentError.notJSON.description == "The schedule is not JSON; nothing was changed.")
+        #expect(
+            ScheduleDocumentError.notADocument.description
+                == #"The schedule is not a {"v": 1, "picks": [...]} object; nothing was changed."#)
+        #expect(
+            ScheduleDocumentError.picksNotAnArray.description
+                == "The schedule's picks are not a list; nothing was changed.")
+        let twenty = String(repeating: "9", count: 20)
+        #expect(
+            ScheduleDocumentError.unsupportedVersion(twenty).description
+                == "The schedule has version \(twenty); this app reads version 1 only, so nothing was changed.")
+        #expect(
+            ScheduleDocumentError.unsupportedVersion(twenty + "9").description
+                == "The schedule has version \(twenty)…; this app reads version 1 only, so nothing was changed.")
+        #expect(ScheduleDocument(picks: [SchedulePick(id: "a", at: Date(timeIntervalSince1970: 0))]).skipped == 0)
+    }
+
+    @Test("P-KEY-1, P-SECRET-1, P-KEY-3: each key's kind and protection as the Keys panel says them")
+    func keyKindsAndProtections() {
+        #expect(
+            [StoredKeyName.vaultRead(vaultID: "v1"), .vault(vaultID: "v1"), .openRouter].map(\.kind) == [
+                "vault read key", "vault key (read and write)", "OpenRouter key",
+            ])
+        #expect(KeyProtection.vaultKey == KeyProtection(biometryCurrentSet: true, thisDeviceOnly: true))
+        #expect(
+            KeyProtection.openRouter(biometric: false) == KeyProtection(biometryCurrentSet: false, thisDeviceOnly: true)
+        )
+        #expect(
+            KeyProtection.openRouter(biometric: true) == KeyProtection(biometryCurrentSet: true, thisDeviceOnly: true))
+    }
+
+    @Test("P-KEY-3: the memory key store counts every value read, from none")
+    func memoryReadsCounted() throws {
+        let store = InMemoryKeyStore()
+        #expect(store.valueReads == 0)
+        store.save("k", as: .openRouter, protection: .openRouter(biometric: false))
+        #expect(try store.load(.openRouter) == "k" && store.valueReads == 1)
+        #expect(try store.load(.vault(vaultID: "none")) == nil && store.valueReads == 2)
+        #expect(store.entries().map(\.available) == [true] && store.valueReads == 2)
+    }
+
+    @Test("Issue 38 item 2, P-SCHED-17: one instant found by evidence is a start, two a start and an end")
+    func agendaTimesByEvidence() throws {
+        let text = """
+            {"events": [{"slug": "a", "when": "2026-11-10T09:00:00Z"},
+              {"slug": "b", "t1": "2026-11-10T11:00:00Z", "t0": "2026-11-10T10:00:00Z"},
+              {"slug": "a", "start": "2026-11-11T09:00:00Z"}]}
+            """
+        let agenda = try TeamAgenda(json: try #require(JSONValue(data: Data(text.utf8))))
+        let nine = try Timestamp.parse("2026-11-10T09:00:00Z")
+        let ten = try Timestamp.parse("2026-11-10T10:00:00Z")
+        let eleven = try Timestamp.parse("2026-11-10T11:00:00Z")
+        #expect(agenda.events.map(\.start) == [nine, ten, try Timestamp.parse("2026-11-11T09:00:00Z")])
+        #expect(agenda.events.map(\.end) == [nil, eleven, nil])
+        #expect(agenda.starts == ["a": nine, "b": ten] && agenda.skipped == 0 && agenda.skips.isEmpty)
+        #expect(TeamAgenda(events: []).skipped == 0)
+    }
+
+    @Test("P-DEBUG-4: a request's address is everything after its method; a reply without a size is 0 B")
+    func networkEntryParts() {
+        let journal = Journal()
+        journal.record(.request, "GET https://news.example/a b", fields: [:])
+        journal.record(.response, "GET https://news.example/a b", fields: ["status": "204"])
+        let entries = NetworkEntry.entries(in: journal)
+        #expect(entries.map(\.method) == ["GET"] && entries.map(\.url) == ["https://news.example/a b"])
+        #expect(entries.map(\.bytes) == [0] && entries.map(\.status) == [204] && entries.map(\.failure) == [nil])
+    }
+
+    @Test("P-BRIDGE-8: a stored schedule of exactly the envelope's limit is read; one byte more is malformed")
+    func storedScheduleAtTheLimit() {
+        let head = #"{"v":1,"picks":[],"pad":""#
+        let tail = #""}"#
+        let fill = BridgeEnvelopeCodec.maximumBytes - head.utf8.count - tail.utf8.count
+        let exact = head + String(repeating: "a", count: fill) + tail
+        if case .malformed(let reason) = ScheduleSync.interpret(exact) {
+            Issue.record("refused at the limit: \(reason)")
+        }
+        #expect(ScheduleSync.interpret(exact + " ") == .malformed("The stored schedule is not JSON."))
+        #expect(ScheduleSync.interpret(nil) == .document(.object(["v": .integer(1), "picks": .array([])])))
+        #expect(ScheduleSync.interpret("null") == .document(.object(["v": .integer(1), "picks": .array([])])))
+    }
+
+    @Test("P-BRIDGE-2: a page address without an origin is never allowed; the news site is")
+    func allowListEdges() throws {
+        let configuration = PrompTugalBridgeConfiguration(version: "1.0.0")
+        #expect(!configuration.allows(try #require(URL(string: "about:blank"))))
+        #expect(configuration.userScripts(for: try #require(URL(string: "about:blank"))).isEmpty)
+        #expect(configuration.allows(try #require(URL(string: "https://promptugal.news/events/x/index.html"))))
+        #expect(!configuration.allows(try #require(URL(string: "http://promptugal.news/"))))
+    }
+
+    @Test("P-TEAM-3: a place needs a name or an id; the others are skipped and counted")
+    func placesSkipped() throws {
+        let text = #"{"places": [{"name": "Stage A", "lat": 38.77, "lon": -9.09}, {}, {"capacity": 40}, {"id": "p9"}]}"#
+        let places = try TeamPlaces(json: try #require(JSONValue(data: Data(text.utf8))))
+        #expect(places.places.count == 2 && places.located.count == 1 && places.skipped == 2)
+    }
+
+    static func value(_ text: String) throws -> JSONValue { try #require(JSONValue(data: Data(text.utf8))) }
+
+    @Test("Issue 38 item 2: a list found by evidence is a non-empty list of objects, at most two levels down")
+    func listByEvidenceEdges() throws {
+        let row: JSONValue = .object(["id": .integer(1)])
+        #expect(TeamFields.list(try Self.value(#"{"tags": ["a", "b", "c"], "rows": [{"id": 1}]}"#), []) == [row])
+        #expect(TeamFields.list(try Self.value(#"{"data": {"rows": [{"id": 1}]}}"#), []) == [row])
+        #expect(TeamFields.list(try Self.value(#"{"a": {"b": {"rows": [{"id": 1}]}}}"#), []) == nil)
+        #expect(TeamFields.list(try Self.value(#"{"rows": [], "tags": ["a"]}"#), []) == nil)
+    }
+
+    @Test("Issue 38 item 2: an instant by evidence is at least 16 characters starting with a digit; a text one letter")
+    func instantAndTextEdges() throws {
+        let sixteen = "2026-11-10T09:00"
+        #expect(TeamFields.instant(.string(sixteen)) == (try LisbonTime.instant(sixteen)))
+        #expect(TeamFields.instant(.string("T2026-11-10T09:00")) == nil && TeamFields.instant(.integer(5)) == nil)
+        #expect(TeamFields.text(try Self.value(#"{"x": "a", "id": "longer-id"}"#), []) == "a")
+        #expect(TeamFields.text(try Self.value(#"{"at": "2026-11-10T09:00", "s": "2026-11-10T09:00"}"#), []) == nil)
+        #expect(
+            TeamSkip.notes([("tasks", 1), ("places", 0)], reason: "r").map(\.description) == ["1 tasks skipped: r"])
     }
 }
