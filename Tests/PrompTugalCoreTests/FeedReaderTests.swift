@@ -1,4 +1,5 @@
 import CompanionCore
+import CompanionTestSupport
 import Foundation
 import Testing
 
@@ -70,5 +71,19 @@ struct FeedReaderTests {
         #expect(FeedError.notAFeed(root: forty).description.contains("(its root is <\(forty)>)"))
         #expect(throws: FeedError.notAFeed(root: forty + "s")) { try FeedReader.read(Data("<\(forty)s/>".utf8)) }
         #expect(FeedError.notAFeed(root: forty + "s").description.contains("(its root is <\(forty)…>)"))
+    }
+
+    @Test("P-TEAM-7: an external entity in a feed is never resolved: its file's words reach no title")
+    func externalEntityNotResolved() throws {
+        let temporary = try TemporaryFolder(prefix: "pt-xxe")
+        let file = temporary.url.appendingPathComponent("secret.txt")
+        try Data("entity-was-read".utf8).write(to: file)
+        let xml = """
+            <?xml version="1.0"?>
+            <!DOCTYPE rss [<!ENTITY x SYSTEM "\(file.absoluteString)">]>
+            <rss version="2.0"><channel><title>T &x;</title><item><title>I &x;</title></item></channel></rss>
+            """
+        let feed = try? FeedReader.read(Data(xml.utf8))
+        #expect(feed.map { "\($0)" }?.contains("entity-was-read") != true)
     }
 }

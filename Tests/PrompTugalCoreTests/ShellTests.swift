@@ -139,6 +139,14 @@ struct ShellTests {
             Self.destination("b", .news), Self.destination("a", .today), Self.destination("c", .settings),
         ])
         #expect(ShellLayout.decide(small, width: .compact).tabCount == 3)
+        // P-OPEN-21 at its limit: five destinations are five tabs; a sixth makes four tabs and More.
+        let ids = ["a", "b", "c", "d", "e", "f"]
+        let five = try DestinationRegistry(ids.prefix(5).map { Self.destination($0, .event) })
+        #expect(ShellLayout.decide(five, width: .compact) == .tabs(five.inSectionOrder, more: []))
+        let six = try DestinationRegistry(ids.map { Self.destination($0, .event) })
+        let sixLayout = ShellLayout.decide(six, width: .compact)
+        #expect(sixLayout.tabCount == 5 && sixLayout.reachable.map(\.id) == ids)
+        #expect(sixLayout == .tabs(Array(six.inSectionOrder.prefix(4)), more: Array(six.inSectionOrder.suffix(2))))
     }
 
     @Test("P-VAULT-6: a refused key says what is wrong with it, each problem in its own words")
