@@ -305,6 +305,15 @@ struct ValueEdgeTests {
         #expect(!WatchClient.refusedCookie(status(404)))
     }
 
+    @Test("O-WATCH-6, O-OPEN-20: the stream waits 1 s before its first reconnection, 30 s at most, ends on [DONE]")
+    func streamSettings() {
+        let settings = OmnigentStream.configuration
+        #expect(settings.initialDelay == .seconds(1) && settings.maxDelay == .seconds(30))
+        #expect(settings.idleTimeout == .seconds(45) && settings.maxFrameBytes == 1_048_576)
+        #expect(settings.oversizedFrames == .drop)
+        #expect(OmnigentStream.endMarker == "[DONE]")
+    }
+
     @Test("A cancelled connect has its own sentence")
     func cancelledSentence() {
         #expect(OmnigentConnector.Failure.cancelled.description == "The connect was cancelled.")
