@@ -431,3 +431,18 @@ extension LiveDetailTests {
         #expect(watch.detail?.messages.map(\.text) == ["One", "Two"])
     }
 }
+
+extension RequestShapeTests {
+    @Test("O-WATCH-1: projects decode from 0.19.1's bare array and from a list page after any JSON whitespace")
+    func projectsDecodeInBothForms() throws {
+        let request = OmnigentAPI.projects()
+        let response = SessionDecodingTests.response
+        let bare = try request.decode(Data(#"[{"id":"p1","name":"One"}]"#.utf8), response, JSONDecoder())
+        #expect(bare == [SessionProject(id: "p1", name: "One")])
+        let list = #"{"object":"list","data":[{"id":"p2","name":"Two"}],"has_more":false}"#
+        for lead in ["", " ", "\t", "\r", "\n"] {
+            let page = try request.decode(Data((lead + list).utf8), response, JSONDecoder())
+            #expect(page == [SessionProject(id: "p2", name: "Two")], "after \(lead.debugDescription)")
+        }
+    }
+}
