@@ -446,3 +446,26 @@ extension RequestShapeTests {
         }
     }
 }
+
+/// The sessions list's archived filter against the real 0.19.1 server.
+@Suite("Omnigent sessions list: the archived filter")
+@MainActor
+struct ArchivedFilterTests {
+    @Test("The sessions list leaves archived sessions out until showArchived is set, then lists them")
+    func archivedSessionsAreListedOnlyWhenAsked() async throws {
+        let server = try await OmnigentFixture.server(
+            try TestServers.omnigent(), environment: OmnigentFixture.environment())
+        let tag = "archived-\(UUID().uuidString.prefix(6))"
+        let kept = try await OmnigentFixture.createSession(server.client, title: "\(tag) kept")
+        let archived = try await OmnigentFixture.createSession(server.client, title: "\(tag) archived")
+        _ = try await server.client.send(try OmnigentAPI.update(archived.id, archived: true))
+        let model = SessionsListModel(server: server)
+        #expect(!model.showArchived)
+        model.search = tag
+        await model.refresh()
+        #expect(model.state.value?.sessions.map(\.id) == [kept.id])
+        model.showArchived = true
+        await model.refresh()
+        #expect(Set(model.state.value?.sessions.map(\.id) ?? []) == [kept.id, archived.id])
+    }
+}
