@@ -242,5 +242,14 @@ struct SignInRouteTests {
         #expect(SignInRoute(try Self.connection(host: "a.example.com", mode: "oidc")) == .ticket)
         #expect(SignInRoute(try Self.connection(host: "a.example.com", mode: "something-new")) == .webView)
         #expect(SignInRoute(try Self.connection(host: "w.cloud.databricks.com", mode: "oidc")) == .webView)
+        #expect(SignInRoute(try Self.connection(host: "a.example.com", mode: "none")) == .none)
+    }
+
+    @Test("O-AUTH-2: header and none modes need no sign-in step; accounts, oidc and an unknown mode do")
+    func needsSignIn() throws {
+        let expected = ["header": false, "none": false, "accounts": true, "oidc": true, "something-new": true]
+        for (mode, needs) in expected {
+            #expect(try Self.connection(host: "a.example.com", mode: mode).needsSignIn == needs, "\(mode)")
+        }
     }
 }

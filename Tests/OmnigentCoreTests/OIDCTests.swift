@@ -371,5 +371,36 @@ final class HeadlessBrowser: BrowserStep {
         #expect(throws: AuthError.cancelled) { try OmnigentOIDCSignIn.code(from: denied, state: "s1") }
         let elsewhere = try #require(URL(string: "https://evil.example/oauth/callback?code=abc&state=s1"))
         #expect(throws: AuthError.self) { try OmnigentOIDCSignIn.code(from: elsewhere, state: "s1") }
+        // O-AUTH-12: any other refusal is said with the server's words (its description, else its code).
+        let failed = try #require(
+            URL(string: "ai.omnigent.ios://oauth/callback?error=server_error&error_description=Boom&state=s1"))
+        #expect(throws: AuthError.callbackRejected(reason: "the server said: Boom")) {
+            try OmnigentOIDCSignIn.code(from: failed, state: "s1")
+        }
+        let bare = try #require(URL(string: "ai.omnigent.ios://oauth/callback?error=server_error&state=s1"))
+        #expect(throws: AuthError.callbackRejected(reason: "the server said: server_error")) {
+            try OmnigentOIDCSignIn.code(from: bare, state: "s1")
+        }
+        let empty = try #require(URL(string: "ai.omnigent.ios://oauth/callback?code=&state=s1"))
+        #expect(throws: AuthError.callbackRejected(reason: "it carries no code")) {
+            try OmnigentOIDCSignIn.code(from: empty, state: "s1")
+        }
+    }
+
+    @Test("O-AUTH-7, O-OPEN-17: the browser step asks with the redirect, the state and an S256 PKCE challenge")
+    func browserStepQuery() throws {
+        let address = try ServerAddress(parsing: "https://workspace.example.com/omnigent")
+        let flow = OmnigentOIDCSignIn(address: address, environment: OmnigentFixture.environment(policy: .httpsOnly))
+        let request = try flow.begin()
+        let parts = try #require(URLComponents(url: request.url, resolvingAgainstBaseURL: false))
+        #expect(parts.path == "/omnigent/auth/login")
+        var query: [String: String] = [:]
+        for item in parts.queryItems ?? [] { query[item.name] = item.value }
+        #expect(
+            query == [
+                "native_redirect_uri": OmnigentOIDCSignIn.redirectURI, "native_state": request.state,
+                "code_challenge": request.pkce.challenge, "code_challenge_method": "S256",
+            ])
+        #expect(!request.state.isEmpty && request.state != request.pkce.verifier)
     }
 }

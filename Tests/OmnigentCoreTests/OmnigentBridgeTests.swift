@@ -144,6 +144,30 @@ struct OmnigentBridgeTests {
         Row(
             body: #"{"method":"notify","title":"","requestId":"notify-3"}"#,
             effects: [.emit(.reply(requestId: "notify-3", value: .bool(false)))]),
+        // O-BRIDGE-6: a count of exactly 1 is 1 (the first count above the floor of 0).
+        Row(body: #"{"method":"setBadgeCount","count":1}"#, effects: [.setBadgeCount(1)]),
+        // O-OPEN-13: a control character (below U+0020, or U+007F) makes the path unusable; a space and `~` do not.
+        Row(
+            body: #"{"method":"notify","title":"Done","navigatePath":"/c/x\u001f"}"#,
+            effects: [.postNotification(OmnigentNotification(title: "Done", body: "", navigatePath: nil))]),
+        Row(
+            body: #"{"method":"notify","title":"Done","navigatePath":"/c/x\u007f"}"#,
+            effects: [.postNotification(OmnigentNotification(title: "Done", body: "", navigatePath: nil))]),
+        Row(
+            body: #"{"method":"notify","title":"Done","navigatePath":"/c/a b~"}"#,
+            effects: [.postNotification(OmnigentNotification(title: "Done", body: "", navigatePath: "/c/a b~"))]),
+        // A request id of 128 characters is answered; one of 129 is not an awaited call.
+        Row(
+            body: #"{"method":"openServerSetup","requestId":"\#(String(repeating: "r", count: 128))"}"#,
+            effects: [
+                .openServerSetup, .emit(.reply(requestId: String(repeating: "r", count: 128), value: .bool(true))),
+            ]
+        ),
+        Row(
+            body: #"{"method":"openServerSetup","requestId":"\#(String(repeating: "r", count: 129))"}"#,
+            effects: [.openServerSetup]),
+        Row(
+            body: #"{"method":"getServerPicker","requestId":"\#(String(repeating: "r", count: 129))"}"#, effects: []),
         // O-OPEN-12: unknown methods are ignored.
         Row(body: #"{"method":"eval","code":"x"}"#, effects: []),
     ]

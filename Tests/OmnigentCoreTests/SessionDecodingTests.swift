@@ -296,3 +296,23 @@ struct SessionDecodingTests {
         #expect(Self.fast(deeper) == Self.reference(deeper))
     }
 }
+
+extension SessionDecodingTests {
+    /// O-ERR-3: each key of the page itself met twice leaves the body to `JSONDecoder`, as the session's keys do.
+    @Test func everyPageKeyMetTwiceIsLeftToJSONDecoder() throws {
+        let twice = [
+            #"{"data":[],"data":[],"has_more":false}"#,
+            #"{"data":[],"first_id":"a","first_id":"b","has_more":false}"#,
+            #"{"data":[],"last_id":"a","last_id":null,"has_more":false}"#,
+            #"{"data":[],"has_more":true,"has_more":false}"#,
+        ]
+        for text in twice {
+            let body = Data(text.utf8)
+            #expect(OmnigentListPage<Session>.read(body, decoder: Self.decoder()) == nil, "\(text)")
+            #expect(Self.fast(body) == Self.reference(body), "\(text)")
+        }
+        let once = Data(#"{"has_more":false,"last_id":"z","first_id":"a","data":[]}"#.utf8)
+        let page = try #require(OmnigentListPage<Session>.read(once, decoder: Self.decoder()), "the reader took it")
+        #expect(page.firstID == "a" && page.lastID == "z" && !page.hasMore)
+    }
+}

@@ -105,3 +105,41 @@ struct SetupRuleTests {
         }
     }
 }
+
+extension SetupRuleTests {
+    @Test("O-OPEN-10: preset flags read back: none without a saved server, off for a typed server, off once withdrawn")
+    func presetFlagsReadBack() throws {
+        let preset = try ServerAddress(parsing: "https://preset.example.com", policy: .httpsOnly)
+        let typed = try ServerAddress(parsing: "https://typed.example.com", policy: .httpsOnly)
+        let offered: ManagedValue = .dictionary(["serverUrls": .array([.string("preset.example.com")])])
+        #expect(!ServerSetupModel(savedIsPreset: true, environment: environment(policy: .httpsOnly)).savedIsPreset)
+        #expect(ServerSetupModel(saved: preset, savedIsPreset: true, environment: environment()).savedIsPreset)
+        // A typed server loaded while a preset is offered is not a preset.
+        let model = ServerSetupModel(environment: environment(policy: .httpsOnly))
+        #expect(!model.pageLoaded)
+        model.applyManagedConfiguration(declarative: offered, classic: nil)
+        _ = model.pageDidLoad(typed)
+        #expect(model.saved == typed && !model.savedIsPreset && model.pageLoaded)
+        // The preset's page loaded, then the configuration withdrew it: it is no longer saved, nor a preset, but
+        // the page on screen stays current.
+        _ = model.pageDidLoad(preset)
+        #expect(model.savedIsPreset)
+        model.applyManagedConfiguration(declarative: .dictionary(["serverUrls": .array([])]), classic: nil)
+        #expect(model.saved == nil && !model.savedIsPreset)
+        #expect(model.current == preset, "a loaded page is not taken away")
+        #expect(journal.events.contains { $0.message == "saved preset withdrawn; setup opens" })
+    }
+
+    @Test("O-RECENT-4: a conversation URL right under the origin splits; anything not `c/<id>` is left whole")
+    func conversationSplitEdges() throws {
+        func split(_ text: String) throws -> (String, String?) {
+            let (server, path) = try ServerSetupModel.splitConversation(
+                try ServerAddress(parsing: text, policy: .httpsOnly), policy: .httpsOnly)
+            return (server.description, path)
+        }
+        #expect(try split("https://h.example.com/c/conv_abc") == ("https://h.example.com", "/c/conv_abc"))
+        #expect(try split("https://h.example.com/x/conv_abc") == ("https://h.example.com/x/conv_abc", nil))
+        #expect(try split("https://h.example.com/c") == ("https://h.example.com/c", nil))
+        #expect(try split("https://h.example.com/a/b/c/conv_1/") == ("https://h.example.com/a/b", "/c/conv_1"))
+    }
+}
