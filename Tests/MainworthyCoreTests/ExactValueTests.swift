@@ -321,6 +321,21 @@ import Testing
         #expect(ResultBody.undo(latestOf: ada, in: Array(results.prefix(2))) == ResultBody.undo(to: nil))
     }
 
+    @Test func anEvidenceValueReadsAsTextAndAnEmptyOneAddsNothing() {  // O-22
+        let part = EvidencePart(
+            kind: "failure",
+            value: ["ratio": 0.5, "tests": ["a", "b", ""], "none": [], "blank": "", "gone": nil, "runs": 2])
+        #expect(
+            part.fields == [
+                .init(label: "ratio", text: "0.5"), .init(label: "runs", text: "2"),
+                .init(label: "tests", text: "a, b"),
+            ])
+        let plain = EvidencePart(kind: "first_seen", value: "yesterday")
+        #expect(plain.fields == [.init(label: "first seen", text: "yesterday")])
+        #expect(EvidencePart(kind: "flag", value: false).text == "flag: no")
+        #expect(EvidencePart(kind: "owner", value: ["title": "Checkout"]).text == "title: Checkout")
+    }
+
     @Test func aDraftIsChangedByItsDocumentOrItsReasonAlone() {  // M-DRAFT-4
         var draft = CaseDraft(target: .newCase(folderID: nil), opened: CaseDocument(title: "Pay"))
         #expect(!draft.isChanged)

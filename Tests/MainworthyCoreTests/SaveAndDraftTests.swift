@@ -289,6 +289,7 @@ extension AgainstReferenceServer {
             let posts = try await server.log().posts(endingWith: "/proposals")
             #expect(posts.count == 2 && posts[0].idempotencyKey == posts[1].idempotencyKey && posts[1].replayed)
             let page = try await root.casePage(number: "C-37")
+            #expect(page.history == nil)  // the history is read only once opened
             await page.readHistory()
             #expect(page.history?.value?.map(\.version) == [2, 1])  // one proposal held
             await page.refresh()
