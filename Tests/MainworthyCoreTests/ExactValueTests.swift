@@ -148,6 +148,12 @@ import Testing
         #expect(MainworthyServer.profile.data == DataPolicy(storage: .memoryOnly, wipesOnRevocation: false))
         #expect(MainworthyServer.profile.revocation == RevocationRule(statuses: [401], permissionCodes: []))
         #expect(MainworthyServer.cookieName == "mw_session")
+        // A failed read is worded with the server's own sentence, anything else as the kit says it.
+        let refused = ReadFailure(status(404, message: "There is no such run."), keepsValue: false)
+        #expect(MainworthyServer.profile.sentence(refused) == "There is no such run.")
+        let lost = HTTPError.timedOut(url: "https://mw.example/api/x")
+        #expect(!lost.description.isEmpty)
+        #expect(MainworthyServer.profile.sentence(ReadFailure(lost, keepsValue: false)) == lost.description)
     }
 
     @Test func answersAreResentAtExactlyOneTwoAndFourSeconds() {  // M-NET-2
