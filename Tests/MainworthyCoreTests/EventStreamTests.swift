@@ -32,6 +32,16 @@ extension AgainstReferenceServer {
             #expect(events.revision == 5)
             events.note(revision: 6)
             #expect(events.revision == 6)
+            // Each delivered event is counted, its id kept as where to resume, a reset counted, a revision noted.
+            #expect(events.received == 0 && events.resets == 0)
+            events.deliver(ProjectEvent(kind: "case", id: "7", revision: 7))
+            events.deliver(ProjectEvent(kind: "reset"))
+            #expect(events.received == 2 && events.resets == 1 && events.lastEventID == "7" && events.revision == 7)
+            #expect(ProjectEvent(kind: "reset").isReset && !ProjectEvent(kind: "change").isReset)
+            events.start(after: nil)
+            #expect(events.status == .running)
+            events.stop()
+            #expect(events.status == .idle)
         }
 
         @MainActor @Test(.timeLimit(.minutes(1))) func aReportReachesTheListLiveAtTheTop() async throws {

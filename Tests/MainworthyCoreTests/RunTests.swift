@@ -204,6 +204,18 @@ extension AgainstReferenceServer {
             #expect(await run.undoLatest("s_1", by: ada))
             let sent = try await server.log().posts(endingWith: "/slots/s_1/results")
             #expect(sent.map(\.body) == [["outcome": "skip", "note": .null]])
+            // Someone with no result in the slot has nothing to undo: false, and nothing is sent.
+            try await server.clearLog()
+            #expect(await run.undoLatest("s_1", by: Person(id: "u_nobody", name: "Nobody")) == false)
+            #expect(try await server.log().filter { $0.method == "POST" }.isEmpty)
+            // A slot this page recorded in is undone as the page's own Undo: true, and skip is sent.
+            await run.open("s_2")
+            await run.record(.pass)
+            try await server.clearLog()
+            #expect(await run.undoLatest("s_2", by: ada))
+            let undone = try await server.log().posts(endingWith: "/slots/s_2/results")
+            #expect(undone.map(\.body) == [["outcome": "skip", "note": .null]])
+            #expect(run.undoable["s_2"] == nil)
         }
 
         @MainActor @Test func notesAndMarksNotRecordedStayWithTheirSlotAcrossMovesAndUndo() async throws {  // M-RUN-10

@@ -263,6 +263,7 @@ extension AgainstReferenceServer {
             again.removeStep(at: 0)
             #expect(again.cancel() == .asksFirst)
             again.discard()
+            #expect(again.isClosed)
             #expect(try await editor(root, "C-36").document.steps.count == 3)
         }
 
@@ -284,9 +285,11 @@ extension AgainstReferenceServer {
             editor.setTitle("Typed after the lost reply")
             await editor.retry()
             #expect(editor.outcome == .adopted(caseID: try await server.caseID("C-37"), version: 2))
+            #expect(!editor.canRetry)  // the confirmed command is no longer pending
             let posts = try await server.log().posts(endingWith: "/proposals")
             #expect(posts.count == 2 && posts[0].idempotencyKey == posts[1].idempotencyKey && posts[1].replayed)
             let page = try await root.casePage(number: "C-37")
+            #expect(page.history == nil)  // the history is read only once opened
             await page.readHistory()
             #expect(page.history?.value?.map(\.version) == [2, 1])  // one proposal held
             await page.refresh()

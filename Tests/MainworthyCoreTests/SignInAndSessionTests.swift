@@ -263,6 +263,9 @@ extension AgainstReferenceServer {
             #expect(firefox.openedAt != nil && firefox.lastUsedAt != nil && firefox.lastUsedFrom == "Lisbon, PT")
             // bo's sessions (Safari, Chrome) never appear; a pull reads the list again.
             #expect(!sessions.contains { $0.client == "Safari on iPadOS" || $0.client == "Chrome on Linux" })
+            // The kit's `SessionEnding` reads the same two through `MainworthySessions`.
+            let directory = try await MainworthySessions(server: workspace.server).sessions()
+            #expect(directory.count == 2 && Set(directory.map(\.id)) == Set(sessions.map(\.id)))
             try await server.clearLog()
             await screen.refresh()
             #expect(try await server.log().filter { $0.path == "/api/sessions" && $0.method == "GET" }.count == 1)

@@ -288,6 +288,13 @@ import Testing
         let utc = TimeZone(identifier: "UTC") ?? .current
         #expect(MainworthyBuild(version: "1.0", expiry: expiry).worksUntil(timeZone: utc) == "Works until 7 Dec 2026")
         #expect(MainworthyBuild(version: "1.0").worksUntil(timeZone: utc) == nil)
+        // The person's own day: the same instant is still 6 Dec in Los Angeles; January is the first month.
+        let losAngeles = TimeZone(identifier: "America/Los_Angeles") ?? .current
+        #expect(
+            MainworthyBuild(version: "1.0", expiry: expiry).worksUntil(timeZone: losAngeles) == "Works until 6 Dec 2026"
+        )
+        let january = Date(timeIntervalSince1970: 1_798_761_600)  // 1 Jan 2027, 00:00 UTC
+        #expect(MainworthyBuild(version: "1.0", expiry: january).worksUntil(timeZone: utc) == "Works until 1 Jan 2027")
     }
 
     @Test func aboutLinksToTheLicencePageOfTheInstanceItTalksTo() throws {  // M-ABOUT-1
