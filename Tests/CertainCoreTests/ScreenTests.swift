@@ -239,6 +239,7 @@ extension CertainStandIn {
             await model.load(BudgetMonth("2026-10"))
             #expect(model.reply?.prev == "/api/budget?month=2026-08")
             #expect(model.reply?.next == "/api/budget?month=\(current)")
+            #expect(model.canGoBack && model.canGoForward)
             try await server.clearRequests()
             await model.previous()
             #expect(model.state.value?.month.description == "2026-08")

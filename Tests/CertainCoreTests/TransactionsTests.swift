@@ -29,7 +29,15 @@ extension CertainStandIn {
         @MainActor func searchOnSubmitFilterAtOnce() async throws {
             let account = try await server.connect()
             let model = TransactionsModel(server: account.server, pageSize: 3)
+            #expect(model.pageSize == 3 && !model.isLoadingPage)
+            // The page size stays between 1 and the 200 a page of the server holds at most.
+            #expect(TransactionsModel(server: account.server, pageSize: 0).pageSize == 1)
+            #expect(TransactionsModel(server: account.server).pageSize == 50)
+            #expect(TransactionsModel(server: account.server, pageSize: 1).pageSize == 1)
+            #expect(TransactionsModel(server: account.server, pageSize: 200).pageSize == 200)
+            #expect(TransactionsModel(server: account.server, pageSize: 201).pageSize == 200)
             await model.load()
+            #expect(!model.isLoadingPage)
             try await server.clearRequests()
             for text in ["B", "Bä", "Bäc", "Bäcker"] { model.searchText = text }
             #expect(queries(try await server.requests()).isEmpty)
