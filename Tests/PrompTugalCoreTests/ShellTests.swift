@@ -167,6 +167,18 @@ struct ShellTests {
         let sentences = problems.map { VaultSession.sentence(for: VaultError.malformedKey($0)) }
         #expect(Set(sentences).count == problems.count && !sentences.contains { $0.contains("key:  Copy") })
     }
+
+    @Test(
+        "P-TEAM-8: a failure that is not the vault reader's is shown in its own sentence (a session's, a store's), never as nothing"
+    )
+    func otherFailuresKeepTheirSentence() {
+        #expect(
+            VaultSession.sentence(for: VaultSessionError.noKey("demovault01"))
+                == "No key is stored for vault demovault01: import its read key first.")
+        #expect(
+            VaultSession.sentence(for: VaultSessionError.notOpen("demovault01"))
+                == "Vault demovault01 is not open: open it or import its key first.")
+    }
 }
 
 /// Debug mode and its panels.
