@@ -195,6 +195,24 @@ extension CertainStandIn {
             #expect(utc.thisMonth.description == "2026-10")
         }
 
+        @Test(
+            "Issue 37 item 6: an overview left open over midnight on the month's last day shows the new month at its next refresh"
+        )
+        @MainActor func anOpenOverviewMovesToTheNewMonth() async throws {
+            let clock = ManualWallClock(try Timestamp.parse("2026-10-31T22:30:00Z"))
+            let environment = TestEnvironments.loopback(clock: clock, sleeper: RecordingSleeper())
+            let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+            let model = OverviewModel(server: try await open(environment, timeZone: berlin))
+            await model.refresh()
+            #expect(model.state.value?.month.month.description == "2026-10")
+            clock.advance(by: 3600)  // 00:30 on 1 November in Berlin
+            try await server.clearRequests()
+            await model.refresh()
+            #expect(model.state.value?.month.month.description == "2026-11")
+            let asked = try await server.requests().map { "\($0.path)?\($0.query)" }
+            #expect(asked.contains("/api/reports/month?month=2026-11"), "\(asked)")
+        }
+
         @Test("Issue 37 item 2, C-ADDR-4, C-TOK-6: the address is kept by default, also after a revocation")
         @MainActor func theAddressIsKeptByDefault() async throws {
             let book = CertainAddressBook()
