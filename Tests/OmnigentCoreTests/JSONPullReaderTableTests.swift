@@ -94,6 +94,12 @@ struct JSONPullReaderTableTests {
         Row(
             name: "a raw tab in an unknown string, then bytes that would read on as members",
             body: session("\"u\":\"\t,\"w\":\"\",\"v\":1"), taken: false),
+        Row(
+            name: "a raw tab in a label, then bytes that would read on as labels",
+            body: session("\"labels\":{\"k\":\"\t,\"j\":\"x\"}"), taken: false),
+        Row(
+            name: "a raw tab in the page's first_id, then bytes that would read on as members",
+            body: Data("{\"data\":[],\"first_id\":\"\t,\"w\":\"\",\"has_more\":false}".utf8), taken: false),
         // Escapes in a value the reader reads and in one it skips.
         take("every single escape in a skipped value", #""u":"\n\"\\\/\b\f\r\t\u00e9""#),
         take("every single escape, each last in its string", #""title":"\n","agent_name":"\/","status":"\t","u":"\b""#),
