@@ -253,3 +253,16 @@ struct SignInRouteTests {
         }
     }
 }
+
+extension ModelTests {
+    /// The public probe asks nothing of an http root: the address comes back as given and no request is sent
+    /// (the loopback tests reach the probe through its `requiringHTTPS: false` entry).
+    @Test("O-MOUNT-1: the public probe sends nothing for an http root and keeps the address")
+    func thePublicProbeSendsNothingForAnHTTPRoot() async throws {
+        let transport = RecordingTransport()
+        let environment = OmnigentFixture.environment(transport: transport)
+        let url = try #require(URL(string: "http://127.0.0.1:9/"))
+        #expect(await WorkspaceDiscovery.discover(url, environment: environment) == url)
+        #expect(transport.sent.isEmpty)
+    }
+}
