@@ -202,6 +202,7 @@ struct WatchRuleTests {
                 .isSimpleApproval)
         #expect(!Elicitation(id: "1", mode: "url").isSimpleApproval)
         #expect(!Elicitation(id: "1", mode: nil).isSimpleApproval, "a mode must be given, as the real app reads it")
+        #expect(Elicitation(id: "1", mode: "form", requestedSchema: ["properties": .null]).isSimpleApproval)
         // `properties` that are not an object cannot be shown to ask for nothing: the approval stays on the phone.
         for properties: JSONValue in [.array([]), .string(""), .bool(false), .integer(0)] {
             #expect(
