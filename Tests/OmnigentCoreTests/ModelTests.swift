@@ -267,3 +267,27 @@ extension ModelTests {
         #expect(transport.sent.isEmpty)
     }
 }
+
+extension ModelTests {
+    /// What the watch shows as a chat message: a `message` item from the user or the assistant with text; an item
+    /// of another type is not one even with a chat role and text, nor a message of another role or without text.
+    @Test("O-WATCH-3: a chat message is a message item, by the user or the assistant, with text")
+    func chatMessagesAreMessagesOfUserOrAssistantWithText() {
+        let cases: [(type: String, role: String?, text: String, chat: Bool)] = [
+            ("message", "user", "x", true),
+            ("message", "assistant", "x", true),
+            ("reasoning", "assistant", "x", false),
+            ("function_call_output", "user", "x", false),
+            ("message", "system", "x", false),
+            ("message", "User", "x", false),
+            ("message", nil, "x", false),
+            ("message", "user", "", false),
+        ]
+        for item in cases {
+            let value = SessionItem(
+                id: "i", type: item.type, role: item.role, content: [.init(type: "output_text", text: item.text)],
+                createdAt: Date(timeIntervalSince1970: 1))
+            #expect(value.isChatMessage == item.chat, "\(item.type) \(item.role ?? "nil") \(item.text)")
+        }
+    }
+}
