@@ -235,3 +235,18 @@ final class ScriptedStreams: Transport {
         )
     }
 }
+
+extension LiveEventTests {
+    /// An id-less delta never joins a keyed message still being written: it starts (or joins) the open id-less
+    /// one; the keyed message goes on by its id. Id-less deltas are not deduplicated by place.
+    @Test("Item 2: id-less deltas do not join an open keyed message, and are not deduplicated by place")
+    func idLessDeltasStayApartFromKeyedOnes() {
+        var transcript = LiveTranscript()
+        transcript.append(LiveDelta(text: "Keyed", messageID: "a", index: 0))
+        transcript.append(LiveDelta(text: "Free", index: 0))
+        transcript.append(LiveDelta(text: " more", index: 0))
+        transcript.append(LiveDelta(text: "!", messageID: "a", index: 1))
+        #expect(transcript.messages.map(\.text) == ["Keyed!", "Free more"])
+        #expect(transcript.messages.map(\.id) == ["a", nil])
+    }
+}

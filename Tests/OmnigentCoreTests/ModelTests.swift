@@ -202,6 +202,7 @@ struct WatchRuleTests {
                 .isSimpleApproval)
         #expect(!Elicitation(id: "1", mode: "url").isSimpleApproval)
         #expect(!Elicitation(id: "1", mode: nil).isSimpleApproval, "a mode must be given, as the real app reads it")
+        #expect(Elicitation(id: "1", mode: "form", requestedSchema: ["properties": .null]).isSimpleApproval)
         // `properties` that are not an object cannot be shown to ask for nothing: the approval stays on the phone.
         for properties: JSONValue in [.array([]), .string(""), .bool(false), .integer(0)] {
             #expect(
@@ -250,6 +251,43 @@ struct SignInRouteTests {
         let expected = ["header": false, "none": false, "accounts": true, "oidc": true, "something-new": true]
         for (mode, needs) in expected {
             #expect(try Self.connection(host: "a.example.com", mode: mode).needsSignIn == needs, "\(mode)")
+        }
+    }
+}
+
+extension ModelTests {
+    /// The public probe asks nothing of an http root: the address comes back as given and no request is sent
+    /// (the loopback tests reach the probe through its `requiringHTTPS: false` entry).
+    @Test("O-MOUNT-1: the public probe sends nothing for an http root and keeps the address")
+    func thePublicProbeSendsNothingForAnHTTPRoot() async throws {
+        let transport = RecordingTransport()
+        let environment = OmnigentFixture.environment(transport: transport)
+        let url = try #require(URL(string: "http://127.0.0.1:9/"))
+        #expect(await WorkspaceDiscovery.discover(url, environment: environment) == url)
+        #expect(transport.sent.isEmpty)
+    }
+}
+
+extension ModelTests {
+    /// What the watch shows as a chat message: a `message` item from the user or the assistant with text; an item
+    /// of another type is not one even with a chat role and text, nor a message of another role or without text.
+    @Test("O-WATCH-3: a chat message is a message item, by the user or the assistant, with text")
+    func chatMessagesAreMessagesOfUserOrAssistantWithText() {
+        let cases: [(type: String, role: String?, text: String, chat: Bool)] = [
+            ("message", "user", "x", true),
+            ("message", "assistant", "x", true),
+            ("reasoning", "assistant", "x", false),
+            ("function_call_output", "user", "x", false),
+            ("message", "system", "x", false),
+            ("message", "User", "x", false),
+            ("message", nil, "x", false),
+            ("message", "user", "", false),
+        ]
+        for item in cases {
+            let value = SessionItem(
+                id: "i", type: item.type, role: item.role, content: [.init(type: "output_text", text: item.text)],
+                createdAt: Date(timeIntervalSince1970: 1))
+            #expect(value.isChatMessage == item.chat, "\(item.type) \(item.role ?? "nil") \(item.text)")
         }
     }
 }

@@ -48,6 +48,29 @@ struct OmnigentBootstrapScriptTests {
         #expect(result?["posted"]?[0]?["requestId"] == .string("picker-1"))
     }
 
+    /// The version the page reads is 1 (the protocol the app speaks); `notify` and `signOutOfServer` wait 10 s
+    /// for the app's answer (a recording timer shows the delay) and then read `false`.
+    @Test(
+        "O-BRIDGE-1: nativeBridgeVersion is 1; notify and signOutOfServer (awaited calls) read false after 10 s unanswered"
+    )
+    func versionAndReplyTimeouts() throws {
+        let result = try Self.run(
+            """
+            const n = window.omnigentNative;
+            const results = [];
+            n.notify({ title: "Done" }).then((v) => results.push(["notify", v]));
+            n.signOutOfServer().then((v) => results.push(["signout", v]));
+            timers.forEach((t) => t.f());
+            setImmediate(() => console.log(JSON.stringify({ version: n.nativeBridgeVersion,
+              delays: timers.map((t) => t.ms), results })));
+            """)
+        #expect(result?["version"] == .integer(1))
+        #expect(result?["delays"] == .array([.integer(10_000), .integer(10_000)]))
+        #expect(
+            result?["results"]
+                == .array([.array([.string("notify"), .bool(false)]), .array([.string("signout"), .bool(false)])]))
+    }
+
     @Test("O-PICK-1: the ServerPicker emit resolves the promise with the info only when it is an object, else null")
     func pickerAnswerMustBeAnObject() throws {
         let result = try Self.run(

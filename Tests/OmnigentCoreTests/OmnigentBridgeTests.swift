@@ -439,3 +439,45 @@ struct OmnigentBridgeTests {
         }
     }
 }
+
+/// Boundaries the sampled mutation run of 2026-12-07 (seed 4249) found unasserted.
+extension OmnigentBridgeTests {
+    /// A navigation whose URL the web view does not give (`nil`) is not on the pinned origin: the watchdog pauses
+    /// as for an identity provider's page, and no readiness is asked of a document it cannot see.
+    @Test("O-WD-1 (amended), O-WD-3: a main-frame navigation without a URL pauses the watchdog, readiness kept")
+    func aNavigationWithoutAURLIsOffThePinnedOrigin() {
+        let clock = ManualWallClock()
+        var bridge = Self.bridge(clock: clock)
+        bridge.loadStarted(of: Self.address("https://h.example.com/omnigent"))
+        bridge.mainFrameNavigationStarted(to: Self.url("https://h.example.com/omnigent"))
+        Self.ready(&bridge)
+        bridge.mainFrameNavigationStarted(to: nil)
+        clock.advance(by: 300)
+        #expect(bridge.health == .paused(ready: true))
+    }
+
+    /// A rejected message's journal line names the frame's origin; a frame origin that does not parse is
+    /// journaled as its first 80 characters, exactly.
+    @Test("O-BRIDGE-3: a frame origin that does not parse is journaled as its first 80 characters")
+    func anUnparsableFrameOriginIsJournaledClipped() {
+        let journal = Journal(clock: ManualWallClock())
+        var bridge = Self.bridge(journal: journal)
+        let written = String((0..<120).map { Character(String($0 % 10)) })
+        let source = BridgeSource(isMainFrame: true, frameOrigin: written, pageURL: "https://h.example.com/omnigent")
+        #expect(bridge.receive(Self.json(#"{"method":"setBadgeCount","count":3}"#), from: source).isEmpty)
+        #expect(journal.events.count == 1)
+        #expect(journal.events.first?.fields["outcome"] == "rejected")
+        #expect(journal.events.first?.fields["origin"] == String(written.prefix(80)))
+        #expect(journal.events.first?.fields["origin"]?.count == 80)
+    }
+
+    /// The picker's request id is answered up to 128 characters, as every awaited call's is (129: not answered).
+    @Test("O-PICK-1: getServerPicker with a request id of exactly 128 characters is answered, echoing it")
+    func thePickerAnswersARequestIdOf128Characters() {
+        var bridge = Self.bridge()
+        let requestId = String(repeating: "r", count: 128)
+        let effects = bridge.receive(
+            Self.json(#"{"method":"getServerPicker","requestId":"\#(requestId)"}"#), from: Self.source)
+        #expect(effects == [.emit(.serverPicker(requestId: requestId, info: bridge.pickerInfo))])
+    }
+}

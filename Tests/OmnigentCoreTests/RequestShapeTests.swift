@@ -1,4 +1,5 @@
 import CompanionApp
+import CompanionAuth
 import CompanionCore
 import CompanionHTTP
 import CompanionTestSupport
@@ -467,5 +468,21 @@ struct ArchivedFilterTests {
         model.showArchived = true
         await model.refresh()
         #expect(Set(model.state.value?.sessions.map(\.id) ?? []) == [kept.id, archived.id])
+    }
+}
+
+extension RequestShapeTests {
+    /// A lifetime of zero or less is a session already over: no cookie; half a second is still one.
+    @Test("O-AUTH-10: expires_in of 0 or less makes no cookie; 0.5 s makes one that expires then")
+    func cookieLifetimeAtZero() throws {
+        let now = Date(timeIntervalSince1970: 1_764_400_000)
+        let address = try ServerAddress(parsing: "https://example.com")
+        for lifetime: TimeInterval in [0, -1, -0.001] {
+            #expect(throws: AuthError.self, "expires_in \(lifetime)") {
+                try OmnigentSessionCookie(token: "aaa.bbb.ccc", address: address, expiresIn: lifetime, now: now)
+            }
+        }
+        let half = try OmnigentSessionCookie(token: "aaa.bbb.ccc", address: address, expiresIn: 0.5, now: now)
+        #expect(half.expiresAt == now + 0.5)
     }
 }

@@ -496,3 +496,22 @@ import Testing
         #expect(transport.sent.last.map { $0.timeout != .seconds(45) } == true)
     }
 }
+
+extension WatchClientTests {
+    /// The rest of the cookie scope, a row each: a path equal to the request's, one ending in `/`, an empty one
+    /// (the root), and a cookie that is not Secure, which goes over http too.
+    @Test(
+        "O-WATCH-8: a cookie's path applies when equal, when a prefix ending in / or before a /, and empty as /; a non-Secure one goes over http",
+        arguments: [
+            ("/api/v1", false, "http://app.example.com/api", true),
+            ("/api/", true, "https://app.example.com/api", true),
+            ("", true, "https://app.example.com/other", true),
+            ("/api/v1/x", true, "https://app.example.com/api", false),
+            ("/api", false, "http://app.example.com/api", true),
+        ] as [(String, Bool, String, Bool)])
+    func cookiePathsAndTransport(_ path: String, _ secure: Bool, _ apiBase: String, _ applies: Bool) throws {
+        let cookie = WebViewCookie(name: "s", value: "v", domain: "app.example.com", path: path, secure: secure)
+        let header = WatchCookieSync.cookieHeader(for: try #require(URL(string: apiBase)), from: [cookie])
+        #expect((header == "s=v") == applies)
+    }
+}
