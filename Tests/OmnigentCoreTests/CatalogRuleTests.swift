@@ -117,6 +117,19 @@ struct CatalogRuleTests {
         try await client(try TestServers.fault()).send(Request<JSONValue>.get("/_secondary_log")).arrayValue ?? []
     }
 
+    @Test("O-MOUNT-3: the origin a redirect is held to names the scheme's default port (https 443, http 80)")
+    func sameOriginNamesTheDefaultPort() throws {
+        func origin(_ text: String) throws -> String? { WorkspaceDiscovery.origin(of: try #require(URL(string: text))) }
+        #expect(try origin("https://W.Example.com/x?o=1") == "https://w.example.com:443")
+        #expect(try origin("https://w.example.com:443/") == "https://w.example.com:443")
+        #expect(try origin("http://w.example.com/") == "http://w.example.com:80")
+        #expect(try origin("http://w.example.com:80") == "http://w.example.com:80")
+        #expect(try origin("https://w.example.com:8443/") == "https://w.example.com:8443")
+        // A redirect that names the default port stays on the same origin; the other scheme's port does not.
+        #expect(try origin("https://w.example.com/") == origin("https://w.example.com:443/root"))
+        #expect(try origin("https://w.example.com/") != origin("https://w.example.com:80/root"))
+    }
+
     @Test("O-MOUNT-3: the probe follows a same-origin redirect; a cross-origin one stops it and the URL is kept")
     func probeFollowsSameOriginRedirectsOnly() async throws {
         // `/` → 302 `/workspace-root` on the same origin, which answers `server: databricks`.

@@ -433,6 +433,30 @@ extension LiveDetailTests {
     }
 }
 
+extension LiveDetailTests {
+    @Test("O-WATCH-6: a message a turn consumed counts once toward follow(limit:), as a finished item does")
+    func aConsumedMessageCountsOnceTowardTheLimit() async throws {
+        let url = try TestServers.omnigent()
+        let session = try await OmnigentFixture.createSession(TestClients.loopback(url), title: "watch consumed")
+        let later = Int(Date().timeIntervalSince1970) + 3600
+        let consumed =
+            #"data: {"type":"session.input.consumed","data":{"item_id":"u1","type":"message","data":{"role":"user","content":[{"type":"input_text","text":"Go"}]},"created_at":\#(later)}}"#
+            + "\n\n"
+        func done(_ id: String, _ text: String, _ offset: Int) -> String {
+            #"data: {"type":"response.output_item.done","item":{"id":"\#(id)","type":"message","role":"assistant","content":[{"type":"output_text","text":"\#(text)"}],"created_at":\#(later + offset)}}"#
+                + "\n\n"
+        }
+        let streams = ScriptedStreams([consumed + done("a2", "Two", 1) + done("a3", "Three", 2) + "data: [DONE]\n\n"])
+        let keeper = WatchCookieKeeper(
+            WatchCookieSync(serverURL: url, cookieHeader: "ap_session=header-mode", syncedAt: Date()))
+        let watch = WatchClient(
+            apiBase: url, cookies: keeper, environment: OmnigentFixture.environment(transport: streams))
+        await watch.open(session.id)
+        await watch.follow(limit: 2)
+        #expect(watch.detail?.messages.map(\.text) == ["Go", "Two"])
+    }
+}
+
 extension RequestShapeTests {
     @Test("O-WATCH-1: projects decode from 0.19.1's bare array and from a list page after any JSON whitespace")
     func projectsDecodeInBothForms() throws {
