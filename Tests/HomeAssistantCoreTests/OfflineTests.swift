@@ -12,7 +12,7 @@ import Testing
 /// connection ends and at the next launch (H-OFF-1..3), against the real Home Assistant.
 @Suite(.serialized) struct OfflineTests {
     @Test(
-        "H-OFF-1 H-OFF-2 H-OFF-3: a change elsewhere reaches the feeds; stale from the drop; at launch the stored states with their age"
+        "H-OFF-1 H-OFF-2 H-OFF-3 H-ENT-14: a change elsewhere reaches the feeds; stale from the drop; at launch the stored states with their age, by domain in one area"
     )
     @MainActor
     func liveThenStaleWithAge() async throws {
