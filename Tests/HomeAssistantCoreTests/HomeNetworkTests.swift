@@ -85,6 +85,63 @@ import Testing
     }
 
     @Test(
+        "H-NET-2 H-NET-3: the kit's internal address: cleared when the server names no home address (kept with the person's choice), kept when refused, not set when it is the address signed in with"
+    )
+    func internalAddressEdges() throws {
+        let nas = try address("http://nas.lan:8123")
+        let none = try addresses(internal: nil, external: "https://ha.example.org")
+        let stored = ServerNetwork(server: none.signedIn, internalAddress: try address("https://old.lan"))
+        #expect(none.network(stored, policy: .httpsOnly).internalAddress == nil)
+        var chosen = ServerNetwork(server: none.signedIn)
+        chosen.allowPlainHTTPAtHome(nas, accepting: .homeNetworkCanReadAndChangeTraffic)
+        #expect(none.network(chosen, policy: .httpsOnly).internalAddress == nas)
+        // An http home address without the choice: whatever the settings held stays, unused.
+        let lan = try addresses(internal: "http://nas.lan:8123", external: "https://ha.example.org")
+        let held = ServerNetwork(server: lan.signedIn, internalAddress: nas)
+        #expect(lan.network(held, policy: .httpsOnly).internalAddress == nas)
+        // The home address is the address signed in with: no second address.
+        let same = try addresses(internal: "https://ha.example.org", external: nil)
+        #expect(same.network(ServerNetwork(server: same.signedIn), policy: .httpsOnly).internalAddress == nil)
+    }
+
+    @Test(
+        "H-NET-3 H-NET-4: an away address alone is used away and at home; a known cloud address only when chosen; an http away address's sentence"
+    )
+    func awayAndCloudEdges() throws {
+        let awayOnly = try addresses(internal: nil, external: "https://external.com")
+        #expect(awayOnly.active(atHome: false, policy: .httpsOnly).address == (try address("https://external.com")))
+        #expect(awayOnly.active(atHome: true, policy: .httpsOnly).role == .away)
+        // The cloud's address known but not chosen (the default): the away address.
+        let notChosen = HomeAddresses(
+            signedIn: try address("https://ha.example.org"),
+            config: ServerConfig(
+                version: "2025.4.4", components: [], internalURL: nil, externalURL: "https://external.com"),
+            remoteUIURL: "https://remote.ui.nabu.casa")
+        #expect(notChosen.usesCloud == false)
+        #expect(notChosen.active(atHome: false, policy: .httpsOnly).role == .away)
+        // A loopback http away address under the test build's policy is used; under https only it is refused.
+        let loopback = try addresses(
+            internal: nil, external: "http://127.0.0.1:18123", signedIn: "http://127.0.0.1:18123")
+        #expect(
+            loopback.active(atHome: false, policy: .allowingInsecureLoopback).address
+                == (try address("http://127.0.0.1:18123")))
+        let refusals = loopback.refusals(under: .httpsOnly)
+        #expect(refusals.map(\.role) == [.away])
+        #expect(
+            refusals.first?.sentence
+                == "The away address http://127.0.0.1:18123 is plain http and is never used: away from home only https is."
+        )
+        // A cloudhook that is not https is never used; unknown (nil) counts as away.
+        let both = try addresses(internal: "https://internal", external: "https://external")
+        #expect(
+            both.webhookURL(webhookID: "w", cloudhookURL: "http://hooks.example/w", atHome: false, policy: .httpsOnly)?
+                .absoluteString == "https://external/api/webhook/w")
+        #expect(
+            both.webhookURL(webhookID: "w", cloudhookURL: "https://hooks.example/w", atHome: nil, policy: .httpsOnly)?
+                .absoluteString == "https://hooks.example/w")
+    }
+
+    @Test(
         "H-NET-6: a changed active address replaces the socket (close 1001, connect the new one); the same address keeps it"
     )
     func socketReplaced() throws {
@@ -156,6 +213,25 @@ import Testing
         #expect(await probe.atHome(home) == false)
         #expect(answers.calls.withLock { $0 } == 2)
         #expect(await probe.atHome(nil) == nil)
+    }
+
+    @Test(
+        "H-NET-4: the probe's answer is remembered for less than 60 s: at exactly 60 s, and for another address, it asks"
+    )
+    func probeMemoryEdges() async throws {
+        let clock = ManualWallClock()
+        let answers = SwitchProbe()
+        let probe = HomeProbe(probe: answers, clock: clock)
+        let home = try address("http://nas.lan:8123")
+        #expect(await probe.atHome(home) == true)
+        #expect(await probe.atHome(try address("http://other.lan:8123")) == true)
+        #expect(answers.calls.withLock { $0 } == 2)
+        #expect(await probe.atHome(home) == true)
+        #expect(answers.calls.withLock { $0 } == 3)
+        answers.reachable.withLock { $0 = false }
+        clock.advance(by: 60)
+        #expect(await probe.atHome(home) == false)
+        #expect(answers.calls.withLock { $0 } == 4)
     }
 
     @Test("H-NET-4: a home address without a port is probed on its scheme's port: 443 for https, 80 for http")

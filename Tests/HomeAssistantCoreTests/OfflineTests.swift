@@ -12,7 +12,7 @@ import Testing
 /// connection ends and at the next launch (H-OFF-1..3), against the real Home Assistant.
 @Suite(.serialized) struct OfflineTests {
     @Test(
-        "H-OFF-1 H-OFF-2 H-OFF-3: a change elsewhere reaches the feeds; stale from the drop; at launch the stored states with their age"
+        "H-OFF-1 H-OFF-2 H-OFF-3 H-ENT-14: a change elsewhere reaches the feeds; stale from the drop; at launch the stored states with their age, by domain in one area"
     )
     @MainActor
     func liveThenStaleWithAge() async throws {
@@ -30,6 +30,11 @@ import Testing
         #expect(domains.value?.contains { $0.id == "input_boolean" } == true)
         #expect(await waitUntilObserved(upTo: .seconds(20)) { detail.value??.area == "Kitchen" })
         #expect(detail.value??.mainAction?.service == "toggle")
+        #expect(detail.state.kind == .content)
+        // An entity the store does not hold is an empty detail, not content.
+        let missing = home.server.entity("sensor.no_such_entity")
+        await missing.refresh()
+        #expect(await waitUntilObserved(upTo: .seconds(20)) { missing.state.kind == .empty })
         // A change made elsewhere is an event, a store write, and a new value on every feed showing it.
         let before = try #require(detail.value??.entity.state)
         let after = before == "on" ? "off" : "on"
@@ -54,6 +59,24 @@ import Testing
         }
         #expect(age == 750)
         #expect(groups.count == 11 && groups.dropLast().allSatisfy { $0.entities.count == 100 })
+        // H-ENT-14: by domain within one area, named by its name in any case or by its id, domains in order; the
+        // area's name of an entity, none for one in no area.
+        let stored = try #require(try await relaunched.stored())
+        for area in ["KITCHEN", "kitchen"] {
+            let byDomain = stored.byDomain(EntityFilter(area: area))
+            #expect(
+                byDomain.map(\.id) == [
+                    "binary_sensor", "counter", "input_boolean", "input_button", "input_datetime", "input_number",
+                    "input_select", "input_text", "light", "sensor", "switch",
+                ], "\(area)")
+            #expect(byDomain.map(\.entities.count) == [12, 4, 20, 2, 2, 12, 5, 4, 8, 25, 6], "\(area)")
+            #expect(byDomain.allSatisfy { $0.entities.allSatisfy { $0.entityID.contains(".kitchen_") } }, "\(area)")
+        }
+        #expect(stored.byDomain(EntityFilter(area: "Kitchen", domain: "light")).map(\.entities.count) == [8])
+        #expect(stored.areaName(of: "input_boolean.kitchen_plug_1") == "Kitchen")
+        #expect(stored.areaName(of: "input_boolean.porch_light") == nil)
+        #expect(stored.detail(of: "input_boolean.kitchen_plug_1")?.area == "Kitchen")
+        #expect(stored.detail(of: "sensor.no_such_entity") == nil)
         // Another account on the same server has its own store: none of these states.
         let other = AccountKey(address: try home.fixture.address(home.environment), userID: "someone-else")
         let otherStore = try await home.environment.stores.store(for: other)

@@ -81,6 +81,7 @@ import Testing
                 EntityEntry(entityID: "input_boolean.porch_light"),
                 EntityEntry(entityID: "light.hidden", areaID: "porch", hiddenBy: "user"),
                 EntityEntry(entityID: "switch.own_area", areaID: "kitchen", deviceID: "phone"),
+                EntityEntry(entityID: "select.setup", areaID: "porch", entityCategory: "config"),
             ],
             devices: [DeviceEntry(id: "phone", areaID: "hall", name: "ci phone")])
         #expect(placement.areaID(of: "binary_sensor.porch_lit") == "porch")
@@ -92,6 +93,9 @@ import Testing
         #expect(!placement.showsInAreas("sensor.ci_phone_battery_level"))
         #expect(!placement.showsInAreas("light.hidden"))
         #expect(placement.showsInAreas("input_boolean.porch_light"))
+        #expect(!placement.showsInAreas("select.setup"))
+        // An entity the registry does not list (a YAML entity without a unique id) shows, in "Unassigned".
+        #expect(placement.showsInAreas("sensor.not_registered"))
         let state = EntityState(
             entityID: "input_boolean.porch_light", state: "off", lastChanged: EntityTime(microseconds: 0),
             context: EntityContext(id: "1"))

@@ -190,7 +190,7 @@ public struct EntityChange: Sendable, Hashable {
         var result = entity
         if let state { result.state = state }
         for (key, value) in attributes { result.attributes[key] = value }
-        if let context { _ = result.context.apply(context) }
+        if let context { result.context.apply(context) }
         if let lastChanged {
             result.lastChanged = lastChanged
             result.lastUpdated = lastChanged

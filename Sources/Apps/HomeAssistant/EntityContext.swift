@@ -38,22 +38,18 @@ public struct EntityContext: Sendable, Hashable, Codable {
     }
 
     /// Applies a change's context (H-ENT-5): a string replaces only the id; an object replaces the keys it names
-    /// (a `null` clears that key) and keeps the others. Returns `false`, changing nothing, for any other value.
-    mutating func apply(_ change: JSONValue) -> Bool {
+    /// (a `null` clears that key) and keeps the others. `EntityChange` reads only these two kinds (an object's
+    /// `id`, when present, a string), so no other value reaches here.
+    mutating func apply(_ change: JSONValue) {
         switch change {
         case .string(let id):
             self.id = id
-            return true
         case .object(let fields):
-            if let value = fields["id"] {
-                guard case .string(let id) = value else { return false }
-                self.id = id
-            }
+            if case .string(let id)? = fields["id"] { self.id = id }
             if let value = fields["parent_id"] { parentID = value.stringValue }
             if let value = fields["user_id"] { userID = value.stringValue }
-            return true
         default:
-            return false
+            break
         }
     }
 }

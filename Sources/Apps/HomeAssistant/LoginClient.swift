@@ -42,16 +42,21 @@ public struct LoginClient: Sendable, Hashable {
         else { return false }
         let segments = parts.percentEncodedPath.split(separator: "/", omittingEmptySubsequences: false)
         guard !segments.contains(where: { $0 == "." || $0 == ".." }) else { return false }
+        // Home Assistant reads the host with its port as the IP address: with a port it is never one, so a name,
+        // and Home Assistant checks a name no further.
+        guard parts.port == nil else { return true }
         let octets = host.split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
         if octets.count == 4, octets.allSatisfy({ $0 != nil }) {
             let value = octets.compactMap { $0 }
             guard value.allSatisfy({ (0...255).contains($0) }) else { return false }
             return value[0] == 127 || value[0] == 10 || (value[0] == 172 && (16...31).contains(value[1]))
-                || (value[0] == 192 && value[1] == 168)
+                || (value[0] == 192 && value[1] == 168) || (value[0] == 169 && value[1] == 254)
         }
         if host.hasPrefix("[") || host.contains(":") {
             let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-            return bare == "::1" || bare.hasPrefix("fc") || bare.hasPrefix("fd")
+            // Home Assistant's `is_local`: loopback, fd00::/8 (not all of fc00::/7) and link-local fe80::/10.
+            return bare == "::1" || bare.hasPrefix("fd")
+                || ["fe8", "fe9", "fea", "feb"].contains { bare.hasPrefix($0) }
         }
         return host.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "." }
     }
