@@ -464,3 +464,27 @@ struct ChannelNetworkChangeTests {
         await channel.stop()
     }
 }
+
+@Suite("Channels: a subscription that marks each start", .timeLimit(.minutes(2)))
+struct ChannelSubscriptionMarkerTests {
+    @Test(
+        "K-CH-17: the caller's marker comes first in the stream each time the subscription is sent, before its events, also after a reconnect"
+    )
+    func markerBeforeEachStart() async throws {
+        let channel = ChannelConnection(
+            ChannelRequest(url: try WSFault.url("/app")), transport: WSFault.transport(), dialect: faultDialect(),
+            policy: ReconnectPolicy(jitter: 0))
+        await channel.start()
+        let marker: JSONValue = ["test.started": true]
+        var events = await channel.subscribe(["type": "subscribe", "every_ms": 30], markingEachStart: marker)
+            .makeAsyncIterator()
+        #expect(try await events.next() == marker)
+        #expect(try await events.next() == ["n": 0])
+        _ = try? await channel.send(["type": "drop"])
+        // Events of the old connection may still be read; then the marker, then the new subscription's first.
+        var next = try await events.next()
+        while next != marker { next = try await events.next() }
+        #expect(try await events.next() == ["n": 0])
+        await channel.stop()
+    }
+}

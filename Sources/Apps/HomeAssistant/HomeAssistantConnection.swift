@@ -126,11 +126,17 @@ public actor HomeAssistantConnection {
         }
         let states = await channel.states()
         tasks.append(Task { [weak self] in for await state in states { await self?.changed(to: state) } })
-        let events = await channel.subscribe(["type": "subscribe_entities"])
+        let events = await channel.subscribe(["type": "subscribe_entities"], markingEachStart: Self.subscribed)
         tasks.append(
             Task { [weak self] in
                 do {
-                    for try await event in events { await self?.receive(event) }
+                    for try await event in events {
+                        if event == Self.subscribed {
+                            await self?.expectInitial()
+                        } else {
+                            await self?.receive(event)
+                        }
+                    }
                 } catch {
                     await self?.note("the entity subscription ended: \(error)")
                 }
@@ -353,13 +359,23 @@ public actor HomeAssistantConnection {
             credentials.noteRenewalAfterRefusal(nil)
             afterReady = Task { await self.readAfterReady() }
         case .disconnected(.rejected(let error)):
-            expectsInitial = true
             await leaveLive(at: server.bundle.clock.now())
             await rejected(error)
         default:
-            expectsInitial = true
             await leaveLive(at: server.bundle.clock.now())
         }
+    }
+
+    /// What the channel yields, in the entity subscription's own stream, each time it sends `subscribe_entities`:
+    /// the next event is that subscription's first, whose `a` replaces the whole set (H-CONN-11). A value Home
+    /// Assistant never sends (an event is an object of `a`, `c` and `r`).
+    static let subscribed: JSONValue = ["companion.subscribed": true]
+
+    /// The entity subscription was sent (again): its next event is the initial one. Marked in the subscription's
+    /// own stream, not from the channel's states, so it is in order with the events however late a state change
+    /// reaches this actor.
+    private func expectInitial() {
+        expectsInitial = true
     }
 
     /// H-CONN-5: a refused token is refreshed once and the channel connects once more; a refusal of a token

@@ -62,6 +62,8 @@ public actor ChannelConnection {
         let body: JSONValue
         let events: AsyncThrowingStream<JSONValue, any Error>.Continuation
         var id: Int?
+        /// Yielded into the stream each time the subscription is sent, before its events.
+        var marker: JSONValue?
     }
 
     /// A channel that opens `endpoint()` through `transport` and speaks `dialect`.
@@ -212,9 +214,23 @@ public actor ChannelConnection {
     /// Subscribes with `body` and yields the subscription's events until the caller stops iterating; the stream
     /// fails with the server's error if it refuses the subscription. It is made again after every reconnect.
     public func subscribe(_ body: JSONValue) -> AsyncThrowingStream<JSONValue, any Error> {
+        subscribe(body, marker: nil)
+    }
+
+    /// As `subscribe(_:)`, and each time the subscription is sent (the first time, and again on every new
+    /// connection), `marker` is yielded into the same stream first: the reader knows, in order with the events, that
+    /// what follows is the new subscription's (a server that starts a subscription with its whole state sends that
+    /// next). The marker is the caller's value, one the server never sends.
+    public func subscribe(_ body: JSONValue, markingEachStart marker: JSONValue) -> AsyncThrowingStream<
+        JSONValue, any Error
+    > {
+        subscribe(body, marker: marker)
+    }
+
+    private func subscribe(_ body: JSONValue, marker: JSONValue?) -> AsyncThrowingStream<JSONValue, any Error> {
         let (stream, continuation) = AsyncThrowingStream<JSONValue, any Error>.makeStream()
         let key = UUID()
-        subscriptions[key] = Subscription(body: body, events: continuation)
+        subscriptions[key] = Subscription(body: body, events: continuation, marker: marker)
         continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(key) } }
         if state.isReady { register(key) }
         return stream
@@ -457,6 +473,7 @@ public actor ChannelConnection {
         nextID += 1
         subscriptions[key]?.id = id
         subscriptionIDs[id] = key
+        if let marker = subscription.marker { subscription.events.yield(marker) }
         enqueue(dialect.request(id: id, body: subscription.body), for: id)
     }
 
