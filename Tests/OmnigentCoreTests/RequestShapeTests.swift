@@ -410,50 +410,44 @@ struct DetailScriptedTests {
 }
 
 extension LiveDetailTests {
-    @Test("O-WATCH-6: follow(limit:) stops once that many messages joined; an item met twice joins once")
-    func theWatchStopsAtItsLimit() async throws {
+    /// A finished assistant message on the live stream, made at `time` (Unix seconds).
+    static func done(_ id: String, _ text: String, at time: Int) -> String {
+        #"data: {"type":"response.output_item.done","item":{"id":"\#(id)","type":"message","role":"assistant","content":[{"type":"output_text","text":"\#(text)"}],"created_at":\#(time)}}"#
+            + "\n\n"
+    }
+
+    /// The watch's messages after it opened a new session and followed the scripted live `stream` to `limit`.
+    func watchFollowing(_ stream: String, title: String, limit: Int) async throws -> [String]? {
         let url = try TestServers.omnigent()
-        let session = try await OmnigentFixture.createSession(TestClients.loopback(url), title: "watch limit")
-        let later = Int(Date().timeIntervalSince1970) + 3600
-        func done(_ id: String, _ text: String, _ offset: Int) -> String {
-            #"data: {"type":"response.output_item.done","item":{"id":"\#(id)","type":"message","role":"assistant","content":[{"type":"output_text","text":"\#(text)"}],"created_at":\#(later + offset)}}"#
-                + "\n\n"
-        }
-        let streams = ScriptedStreams([
-            done("a1", "One", 0) + done("a1", "One", 0) + done("a2", "Two", 1) + done("a3", "Three", 2)
-                + "data: [DONE]\n\n"
-        ])
+        let session = try await OmnigentFixture.createSession(TestClients.loopback(url), title: title)
         let keeper = WatchCookieKeeper(
             WatchCookieSync(serverURL: url, cookieHeader: "ap_session=header-mode", syncedAt: Date()))
         let watch = WatchClient(
-            apiBase: url, cookies: keeper, environment: OmnigentFixture.environment(transport: streams))
+            apiBase: url, cookies: keeper,
+            environment: OmnigentFixture.environment(transport: ScriptedStreams([stream + "data: [DONE]\n\n"])))
         await watch.open(session.id)
-        await watch.follow(limit: 2)
-        #expect(watch.detail?.messages.map(\.text) == ["One", "Two"])
+        await watch.follow(limit: limit)
+        return watch.detail?.messages.map(\.text)
     }
-}
 
-extension LiveDetailTests {
+    @Test("O-WATCH-6: follow(limit:) stops once that many messages joined; an item met twice joins once")
+    func theWatchStopsAtItsLimit() async throws {
+        let later = Int(Date().timeIntervalSince1970) + 3600
+        let stream =
+            Self.done("a1", "One", at: later) + Self.done("a1", "One", at: later)
+            + Self.done("a2", "Two", at: later + 1)
+            + Self.done("a3", "Three", at: later + 2)
+        #expect(try await watchFollowing(stream, title: "watch limit", limit: 2) == ["One", "Two"])
+    }
+
     @Test("O-WATCH-6: a message a turn consumed counts once toward follow(limit:), as a finished item does")
     func aConsumedMessageCountsOnceTowardTheLimit() async throws {
-        let url = try TestServers.omnigent()
-        let session = try await OmnigentFixture.createSession(TestClients.loopback(url), title: "watch consumed")
         let later = Int(Date().timeIntervalSince1970) + 3600
         let consumed =
             #"data: {"type":"session.input.consumed","data":{"item_id":"u1","type":"message","data":{"role":"user","content":[{"type":"input_text","text":"Go"}]},"created_at":\#(later)}}"#
             + "\n\n"
-        func done(_ id: String, _ text: String, _ offset: Int) -> String {
-            #"data: {"type":"response.output_item.done","item":{"id":"\#(id)","type":"message","role":"assistant","content":[{"type":"output_text","text":"\#(text)"}],"created_at":\#(later + offset)}}"#
-                + "\n\n"
-        }
-        let streams = ScriptedStreams([consumed + done("a2", "Two", 1) + done("a3", "Three", 2) + "data: [DONE]\n\n"])
-        let keeper = WatchCookieKeeper(
-            WatchCookieSync(serverURL: url, cookieHeader: "ap_session=header-mode", syncedAt: Date()))
-        let watch = WatchClient(
-            apiBase: url, cookies: keeper, environment: OmnigentFixture.environment(transport: streams))
-        await watch.open(session.id)
-        await watch.follow(limit: 2)
-        #expect(watch.detail?.messages.map(\.text) == ["Go", "Two"])
+        let stream = consumed + Self.done("a2", "Two", at: later + 1) + Self.done("a3", "Three", at: later + 2)
+        #expect(try await watchFollowing(stream, title: "watch consumed", limit: 2) == ["Go", "Two"])
     }
 }
 
