@@ -15,6 +15,9 @@ Routes (JSON bodies unless noted; "envelope" = {"error":{"code","message"}}):
   GET  /health                      {"status":"ok"}
   GET  /ok                          {"ok":true,"n":1}
   GET  /small                       {}
+  GET  /drop-on-reuse?how=H         the first request on a connection answered, kept alive; a later one on the
+                                    same connection closed with no reply (H rst, fin); H after: closed right after
+                                    the first reply (on TLS close_notify, then FIN), as a server restarting does
   GET  /json?bytes=N                JSON object padded to ~N bytes
   GET  /items?after=ID&limit=N&total=T   cursor paging (ids item-0001 ...)
   ANY  /echo, /echo-headers         {"method","path","query","raw_query","headers","cookies","body",
@@ -327,6 +330,35 @@ class Handler(BaseHTTPRequestHandler):
 
     def r_ok(self):
         self.json(200, {"ok": True, "n": 1})
+
+    def r_drop_on_reuse(self):
+        """The first request on a connection is answered (kept alive); a later one on the same connection finds it
+        gone: closed with no reply, by RST (`how=rst`, the default) or by a bare FIN (`how=fin`: on TLS no
+        close_notify), as a server that restarted or dropped an idle connection leaves a client's pooled one."""
+        served = getattr(self, "served_on_connection", 0)
+        self.served_on_connection = served + 1
+        if not served:
+            self.json(200, {"ok": True, "request_on_connection": 1})
+            if self.q.get("how") == "after":
+                # Answered as kept alive, then closed at once the way a server shutting down closes its idle
+                # connections: on TLS a close_notify first, then FIN.
+                self.wfile.flush()
+                self.close_connection = True
+                try:
+                    if self.origin == "tls":
+                        self.connection = self.connection.unwrap()
+                    self.connection.close()
+                except OSError:
+                    pass
+            return None
+        if self.q.get("how") == "fin":
+            self.close_connection = True
+            try:
+                os.close(self.connection.detach())
+            except OSError:
+                pass
+            return None
+        return self.hard_reset()
 
     def r_small(self):
         self.send(200, b"{}")
@@ -763,6 +795,7 @@ ROUTES = {
     "/.well-known/fault.json": (GET, Handler.r_manifest),
     "/health": (GET, Handler.r_health),
     "/ok": (ANY, Handler.r_ok),
+    "/drop-on-reuse": (GET, Handler.r_drop_on_reuse),
     "/small": (ANY, Handler.r_small),
     "/odd-headers": (ANY, Handler.r_odd_headers),
     "/json": (ANY, Handler.r_json),

@@ -102,6 +102,12 @@
                         let transfer = running[easy]?.transfer
                     else { continue }
                     let code = ck_msg_result(message)
+                    if Self.foundPooledConnectionsDead(code, easy: easy), transfer.takeFreshConnectionRetry() {
+                        // Sent again once, on a new connection: see `foundPooledConnectionsDead`.
+                        release(easy, of: transfer)
+                        start(transfer)
+                        continue
+                    }
                     let error = code == CURLE_OK ? nil : Self.error(code, transfer: transfer, easy: easy)
                     release(easy, of: transfer)
                     transfer.complete(error)
@@ -162,6 +168,24 @@
             handles[ObjectIdentifier(transfer)] = nil
             curl_easy_reset(easy)
             if pool.count < 32 { pool.append(easy) } else { curl_easy_cleanup(easy) }
+        }
+
+        /// Whether a transfer failed only because every connection it was given was a kept-alive one the server had
+        /// since closed (engine thread, before `easy` is released).
+        ///
+        /// Why: a server that restarts (or drops idle connections) on TLS sends `close_notify` before closing, and
+        /// libcurl 7.88 takes the pending alert as a live connection; it resends a request whose reused connection
+        /// died before any reply byte, but onto the next pooled connection, at most five times, so a pool of dead
+        /// connections to that server fails the request ("Send failure: Broken pipe"). No new connection was made
+        /// (`CURLINFO_NUM_CONNECTS` is 0), so the server's application never read the request. The transfer's
+        /// own rule (`takeFreshConnectionRetry`) allows one more attempt, on a new connection, for a read only.
+        static func foundPooledConnectionsDead(_ code: CURLcode, easy: UnsafeMutableRawPointer) -> Bool {
+            guard code == CURLE_SEND_ERROR || code == CURLE_RECV_ERROR || code == CURLE_GOT_NOTHING else {
+                return false
+            }
+            var connects = 0
+            guard ck_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK else { return false }
+            return connects == 0
         }
 
         /// Maps a libcurl result onto the kit's error cases (engine thread, before `easy` is released).
@@ -251,6 +275,8 @@
             var received = 0
             var lastActivity: UInt64 = 0
             var connected = false
+            /// Sent again on a new connection after every pooled one was found dead (at most once).
+            var freshConnection = false
         }
 
         /// The user's preferred language (`en` when none is known), as URLSession sends it.
@@ -316,6 +342,21 @@
             }
         }
 
+        /// Allows the one new-connection attempt of a read whose pooled connections were all dead: `true` once, for
+        /// a safe method with no byte of a reply received, not cancelled (engine thread). A write is never sent
+        /// again: it always goes on a new connection of its own.
+        func takeFreshConnectionRetry() -> Bool {
+            guard request.method.isSafe else { return false }
+            return state.withLock { state in
+                guard !state.freshConnection, !state.cancelled, !state.finished, !state.headDelivered,
+                    state.readyHead == nil, state.status == 0, state.received == 0
+                else { return false }
+                state.freshConnection = true
+                state.connected = false
+                return true
+            }
+        }
+
         func awaitHead(_ continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) {
             state.withLock { $0.head = continuation }
         }
@@ -343,7 +384,9 @@
             // libcurl silently resends a request whose reused connection died before any reply byte. That is
             // harmless for a read, but a write (PUT and DELETE included) would be sent twice behind the kit's and
             // the app's resend rules: a write always goes on a fresh connection, so it is sent exactly once.
-            if !request.method.isSafe { _ = ck_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1) }
+            if !request.method.isSafe || state.withLock({ $0.freshConnection }) {
+                _ = ck_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1)
+            }
 
             switch request.method {
             case .get where request.body == nil:
