@@ -250,8 +250,13 @@ extension MobileAppTests {
     static let second = String(repeating: "b", count: 64)
     static let config = #"{"version":"2025.4.4","components":["mobile_app"]}"#
 
-    func registered(_ answers: [ScriptedTransport.Reply]) async throws -> (MobileApp, ScriptedTransport) {
-        let registered = #"{"webhook_id":"\#(Self.first)","secret":null,"cloudhook_url":null,"remote_ui_url":null}"#
+    /// A device registered through scripted answers (`cloudhook` as the registration's `cloudhook_url`), away from
+    /// home when `atHome` is false; `answers` follow the registration's.
+    func registered(
+        _ answers: [ScriptedTransport.Reply], cloudhook: String? = nil, atHome: Bool? = nil
+    ) async throws -> (MobileApp, ScriptedTransport) {
+        let hook = cloudhook.map { "\"\($0)\"" } ?? "null"
+        let registered = #"{"webhook_id":"\#(Self.first)","secret":null,"cloudhook_url":\#(hook),"remote_ui_url":null}"#
         let transport = ScriptedTransport([.respond(status: 201, body: registered)] + answers)
         let environment = TestEnvironments.loopback(transport: transport)
         let address = try ServerAddress(parsing: "http://127.0.0.1:18123", policy: .allowingInsecureLoopback)
@@ -261,7 +266,8 @@ extension MobileAppTests {
                 account: account, address: address,
                 credential: .bearer(accessToken: "aaa.bbb.ccc", refreshToken: nil, expiresAt: nil),
                 storedAt: environment.clock.now()))
-        let device = MobileApp(server: try await HomeAssistantServer.open(account, environment: environment))
+        let device = MobileApp(
+            server: try await HomeAssistantServer.open(account, environment: environment), atHome: atHome)
         let info = DeviceInfoTests().info()
         let config = ServerConfig(version: "2025.4.4", components: ["mobile_app"], internalURL: nil, externalURL: nil)
         _ = try await device.register(info, config: config, encrypted: false)
@@ -295,6 +301,54 @@ extension MobileAppTests {
             throws: MobileAppError.registrationUnusable("Home Assistant answered 410: the registration was deleted")
         ) {
             try await stillGone.updateLocation(LocationFix(latitude: 52.3731, longitude: 4.8922, accuracy: 15))
+        }
+    }
+
+    @Test(
+        "H-MOB-8: a cloudhook's 404 registers again once and resends to the new id; the account's own address answering 404 is a refusal, no new registration"
+    )
+    func cloudhookNotFoundRegistersAgain() async throws {
+        let again = #"{"webhook_id":"\#(Self.second)","secret":null,"cloudhook_url":null,"remote_ui_url":null}"#
+        let fix = LocationFix(latitude: 52.3731, longitude: 4.8922, accuracy: 15)
+        let (away, transport) = try await registered(
+            [
+                .respond(status: 404, body: ""), .respond(status: 200, body: Self.config),
+                .respond(status: 201, body: again), .respond(status: 200, body: "{}"),
+            ], cloudhook: "https://hooks.example/hook1", atHome: false)
+        try await away.updateLocation(fix)
+        #expect(
+            transport.requests.map { "\($0.url.host ?? "")\($0.url.path)" } == [
+                "127.0.0.1/api/mobile_app/registrations", "hooks.example/hook1", "127.0.0.1/api/config",
+                "127.0.0.1/api/mobile_app/registrations", "127.0.0.1/api/webhook/\(Self.second)",
+            ])
+        #expect(try away.registration()?.webhookID == Self.second)
+
+        // The same 404 from the account's own address says nothing about the registration: refused, sent once.
+        let (direct, directTransport) = try await registered([.respond(status: 404, body: "")])
+        await #expect(throws: MobileAppError.refused(status: 404, what: "the update_location webhook")) {
+            try await direct.updateLocation(fix)
+        }
+        #expect(
+            directTransport.requests.map(\.url.path) == [
+                "/api/mobile_app/registrations", "/api/webhook/\(Self.first)",
+            ])
+        #expect(try direct.registration()?.webhookID == Self.first)
+    }
+
+    @Test(
+        "H-MOB-7: an enable_encryption answer whose secret is not 64 hex characters (63, 62, one not hex) is unreadable and the registration stays plain"
+    )
+    func enableEncryptionRefusesAnOddSecret() async throws {
+        for secret in [
+            String(repeating: "a", count: 63), String(repeating: "a", count: 62),
+            "g" + String(repeating: "a", count: 63),
+        ] {
+            let (device, transport) = try await registered([.respond(status: 200, body: #"{"secret":"\#(secret)"}"#)])
+            await #expect(throws: MobileAppError.unreadable("enable_encryption did not answer a 64-hex secret")) {
+                try await device.enableEncryption()
+            }
+            #expect(try device.registration()?.secret == nil, "\(secret.count) characters")
+            #expect(transport.requests.count == 2)
         }
     }
 }
